@@ -1,0 +1,98 @@
+/// Every problem found while compiling a flowchart declaration, thrown at once.
+///
+/// The compiler never stops at the first problem: it checks the whole declaration and
+/// reports all it found, ordered by source location. Each ``Problem`` names the state,
+/// where it was declared, what is wrong and what to do.
+///
+/// ```
+/// The flowchart declared at App/Onboarding.swift:12 has 2 problems:
+///   App/Onboarding.swift:15: GoTo 'Fetch' refers to no state. Declare a state named 'Fetch', or use one of the declared names (did you mean 'Fetch data'?).
+///   App/Onboarding.swift:19: Action 'Log' is the last state of the top level and is not final, so the flow has nowhere to go after it. Add a state or a GoTo after it, or declare it final (isFinal: true).
+/// ```
+public struct DefinitionError: Error, Sendable, CustomStringConvertible {
+  /// One problem of a declaration.
+  public struct Problem: Sendable, Hashable, CustomStringConvertible {
+    /// What kind of problem this is, for code that reacts to specific problems.
+    public let kind: Kind
+    /// The name of the state (or of the referenced name) the problem is about; `nil` when
+    /// it concerns the chart as a whole.
+    public let name: String?
+    /// Where the offending declaration was written.
+    public let location: SourceLocation
+    /// A full sentence: what is wrong and what to do.
+    public let message: String
+
+    /// `location: message`.
+    public var description: String { "\(location): \(message)" }
+  }
+
+  /// The kinds of definition problem. New kinds may be added in later versions.
+  public struct Kind: Hashable, Sendable, CustomStringConvertible {
+    private let code: Code
+
+    private enum Code: String, Sendable {
+      case emptyChart = "empty chart"
+      case invalidName = "invalid name"
+      case unknownName = "unknown name"
+      case ambiguousName = "ambiguous name"
+      case missingExits = "missing exits"
+      case exitLeadsNowhere = "exit leads nowhere"
+      case duplicateKey = "duplicate key"
+      case missingCase = "missing case"
+      case finalStateWithExits = "final state with exits"
+      case emptyDispatch = "dispatch without branches"
+      case emptyBranch = "empty branch"
+      case crossesBranchBoundary = "arrow crosses a branch boundary"
+      case neverReachesFinalState = "never reaches a final state"
+      case unreachable = "unreachable state"
+      case entryPointInBranch = "entry point inside a branch"
+    }
+
+    /// The chart declares no state at all.
+    public static let emptyChart = Kind(code: .emptyChart)
+    /// A state's name is empty or spans several lines.
+    public static let invalidName = Kind(code: .invalidName)
+    /// A ``GoTo`` or entry point names no state.
+    public static let unknownName = Kind(code: .unknownName)
+    /// A ``GoTo`` or entry point names more than one state.
+    public static let ambiguousName = Kind(code: .ambiguousName)
+    /// A non-final condition or multiple condition was declared without exits.
+    public static let missingExits = Kind(code: .missingExits)
+    /// A non-final state has an exit that leads nowhere: nothing follows it in its flow.
+    public static let exitLeadsNowhere = Kind(code: .exitLeadsNowhere)
+    /// A multiple condition has two exits for the same key, or two defaults.
+    public static let duplicateKey = Kind(code: .duplicateKey)
+    /// A multiple condition over a `CaseIterable` key has no exit for some cases and no
+    /// default.
+    public static let missingCase = Kind(code: .missingCase)
+    /// A final state declares exits, which could never be taken.
+    public static let finalStateWithExits = Kind(code: .finalStateWithExits)
+    /// A dispatch has no branches.
+    public static let emptyDispatch = Kind(code: .emptyDispatch)
+    /// A dispatch branch has no states.
+    public static let emptyBranch = Kind(code: .emptyBranch)
+    /// A ``GoTo`` enters or leaves a dispatch branch.
+    public static let crossesBranchBoundary = Kind(code: .crossesBranchBoundary)
+    /// States loop among themselves with no path to a final state.
+    public static let neverReachesFinalState = Kind(code: .neverReachesFinalState)
+    /// A state cannot be reached from the start or any entry point.
+    public static let unreachable = Kind(code: .unreachable)
+    /// An entry point names a state inside a dispatch branch.
+    public static let entryPointInBranch = Kind(code: .entryPointInBranch)
+
+    /// The kind in words, such as `unknown name`.
+    public var description: String { code.rawValue }
+  }
+
+  /// Every problem found, ordered by file and line.
+  public let problems: [Problem]
+  /// Where the chart itself was declared.
+  public let location: SourceLocation
+
+  /// A summary line, then one line per problem.
+  public var description: String {
+    let count = problems.count == 1 ? "1 problem" : "\(problems.count) problems"
+    let lines = problems.map { "  \($0)" }
+    return (["The flowchart declared at \(location) has \(count):"] + lines).joined(separator: "\n")
+  }
+}

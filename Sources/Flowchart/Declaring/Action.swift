@@ -1,0 +1,79 @@
+/// A state that does work, then follows its one exit.
+///
+/// An action goes on to the declaration after it in its block. The last state of a
+/// condition's branch goes on to whatever follows the condition, like the end of an
+/// `if` statement. A final action ends its flow once its work is done.
+///
+/// ```swift
+/// Action("Fetch something") { context in
+///   context.items = try await api.fetchItems()
+/// }
+/// Action("Done", isFinal: true)
+/// ```
+///
+/// The work may be synchronous or `async throws`; the overload is chosen from the closure
+/// you write, and synchronous work never suspends the run.
+public struct Action<Context: Sendable>: Sendable {
+  let declaration: Declaration<Context>
+
+  /// Declares an action that runs synchronous work on the context.
+  ///
+  /// - Parameters:
+  ///   - name: The label shown in printed trees, errors and results. A ``GoTo`` uses it
+  ///     to reach this state, so it must then be unique.
+  ///   - isFinal: Whether the flow ends after this action. At top level that ends the
+  ///     run; inside a ``Dispatch`` branch it ends the branch.
+  ///   - perform: The work. It receives the run's context `inout`; an error it throws
+  ///     ends the run with a ``RunError``.
+  public init(
+    _ name: String,
+    isFinal: Bool = false,
+    fileID: String = #fileID,
+    line: Int = #line,
+    _ perform: @escaping @Sendable (inout Context) throws -> Void
+  ) {
+    self.init(name, isFinal, SourceLocation(fileID: fileID, line: line), .action(perform))
+  }
+
+  /// Declares an action that runs asynchronous work on the context.
+  ///
+  /// The run awaits the work before it goes on. Cancelling the run's task reaches the
+  /// work through `Task.isCancelled` and `Task.checkCancellation()`.
+  ///
+  /// - Parameters:
+  ///   - name: The label shown in printed trees, errors and results.
+  ///   - isFinal: Whether the flow ends after this action.
+  ///   - perform: The asynchronous work.
+  public init(
+    _ name: String,
+    isFinal: Bool = false,
+    fileID: String = #fileID,
+    line: Int = #line,
+    _ perform: @escaping @Sendable (inout Context) async throws -> Void
+  ) {
+    self.init(name, isFinal, SourceLocation(fileID: fileID, line: line), .asyncAction(perform))
+  }
+
+  /// Declares an action with no work: a named point of the flow, often a final state that
+  /// names an outcome.
+  ///
+  /// ```swift
+  /// Action("Healthy", isFinal: true)
+  /// ```
+  public init(
+    _ name: String,
+    isFinal: Bool = false,
+    fileID: String = #fileID,
+    line: Int = #line
+  ) {
+    self.init(name, isFinal, SourceLocation(fileID: fileID, line: line), nil)
+  }
+
+  private init(_ name: String, _ isFinal: Bool, _ location: SourceLocation, _ work: Work<Context>?)
+  {
+    declaration = Declaration(
+      .state(
+        StateDeclaration(name: name, isFinal: isFinal, location: location, body: .action(work)))
+    )
+  }
+}

@@ -1,0 +1,105 @@
+/// A state that decides yes or no and follows the matching exit.
+///
+/// Write each exit as an inline block, so the code reads like the drawn tree:
+///
+/// ```swift
+/// Condition("Willing to exercise?") { $0.isWillingToExercise } yes: {
+///   Action("Lift weights") { try await $0.liftWeights() }
+///   Action("Sit-ups", isFinal: true) { try await $0.doSitUps() }
+/// } no: {
+///   Condition("Injured?", isFinal: true) { $0.isInjured }
+/// }
+/// ```
+///
+/// A branch that ends without a final state or a ``GoTo`` goes on to whatever follows the
+/// condition in its block, like the end of an `if` statement; an empty branch goes there
+/// directly. A final condition still decides, and the run's result reports the decision,
+/// but it has no exits.
+public struct Condition<Context: Sendable>: Sendable {
+  let declaration: Declaration<Context>
+
+  /// Declares a condition with a synchronous decision and its two exits.
+  ///
+  /// - Parameters:
+  ///   - name: The label shown in printed trees, errors and results.
+  ///   - isFinal: Whether the flow ends after the decision. A final condition has no
+  ///     exits: declaring them is a definition error.
+  ///   - decide: Returns `true` to follow `yes`, `false` to follow `no`.
+  ///   - yes: The states to run when the decision is `true`.
+  ///   - no: The states to run when the decision is `false`.
+  public init(
+    _ name: String,
+    isFinal: Bool = false,
+    fileID: String = #fileID,
+    line: Int = #line,
+    _ decide: @escaping @Sendable (inout Context) throws -> Bool,
+    @FlowBuilder<Context> yes: () -> [Declaration<Context>],
+    @FlowBuilder<Context> no: () -> [Declaration<Context>]
+  ) {
+    self.init(name, isFinal, fileID, line, .condition(decide), yes(), no(), hasExits: true)
+  }
+
+  /// Declares a condition with an asynchronous decision and its two exits.
+  ///
+  /// - Parameters:
+  ///   - name: The label shown in printed trees, errors and results.
+  ///   - isFinal: Whether the flow ends after the decision.
+  ///   - decide: Returns `true` to follow `yes`, `false` to follow `no`.
+  ///   - yes: The states to run when the decision is `true`.
+  ///   - no: The states to run when the decision is `false`.
+  public init(
+    _ name: String,
+    isFinal: Bool = false,
+    fileID: String = #fileID,
+    line: Int = #line,
+    _ decide: @escaping @Sendable (inout Context) async throws -> Bool,
+    @FlowBuilder<Context> yes: () -> [Declaration<Context>],
+    @FlowBuilder<Context> no: () -> [Declaration<Context>]
+  ) {
+    self.init(name, isFinal, fileID, line, .asyncCondition(decide), yes(), no(), hasExits: true)
+  }
+
+  /// Declares a condition without exits: usually a final condition whose decision is the
+  /// run's result.
+  ///
+  /// ```swift
+  /// Condition("Injured?", isFinal: true) { $0.isInjured }
+  /// ```
+  ///
+  /// A condition declared this way that is not final is a definition error, since it has
+  /// nowhere to go.
+  public init(
+    _ name: String,
+    isFinal: Bool = false,
+    fileID: String = #fileID,
+    line: Int = #line,
+    _ decide: @escaping @Sendable (inout Context) throws -> Bool
+  ) {
+    self.init(name, isFinal, fileID, line, .condition(decide), [], [], hasExits: false)
+  }
+
+  /// Declares a condition without exits whose decision is asynchronous.
+  ///
+  /// A condition declared this way that is not final is a definition error.
+  public init(
+    _ name: String,
+    isFinal: Bool = false,
+    fileID: String = #fileID,
+    line: Int = #line,
+    _ decide: @escaping @Sendable (inout Context) async throws -> Bool
+  ) {
+    self.init(name, isFinal, fileID, line, .asyncCondition(decide), [], [], hasExits: false)
+  }
+
+  // swift-format-ignore: FunctionParameterCount
+  private init(
+    _ name: String, _ isFinal: Bool, _ fileID: String, _ line: Int, _ work: Work<Context>,
+    _ yes: [Declaration<Context>], _ no: [Declaration<Context>], hasExits: Bool
+  ) {
+    let body = DeclaredBody<Context>.condition(work, yes: yes, no: no, hasExits: hasExits)
+    let location = SourceLocation(fileID: fileID, line: line)
+    declaration = Declaration(
+      .state(StateDeclaration(name: name, isFinal: isFinal, location: location, body: body))
+    )
+  }
+}

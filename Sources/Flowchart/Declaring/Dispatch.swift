@@ -1,0 +1,117 @@
+/// A state that runs its branches concurrently and goes on once every branch has ended.
+///
+/// Each ``Branch`` is a small flow of its own that ends at one of its final states.
+/// Arrows never cross a branch's boundary. Each branch works on its own copy of the
+/// context; when all have ended, `merge` folds each branch's copy into the context **in
+/// the order the branches are declared**, whatever order they finished in, so the result
+/// is deterministic. Without `merge`, the branches' copies are dropped and the context
+/// after the dispatch is the one before it.
+///
+/// ```swift
+/// Dispatch("Download") { context, branch in
+///   context.avatar = context.avatar ?? branch.avatar
+///   context.feed = context.feed ?? branch.feed
+/// } branches: {
+///   Branch {
+///     Action("Download avatar", isFinal: true) { $0.avatar = try await api.avatar() }
+///   }
+///   Branch {
+///     Action("Download feed", isFinal: true) { $0.feed = try await api.feed() }
+///   }
+/// }
+/// ```
+///
+/// If a branch fails, its siblings are cancelled and the run ends with that branch's
+/// ``RunError``. Run synchronously (``Flowchart/runSynchronously(with:startingAt:stepLimit:)``),
+/// the branches run one after another, in declaration order.
+public struct Dispatch<Context: Sendable>: Sendable {
+  let declaration: Declaration<Context>
+
+  /// Declares a dispatch whose branches' changes to the context are dropped.
+  ///
+  /// - Parameters:
+  ///   - name: The label shown in printed trees, errors and results.
+  ///   - isFinal: Whether the flow ends once the branches have ended.
+  ///   - branches: The ``Branch`` declarations, in order.
+  public init(
+    _ name: String,
+    isFinal: Bool = false,
+    fileID: String = #fileID,
+    line: Int = #line,
+    @BranchBuilder<Context> branches: () -> [Branch<Context>]
+  ) {
+    self.init(name, isFinal, fileID, line, nil, branches())
+  }
+
+  /// Declares a dispatch that folds each branch's context back with `merge`.
+  ///
+  /// - Parameters:
+  ///   - name: The label shown in printed trees, errors and results.
+  ///   - isFinal: Whether the flow ends once the branches have ended.
+  ///   - merge: Called once per branch, in declaration order, with the running context
+  ///     and that branch's final copy. An error it throws ends the run.
+  ///   - branches: The ``Branch`` declarations, in order.
+  public init(
+    _ name: String,
+    isFinal: Bool = false,
+    fileID: String = #fileID,
+    line: Int = #line,
+    merge: @escaping @Sendable (_ context: inout Context, _ branch: Context) throws -> Void,
+    @BranchBuilder<Context> branches: () -> [Branch<Context>]
+  ) {
+    self.init(name, isFinal, fileID, line, merge, branches())
+  }
+
+  private init(
+    _ name: String, _ isFinal: Bool, _ fileID: String, _ line: Int, _ merge: Merge<Context>?,
+    _ branches: [Branch<Context>]
+  ) {
+    let location = SourceLocation(fileID: fileID, line: line)
+    let body = DeclaredBody<Context>.dispatch(branches: branches.map(\.body), merge: merge)
+    declaration = Declaration(
+      .state(StateDeclaration(name: name, isFinal: isFinal, location: location, body: body))
+    )
+  }
+}
+
+/// One branch of a ``Dispatch``: a flow of its own that ends at one of its final states.
+public struct Branch<Context: Sendable>: Sendable {
+  let body: [Declaration<Context>]
+
+  /// Declares a branch.
+  ///
+  /// - Parameter body: The branch's states. Its first state starts the branch; every path
+  ///   through it must reach a state declared with `isFinal: true`.
+  public init(@FlowBuilder<Context> _ body: () -> [Declaration<Context>]) {
+    self.body = body()
+  }
+}
+
+/// Builds the list of branches of a ``Dispatch``.
+///
+/// `if`, `if`-`else`, `switch` and `for` statements are supported, so branches may be
+/// generated from data.
+@resultBuilder
+public enum BranchBuilder<Context: Sendable> {
+  /// Lifts a ``Branch`` into the list.
+  public static func buildExpression(_ branch: Branch<Context>) -> [Branch<Context>] { [branch] }
+
+  /// Joins the branches of a block, in order.
+  public static func buildBlock(_ parts: [Branch<Context>]...) -> [Branch<Context>] {
+    parts.flatMap { $0 }
+  }
+
+  /// Supports `if` without `else`.
+  public static func buildOptional(_ part: [Branch<Context>]?) -> [Branch<Context>] { part ?? [] }
+
+  /// Supports the first branch of `if`-`else` and `switch`.
+  public static func buildEither(first part: [Branch<Context>]) -> [Branch<Context>] { part }
+
+  /// Supports the second branch of `if`-`else` and `switch`.
+  public static func buildEither(second part: [Branch<Context>]) -> [Branch<Context>] { part }
+
+  /// Supports `for` loops.
+  public static func buildArray(_ parts: [[Branch<Context>]]) -> [Branch<Context>] {
+    parts.flatMap { $0 }
+  }
+}

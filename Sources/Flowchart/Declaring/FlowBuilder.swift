@@ -1,0 +1,67 @@
+/// Builds a block of declarations: the states of a chart, a branch or an exit, in order.
+///
+/// A block reads top to bottom: a state without an explicit exit goes on to the next
+/// declaration in its block. `if`, `if`-`else`, `switch` and `for` statements choose or
+/// repeat declarations while the chart is being declared (not while it runs), so charts
+/// can be generated from data.
+@resultBuilder
+public enum FlowBuilder<Context: Sendable> {
+  /// Lifts an ``Action`` into the block.
+  public static func buildExpression(_ state: Action<Context>) -> [Declaration<Context>] {
+    [state.declaration]
+  }
+
+  /// Lifts a ``Condition`` into the block.
+  public static func buildExpression(_ state: Condition<Context>) -> [Declaration<Context>] {
+    [state.declaration]
+  }
+
+  /// Lifts a ``MultipleCondition`` into the block.
+  public static func buildExpression<Key>(
+    _ state: MultipleCondition<Context, Key>
+  ) -> [Declaration<Context>] {
+    [state.declaration]
+  }
+
+  /// Lifts a ``Dispatch`` into the block.
+  public static func buildExpression(_ state: Dispatch<Context>) -> [Declaration<Context>] {
+    [state.declaration]
+  }
+
+  /// Lifts a ``GoTo`` into the block.
+  public static func buildExpression(_ arrow: GoTo) -> [Declaration<Context>] {
+    [Declaration(.goTo(name: arrow.name, location: arrow.location))]
+  }
+
+  /// Splices a list of declarations built elsewhere into the block.
+  public static func buildExpression(_ declarations: [Declaration<Context>]) -> [Declaration<
+    Context
+  >] {
+    declarations
+  }
+
+  /// Joins the declarations of a block, in order.
+  public static func buildBlock(_ parts: [Declaration<Context>]...) -> [Declaration<Context>] {
+    parts.flatMap { $0 }
+  }
+
+  /// Supports `if` without `else`.
+  public static func buildOptional(_ part: [Declaration<Context>]?) -> [Declaration<Context>] {
+    part ?? []
+  }
+
+  /// Supports the first branch of `if`-`else` and `switch`.
+  public static func buildEither(first part: [Declaration<Context>]) -> [Declaration<Context>] {
+    part
+  }
+
+  /// Supports the second branch of `if`-`else` and `switch`.
+  public static func buildEither(second part: [Declaration<Context>]) -> [Declaration<Context>] {
+    part
+  }
+
+  /// Supports `for` loops.
+  public static func buildArray(_ parts: [[Declaration<Context>]]) -> [Declaration<Context>] {
+    parts.flatMap { $0 }
+  }
+}

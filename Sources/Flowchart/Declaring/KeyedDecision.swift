@@ -1,0 +1,140 @@
+/// A multiple condition's decision and exits with the key type erased, so the compiler can
+/// treat every multiple condition alike.
+///
+/// Everything that needs the key type — duplicate keys, missing enum cases, the lookup
+/// from key to exit — is worked out here, while the type is still known.
+struct KeyedDecision<Context: Sendable>: Sendable {
+  /// One declared exit, in declaration order.
+  struct Exit: Sendable {
+    /// The key as printed (`String(describing:)`), or `nil` for the default exit.
+    var label: String?
+    var location: SourceLocation
+    var body: [Declaration<Context>]
+  }
+
+  /// A key that has more than one exit: the later exit's index and the first one's.
+  struct DuplicateKey: Sendable {
+    var index: Int
+    var firstIndex: Int
+  }
+
+  /// The decision as the user wrote it.
+  enum Decide<Key: Sendable>: Sendable {
+    case synchronous(@Sendable (inout Context) throws -> Key)
+    case asynchronous(@Sendable (inout Context) async throws -> Key)
+  }
+
+  var exits: [Exit]
+  var duplicateKeys: [DuplicateKey]
+  /// Labels of enum cases with no exit, when the key type is `CaseIterable` and there is
+  /// no default exit; empty otherwise.
+  var missingCases: [String]
+  var isAsynchronous: Bool
+  /// Makes the runtime instruction of a non-final state, given the target of each exit
+  /// (in the order of `exits`).
+  var makeSelector: @Sendable (_ targets: [Int32]) -> Instruction<Context>
+  /// Makes the runtime instruction of a final state, which reports its key.
+  var makeFinalDecision: @Sendable () -> Instruction<Context>
+
+  init<Key: Hashable & Sendable>(_ decide: Decide<Key>, exits declared: [KeyedExit<Context, Key>]) {
+    exits = declared.map {
+      Exit(label: $0.key.map { String(describing: $0) }, location: $0.location, body: $0.body)
+    }
+    var firstIndexOfKey: [Key: Int] = [:]
+    var firstDefault: Int?
+    var duplicates: [DuplicateKey] = []
+    for (index, exit) in declared.enumerated() {
+      if let key = exit.key {
+        if let first = firstIndexOfKey[key] {
+          duplicates.append(DuplicateKey(index: index, firstIndex: first))
+        } else {
+          firstIndexOfKey[key] = index
+        }
+      } else if let first = firstDefault {
+        duplicates.append(DuplicateKey(index: index, firstIndex: first))
+      } else {
+        firstDefault = index
+      }
+    }
+    duplicateKeys = duplicates
+    if firstDefault == nil, !declared.isEmpty, let cases = allCases(of: Key.self) {
+      missingCases = cases.filter { firstIndexOfKey[$0] == nil }.map { String(describing: $0) }
+    } else {
+      missingCases = []
+    }
+
+    // Keys and default in declaration order, duplicates dropped (they are errors anyway).
+    let keyIndices = declared.indices.filter { declared[$0].key != nil }
+    let keys = keyIndices.map { declared[$0].key! }
+    let defaultIndex = firstDefault
+    switch decide {
+    case .synchronous(let decide):
+      isAsynchronous = false
+      makeSelector = { targets in
+        let lookup = KeyLookup(
+          keys: keys, targets: keyIndices.map { targets[$0] },
+          default: defaultIndex.map { targets[$0] })
+        return .select { context in try lookup.target(for: decide(&context)) }
+      }
+      makeFinalDecision = { .decideKey { context in try decide(&context) } }
+    case .asynchronous(let decide):
+      isAsynchronous = true
+      makeSelector = { targets in
+        let lookup = KeyLookup(
+          keys: keys, targets: keyIndices.map { targets[$0] },
+          default: defaultIndex.map { targets[$0] })
+        return .asyncSelect { context in try await lookup.target(for: decide(&context)) }
+      }
+      makeFinalDecision = { .asyncDecideKey { context in try await decide(&context) } }
+    }
+  }
+}
+
+/// Maps a decided key to the index of the state its exit leads to.
+///
+/// A few keys are compared in turn, which beats hashing; many keys use a dictionary built
+/// once, when the chart is compiled.
+struct KeyLookup<Key: Hashable & Sendable>: Sendable {
+  private static var linearSearchLimit: Int { 8 }
+  private let keys: [Key]
+  private let targets: [Int32]
+  private let table: [Key: Int32]
+  private let defaultTarget: Int32?
+
+  init(keys: [Key], targets: [Int32], default defaultTarget: Int32?) {
+    self.keys = keys
+    self.targets = targets
+    self.defaultTarget = defaultTarget
+    if keys.count > Self.linearSearchLimit {
+      table = Dictionary(zip(keys, targets), uniquingKeysWith: { first, _ in first })
+    } else {
+      table = [:]
+    }
+  }
+
+  /// The target for `key`; throws ``UnmatchedKey`` when no exit matches.
+  func target(for key: Key) throws -> Int32 {
+    if keys.count > Self.linearSearchLimit {
+      if let target = table[key] { return target }
+    } else {
+      for index in keys.indices where keys[index] == key {
+        return targets[index]
+      }
+    }
+    if let defaultTarget { return defaultTarget }
+    throw UnmatchedKey(key: key)
+  }
+}
+
+/// Thrown inside a selector when a decided key has no exit; the runtime turns it into a
+/// ``RunError``. Users cannot throw it: the type is internal.
+struct UnmatchedKey: Error {
+  let key: any Hashable & Sendable
+}
+
+/// The cases of `type` when it is `CaseIterable`, `nil` otherwise.
+private func allCases<Key>(of type: Key.Type) -> [Key]? {
+  guard let iterable = type as? any CaseIterable.Type else { return nil }
+  func cases<T: CaseIterable>(_ type: T.Type) -> [Any] { Array(type.allCases) }
+  return cases(iterable).compactMap { $0 as? Key }
+}

@@ -1,0 +1,208 @@
+/// A state that decides a key and follows the exit declared for that key.
+///
+/// Keys may be `String`s or any `Hashable & Sendable` type. When the key type is an enum
+/// that conforms to `CaseIterable`, compiling checks that every case has an exit, unless
+/// a ``Default`` exit catches the rest.
+///
+/// ```swift
+/// enum Plan: CaseIterable { case free, pro, team }
+///
+/// MultipleCondition("Which plan?") { $0.plan } exits: {
+///   Case(Plan.free) { Action("Show ads") { $0.showsAds = true } }
+///   Case(.pro) { Action("Unlock pro") { $0.isPro = true } }
+///   Case(.team) { GoTo("Invite team") }
+/// }
+/// ```
+///
+/// Each exit's block behaves like a condition's branch: when it ends without a final
+/// state or a ``GoTo``, the flow goes on after the multiple condition. A key with no exit
+/// and no ``Default`` ends the run with a ``RunError``. A final multiple condition has no
+/// exits; the run's result reports the key it decided.
+public struct MultipleCondition<Context: Sendable, Key: Hashable & Sendable>: Sendable {
+  let declaration: Declaration<Context>
+
+  /// Declares a multiple condition with a synchronous decision and its keyed exits.
+  ///
+  /// - Parameters:
+  ///   - name: The label shown in printed trees, errors and results.
+  ///   - isFinal: Whether the flow ends after the decision. A final multiple condition has
+  ///     no exits.
+  ///   - decide: Returns the key whose exit the run follows.
+  ///   - exits: The ``Case`` exits, in the order they are printed, and at most one
+  ///     ``Default``.
+  public init(
+    _ name: String,
+    isFinal: Bool = false,
+    fileID: String = #fileID,
+    line: Int = #line,
+    _ decide: @escaping @Sendable (inout Context) throws -> Key,
+    @ExitBuilder<Context, Key> exits: () -> [KeyedExit<Context, Key>]
+  ) {
+    let decision = KeyedDecision(.synchronous(decide), exits: exits())
+    self.init(name, isFinal, fileID, line, decision, hasExits: true)
+  }
+
+  /// Declares a multiple condition with an asynchronous decision and its keyed exits.
+  ///
+  /// - Parameters:
+  ///   - name: The label shown in printed trees, errors and results.
+  ///   - isFinal: Whether the flow ends after the decision.
+  ///   - decide: Returns the key whose exit the run follows.
+  ///   - exits: The ``Case`` exits and at most one ``Default``.
+  public init(
+    _ name: String,
+    isFinal: Bool = false,
+    fileID: String = #fileID,
+    line: Int = #line,
+    _ decide: @escaping @Sendable (inout Context) async throws -> Key,
+    @ExitBuilder<Context, Key> exits: () -> [KeyedExit<Context, Key>]
+  ) {
+    let decision = KeyedDecision(.asynchronous(decide), exits: exits())
+    self.init(name, isFinal, fileID, line, decision, hasExits: true)
+  }
+
+  /// Declares a multiple condition without exits: usually a final state whose key is the
+  /// run's result.
+  ///
+  /// A multiple condition declared this way that is not final is a definition error.
+  public init(
+    _ name: String,
+    isFinal: Bool = false,
+    fileID: String = #fileID,
+    line: Int = #line,
+    _ decide: @escaping @Sendable (inout Context) throws -> Key
+  ) {
+    let decision = KeyedDecision(.synchronous(decide), exits: [])
+    self.init(name, isFinal, fileID, line, decision, hasExits: false)
+  }
+
+  /// Declares a multiple condition without exits whose decision is asynchronous.
+  ///
+  /// A multiple condition declared this way that is not final is a definition error.
+  public init(
+    _ name: String,
+    isFinal: Bool = false,
+    fileID: String = #fileID,
+    line: Int = #line,
+    _ decide: @escaping @Sendable (inout Context) async throws -> Key
+  ) {
+    let decision = KeyedDecision(.asynchronous(decide), exits: [])
+    self.init(name, isFinal, fileID, line, decision, hasExits: false)
+  }
+
+  private init(
+    _ name: String, _ isFinal: Bool, _ fileID: String, _ line: Int,
+    _ decision: KeyedDecision<Context>, hasExits: Bool
+  ) {
+    let location = SourceLocation(fileID: fileID, line: line)
+    let body = DeclaredBody<Context>.multipleCondition(decision, hasExits: hasExits)
+    declaration = Declaration(
+      .state(StateDeclaration(name: name, isFinal: isFinal, location: location, body: body))
+    )
+  }
+}
+
+/// The exit of a ``MultipleCondition`` taken for one key.
+///
+/// ```swift
+/// Case("retry") { GoTo("Fetch") }
+/// ```
+public struct Case<Context: Sendable, Key: Hashable & Sendable>: Sendable {
+  let exit: KeyedExit<Context, Key>
+
+  /// Declares the exit followed when the decision returns `key`.
+  ///
+  /// - Parameters:
+  ///   - key: The key this exit answers. Each key may appear once per multiple condition.
+  ///   - body: The states to run for this key. An empty block goes straight on to what
+  ///     follows the multiple condition.
+  public init(
+    _ key: Key,
+    fileID: String = #fileID,
+    line: Int = #line,
+    @FlowBuilder<Context> _ body: () -> [Declaration<Context>]
+  ) {
+    exit = KeyedExit(key: key, location: SourceLocation(fileID: fileID, line: line), body: body())
+  }
+}
+
+/// The exit of a ``MultipleCondition`` taken for every key without a ``Case`` of its own.
+///
+/// ```swift
+/// Default { Action("Unknown plan", isFinal: true) }
+/// ```
+public struct Default<Context: Sendable>: Sendable {
+  let location: SourceLocation
+  let body: [Declaration<Context>]
+
+  /// Declares the exit followed for any key that has no ``Case``.
+  ///
+  /// - Parameter body: The states to run. An empty block goes straight on to what follows
+  ///   the multiple condition.
+  public init(
+    fileID: String = #fileID,
+    line: Int = #line,
+    @FlowBuilder<Context> _ body: () -> [Declaration<Context>]
+  ) {
+    location = SourceLocation(fileID: fileID, line: line)
+    self.body = body()
+  }
+}
+
+/// One exit of a ``MultipleCondition``: a ``Case`` or the ``Default``.
+///
+/// Values of this type come from ``ExitBuilder``; they are opaque.
+public struct KeyedExit<Context: Sendable, Key: Hashable & Sendable>: Sendable {
+  /// The key, or `nil` for the default exit.
+  let key: Key?
+  let location: SourceLocation
+  let body: [Declaration<Context>]
+}
+
+/// Builds the list of keyed exits of a ``MultipleCondition`` from ``Case`` and ``Default``
+/// statements.
+///
+/// `if`, `if`-`else`, `switch` and `for` statements work as in ``FlowBuilder``, so exits
+/// may be generated from data.
+@resultBuilder
+public enum ExitBuilder<Context: Sendable, Key: Hashable & Sendable> {
+  /// Lifts a ``Case`` into the list of exits.
+  public static func buildExpression(_ exit: Case<Context, Key>) -> [KeyedExit<Context, Key>] {
+    [exit.exit]
+  }
+
+  /// Lifts a ``Default`` into the list of exits.
+  public static func buildExpression(_ exit: Default<Context>) -> [KeyedExit<Context, Key>] {
+    [KeyedExit(key: nil, location: exit.location, body: exit.body)]
+  }
+
+  /// Joins the exits of a block, in order.
+  public static func buildBlock(_ parts: [KeyedExit<Context, Key>]...) -> [KeyedExit<Context, Key>]
+  {
+    parts.flatMap { $0 }
+  }
+
+  /// Supports `if` without `else`.
+  public static func buildOptional(_ part: [KeyedExit<Context, Key>]?) -> [KeyedExit<Context, Key>]
+  {
+    part ?? []
+  }
+
+  /// Supports the first branch of `if`-`else` and `switch`.
+  public static func buildEither(first part: [KeyedExit<Context, Key>]) -> [KeyedExit<Context, Key>]
+  {
+    part
+  }
+
+  /// Supports the second branch of `if`-`else` and `switch`.
+  public static func buildEither(second part: [KeyedExit<Context, Key>]) -> [KeyedExit<
+    Context, Key
+  >] {
+    part
+  }
+
+  /// Supports `for` loops.
+  public static func buildArray(_ parts: [[KeyedExit<Context, Key>]]) -> [KeyedExit<Context, Key>] {
+    parts.flatMap { $0 }
+  }
+}

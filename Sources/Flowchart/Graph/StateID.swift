@@ -1,0 +1,122 @@
+/// Identifies one state of a compiled ``Flowchart``.
+///
+/// IDs are dense, from zero, in the order the compiler numbered the states, so a chart's
+/// ``Flowchart/states`` is a range of them. An ID is only meaningful with the chart that
+/// produced it.
+public struct StateID: Hashable, Comparable, Strideable, Sendable, CustomStringConvertible {
+  /// The state's position in the chart's ``Flowchart/states``.
+  public let index: Int
+
+  /// Creates the ID of the state at `index`.
+  public init(_ index: Int) {
+    self.index = index
+  }
+
+  init(_ index: Int32) {
+    self.index = Int(index)
+  }
+
+  /// Whether `lhs` was numbered before `rhs`.
+  public static func < (lhs: StateID, rhs: StateID) -> Bool { lhs.index < rhs.index }
+
+  /// The number of states from `self` to `other`.
+  public func distance(to other: StateID) -> Int { other.index - index }
+
+  /// The ID `n` states after this one.
+  public func advanced(by n: Int) -> StateID { StateID(index + n) }
+
+  /// `#` and the index, as in `#3`.
+  public var description: String { "#\(index)" }
+}
+
+/// The four kinds of state.
+public enum StateKind: Hashable, Sendable, CaseIterable, CustomStringConvertible {
+  /// Decides yes or no; two exits. Printed `S` (a simple condition, as in STWorkflow).
+  case condition
+  /// Decides a key; one exit per key and perhaps a default. Printed `M`.
+  case multipleCondition
+  /// Does work; one exit. Printed `A`.
+  case action
+  /// Runs branches concurrently, then follows one exit. Printed `D`.
+  case dispatch
+
+  /// The letter the tree printer writes after the state's name.
+  public var letter: Character {
+    switch self {
+    case .condition: "S"
+    case .multipleCondition: "M"
+    case .action: "A"
+    case .dispatch: "D"
+    }
+  }
+
+  /// The kind's name in words, as used in messages: `condition`, `multiple condition`, …
+  public var description: String {
+    switch self {
+    case .condition: "condition"
+    case .multipleCondition: "multiple condition"
+    case .action: "action"
+    case .dispatch: "dispatch"
+    }
+  }
+}
+
+/// One arrow leaving a state.
+public struct Exit: Hashable, Sendable {
+  /// Which of the state's exits this is.
+  public enum Label: Hashable, Sendable, CustomStringConvertible {
+    /// The one exit of an action, or the exit a dispatch takes after its branches.
+    case next
+    /// A condition's exit for `true`.
+    case yes
+    /// A condition's exit for `false`.
+    case no
+    /// A multiple condition's exit for the key printed as this string.
+    case key(String)
+    /// A multiple condition's default exit.
+    case `default`
+    /// The start of a dispatch's branch, numbered from zero in declaration order.
+    case branch(Int)
+
+    /// `next`, `yes`, `no`, the key, `default` or `branch 1`, …
+    public var description: String {
+      switch self {
+      case .next: "next"
+      case .yes: "yes"
+      case .no: "no"
+      case .key(let key): key
+      case .default: "default"
+      case .branch(let index): "branch \(index + 1)"
+      }
+    }
+  }
+
+  /// Which exit this is.
+  public let label: Label
+  /// The state the arrow leads to.
+  public let target: StateID
+}
+
+/// A read-only description of one compiled state.
+public struct StateInfo: Hashable, Sendable {
+  /// The state's ID.
+  public let id: StateID
+  /// The state's name, as declared.
+  public let name: String
+  /// The state's kind.
+  public let kind: StateKind
+  /// Whether the state ends its flow.
+  public let isFinal: Bool
+  /// Whether the state's code is `async`. A dispatch has no code of its own and is never
+  /// asynchronous, though the states of its branches may be.
+  public let isAsynchronous: Bool
+  /// Where the state was declared.
+  public let location: SourceLocation
+  /// The arrows leaving the state, in declaration order: a condition's `yes` then `no`, a
+  /// multiple condition's keys then its default, a dispatch's branches then its `next`.
+  /// Empty for a final state other than a dispatch.
+  public let exits: [Exit]
+  /// Whether the state is at the top level of the chart, rather than inside a dispatch
+  /// branch.
+  public let isTopLevel: Bool
+}

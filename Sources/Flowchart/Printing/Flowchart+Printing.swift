@@ -1,0 +1,128 @@
+extension Flowchart: CustomStringConvertible, CustomDebugStringConvertible {
+  /// Writes the chart as an indented text tree, STWorkflow's debug format.
+  ///
+  /// ```
+  /// Check first launch (S)
+  /// Y- Fetch something (A)
+  /// |  Final state (A) !
+  /// N- An other check (S)
+  /// |  Y- Final state (A) !
+  /// |  N- Log something (A)
+  /// |  |  Final state (A) !
+  /// ```
+  ///
+  /// Each line is a state: its name, then its kind's letter (`S` condition, `M` multiple
+  /// condition, `A` action, `D` dispatch). A final state ends with ` !`. A non-final state
+  /// that was already printed ends with ` *` and is not expanded again, which is how joins
+  /// and cycles show. A condition's exits are prefixed `Y- ` and `N- `, a multiple
+  /// condition's `+- key: `, a dispatch's branches `|- `; an action's or dispatch's next
+  /// state stays in the same column without a prefix. Each level of nesting adds `|  `.
+  ///
+  /// The tree starts at ``start``; entry points it does not reach follow as trees of their
+  /// own.
+  ///
+  /// - Complexity: O(*n*) in the length of the output; iterative, so charts of any depth
+  ///   print without growing the stack.
+  public func printTree<Target: TextOutputStream>(to target: inout Target) {
+    var printer = TreePrinter(graph: graph)
+    printer.write(to: &target)
+  }
+
+  /// The chart as a text tree; see ``printTree(to:)``.
+  public var treeDescription: String {
+    var text = ""
+    printTree(to: &text)
+    return text
+  }
+
+  /// The chart as a text tree, so `print(chart)` draws it; see ``printTree(to:)``.
+  public var description: String { treeDescription }
+
+  /// The chart as a text tree, so debug output and `dump` draw it; see ``printTree(to:)``.
+  public var debugDescription: String { treeDescription }
+}
+
+/// Draws a graph as STWorkflow's text tree, depth first, with an explicit stack.
+struct TreePrinter<Context: Sendable> {
+  /// A line waiting to be written.
+  private struct Item {
+    var state: Int32
+    /// How many `|  ` come before the line (before the prefix, if any).
+    var depth: Int
+    /// `Y- `, `N- `, `+- key: `, `|- `, or empty for a state that follows in its column.
+    var prefix: String
+  }
+
+  private let graph: Graph<Context>
+  private var printed: [Bool]
+  private var stack: [Item] = []
+  private var indents: [String] = [""]
+
+  init(graph: Graph<Context>) {
+    self.graph = graph
+    printed = [Bool](repeating: false, count: graph.records.count)
+  }
+
+  mutating func write<Target: TextOutputStream>(to target: inout Target) {
+    for root in [graph.start] + graph.entryPoints where !printed[Int(root)] {
+      stack.append(Item(state: root, depth: 0, prefix: ""))
+      while let item = stack.popLast() {
+        writeLine(item, to: &target)
+      }
+    }
+  }
+
+  private mutating func writeLine<Target: TextOutputStream>(
+    _ item: Item, to target: inout Target
+  ) {
+    let record = graph.records[Int(item.state)]
+    let isRepeat = printed[Int(item.state)]
+    printed[Int(item.state)] = true
+    writeIndent(item.depth, to: &target)
+    target.write(item.prefix)
+    target.write(record.name)
+    target.write(" (")
+    target.write(String(record.kind.letter))
+    target.write(record.isFinal ? ") !\n" : isRepeat ? ") *\n" : ")\n")
+    guard !isRepeat else { return }
+
+    // Children of a line: nested exits one level deeper, then the state that follows in
+    // this column. Pushed in reverse, so they pop in order.
+    let childDepth = item.prefix.isEmpty ? item.depth + 1 : item.depth + 2
+    let columnDepth = item.prefix.isEmpty ? item.depth : item.depth + 1
+    for exit in record.exits.reversed() {
+      let target = Int32(exit.target.index)
+      switch exit.label {
+      case .next:
+        stack.append(Item(state: target, depth: columnDepth, prefix: ""))
+      case .yes:
+        stack.append(Item(state: target, depth: childDepth - 1, prefix: "Y- "))
+      case .no:
+        stack.append(Item(state: target, depth: childDepth - 1, prefix: "N- "))
+      case .key(let key):
+        stack.append(Item(state: target, depth: childDepth - 1, prefix: "+- \(key): "))
+      case .default:
+        stack.append(Item(state: target, depth: childDepth - 1, prefix: "+- default: "))
+      case .branch:
+        stack.append(Item(state: target, depth: childDepth - 1, prefix: "|- "))
+      }
+    }
+  }
+
+  /// Writes `|  ` `depth` times, from strings built once, up to a bounded depth, so
+  /// that deep trees cost no more memory than their output.
+  private mutating func writeIndent<Target: TextOutputStream>(
+    _ depth: Int, to target: inout Target
+  ) {
+    let cached = 64
+    while indents.count <= min(depth, cached) {
+      indents.append(indents[indents.count - 1] + "|  ")
+    }
+    var remaining = depth
+    while remaining > cached {
+      target.write(indents[cached])
+      remaining -= cached
+    }
+    target.write(indents[remaining])
+  }
+}
