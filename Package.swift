@@ -18,6 +18,9 @@ let package = Package(
       name: "Health", dependencies: ["Flowchart"], path: "Playgrounds/Health"),
     .executableTarget(
       name: "Downloads", dependencies: ["Flowchart"], path: "Playgrounds/Downloads"),
+    // Benchmarks: `swift run -c release flowchart-benchmarks` (see BENCHMARKS.md).
+    .executableTarget(
+      name: "flowchart-benchmarks", dependencies: ["Flowchart"], path: "Benchmarks"),
   ],
   swiftLanguageModes: [.v6]
 )
