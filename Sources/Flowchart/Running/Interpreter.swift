@@ -149,8 +149,7 @@ struct Interpreter<Context: Sendable>: Sendable {
     }
     switch outcome {
     case .failure(let error):
-      let prefix = path.states.map(StateID.init)
-      throw error.prefixed(by: prefix, names: prefix.map { graph.records[$0.index].name })
+      throw branchFailure(error, after: path)
     case .success(let branches):
       for branch in branches {
         try join(branch.context, branch.path, with: plan, at: state, into: &context, path: &path)
@@ -179,17 +178,22 @@ struct Interpreter<Context: Sendable>: Sendable {
       }
       try enter(current, path: &path, checksCancellation: false)
       let plan = graph.dispatches[Int(planIndex)]
-      let snapshot = context
+      // Every branch ends before any joins, as in a concurrent run, so a failing branch's
+      // path holds only its own states and the merge sees the same inputs.
+      var branches: [(context: Context, path: PathRecorder)] = []
+      branches.reserveCapacity(plan.branchStarts.count)
       for start in plan.branchStarts {
-        var branchContext = snapshot
+        var branchContext = context
         var branchPath = PathRecorder()
         do throws(RunError) {
           _ = try runSynchronously(from: start, context: &branchContext, path: &branchPath)
         } catch {
-          let prefix = path.states.map(StateID.init)
-          throw error.prefixed(by: prefix, names: prefix.map { graph.records[$0.index].name })
+          throw branchFailure(error, after: path)
         }
-        try join(branchContext, branchPath, with: plan, at: current, into: &context, path: &path)
+        branches.append((branchContext, branchPath))
+      }
+      for branch in branches {
+        try join(branch.context, branch.path, with: plan, at: current, into: &context, path: &path)
       }
       if node.isFinal { return (current, .done) }
       state = node.next
@@ -230,6 +234,12 @@ struct Interpreter<Context: Sendable>: Sendable {
     } catch {
       throw failure(error, at: state, path: path)
     }
+  }
+
+  /// A branch's error, with the path of the flow that dispatched the branch before its own.
+  private func branchFailure(_ error: RunError, after path: PathRecorder) -> RunError {
+    let prefix = path.states.map(StateID.init)
+    return error.prefixed(by: prefix, names: prefix.map { graph.records[$0.index].name })
   }
 
   /// The run error for an error thrown by a state's code.
