@@ -207,7 +207,7 @@ struct Compiler<Context: Sendable> {
       for duplicate in decision.duplicateKeys {
         let exit = decision.exits[duplicate.index]
         let first = decision.exits[duplicate.firstIndex]
-        let what = exit.label.map { "key '\($0)'" } ?? "a Default"
+        let what = exit.label.map { "key \(quoted($0))" } ?? "a Default"
         report(
           .duplicateKey, state.name, exit.location,
           "\(describe(state)) has \(what) twice (first at line \(first.location.line)). Keep one exit for it."
@@ -266,7 +266,16 @@ struct Compiler<Context: Sendable> {
   /// Looks names up and reports each bad reference once.
   struct Resolver {
     let statesByName: [String: [Int32]]
-    var reported: Set<SourceLocation> = []
+    /// The references already reported. A `GoTo` that ends several blocks is resolved once
+    /// per block; it is told apart from other references by its name and its location, so
+    /// that two `GoTo`s written on one line are both reported.
+    var reported: Set<Reference> = []
+
+    /// A name as referenced at one place.
+    struct Reference: Hashable {
+      var name: String
+      var location: SourceLocation
+    }
 
     enum Outcome {
       case found(Int32)
@@ -295,11 +304,14 @@ struct Compiler<Context: Sendable> {
         guard let target = resolveName(name, at: location, what: "GoTo", with: &resolver) else {
           return (exit.label, nil)
         }
-        if states[Int(target)].flow != state.flow {
-          if resolver.reported.insert(location).inserted {
+        // A branch's entry is written inside the branch: a GoTo there belongs to its flow.
+        var flow = state.flow
+        if case .branch(let branch) = exit.label { flow = state.branchFlows[branch] }
+        if states[Int(target)].flow != flow {
+          if resolver.reported.insert(Resolver.Reference(name: name, location: location)).inserted {
             report(
               .crossesBranchBoundary, name, location,
-              "GoTo '\(name)' in \(describeFlow(state.flow)) leads to a state in \(describeFlow(states[Int(target)].flow)). Arrows cannot cross a dispatch branch's boundary: move the state into the same flow, or end the branch with a final state and continue after the dispatch."
+              "GoTo \(quoted(name)) in \(describeFlow(flow)) leads to a state in \(describeFlow(states[Int(target)].flow)). Arrows cannot cross a dispatch branch's boundary: move the state into the same flow, or end the branch with a final state and continue after the dispatch."
             )
           }
           return (exit.label, nil)
@@ -316,22 +328,22 @@ struct Compiler<Context: Sendable> {
     case .found(let target):
       return target
     case .unknown:
-      if resolver.reported.insert(location).inserted {
+      if resolver.reported.insert(Resolver.Reference(name: name, location: location)).inserted {
         let suggestion = closestName(to: name, in: resolver.statesByName.keys).map {
-          " (did you mean '\($0)'?)"
+          " (did you mean \(quoted($0))?)"
         }
         report(
           .unknownName, name, location,
-          "\(what) '\(name)' refers to no state. Declare a state named '\(name)', or use one of the declared names\(suggestion ?? "")."
+          "\(what) \(quoted(name)) refers to no state. Declare a state named \(quoted(name)), or use one of the declared names\(suggestion ?? "")."
         )
       }
       return nil
     case .ambiguous(let matches):
-      if resolver.reported.insert(location).inserted {
+      if resolver.reported.insert(Resolver.Reference(name: name, location: location)).inserted {
         let lines = matches.map { String(states[Int($0)].declaration.location.line) }
         report(
           .ambiguousName, name, location,
-          "\(what) '\(name)' is ambiguous: \(matches.count) states have that name (declared at lines \(lines.joined(separator: ", "))). Rename them so the reference names one state."
+          "\(what) \(quoted(name)) is ambiguous: \(matches.count) states have that name (declared at lines \(lines.joined(separator: ", "))). Rename them so the reference names one state."
         )
       }
       return nil
@@ -354,7 +366,7 @@ struct Compiler<Context: Sendable> {
     default:
       report(
         .exitLeadsNowhere, declaration.name, declaration.location,
-        "The '\(label)' exit of \(describe(declaration)) leads nowhere: its block is empty and nothing follows it in \(place). Put a state or a GoTo in that exit, or add a state after it."
+        "The \(quoted("\(label)")) exit of \(describe(declaration)) leads nowhere: its block is empty and nothing follows it in \(place). Put a state or a GoTo in that exit, or add a state after it."
       )
     }
   }
@@ -364,7 +376,20 @@ struct Compiler<Context: Sendable> {
     case .state(let index): return index
     case .end: return nil
     case .name(let name, let location):
-      return resolveName(name, at: location, what: "GoTo", with: &resolver)
+      guard let index = resolveName(name, at: location, what: "GoTo", with: &resolver) else {
+        return nil
+      }
+      let flow = states[Int(index)].flow
+      guard flow == 0 else {
+        if resolver.reported.insert(Resolver.Reference(name: name, location: location)).inserted {
+          report(
+            .crossesBranchBoundary, name, location,
+            "GoTo \(quoted(name)) in the top level leads to a state in \(describeFlow(flow)). Arrows cannot cross a dispatch branch's boundary: start the chart at a top-level state, such as the dispatch."
+          )
+        }
+        return nil
+      }
+      return index
     }
   }
 
@@ -378,7 +403,7 @@ struct Compiler<Context: Sendable> {
       if states[Int(index)].flow != 0 {
         report(
           .entryPointInBranch, name, location,
-          "Entry point '\(name)' is inside \(describeFlow(states[Int(index)].flow)). A run can only start at a top-level state: name the dispatch instead."
+          "Entry point \(quoted(name)) is inside \(describeFlow(states[Int(index)].flow)). A run can only start at a top-level state: name the dispatch instead."
         )
         continue
       }
@@ -393,15 +418,20 @@ struct Compiler<Context: Sendable> {
     exits: [[(label: Exit.Label, target: Int32?)]], roots: [Int32]
   ) {
     var reached = [Bool](repeating: false, count: states.count)
-    func visit(from roots: [Int32]) {
+    /// Marks what `roots` lead to as reached; returns how many states it newly reached.
+    @discardableResult
+    func visit(from roots: [Int32]) -> Int {
       var pending = roots
+      var count = 0
       while let index = pending.popLast() {
         if reached[Int(index)] { continue }
         reached[Int(index)] = true
+        count += 1
         for exit in exits[Int(index)] {
           if let target = exit.target, !reached[Int(target)] { pending.append(target) }
         }
       }
+      return count
     }
     visit(from: roots)
     guard reached.contains(false) else { return }
@@ -419,9 +449,7 @@ struct Compiler<Context: Sendable> {
       states.indices.filter { !reached[$0] && !hasUnreachablePredecessor[$0] }
       + states.indices.filter { !reached[$0] && hasUnreachablePredecessor[$0] }
     for index in candidates where !reached[index] {
-      let before = reached.lazy.filter { $0 }.count
-      visit(from: [Int32(index)])
-      let others = reached.lazy.filter { $0 }.count - before - 1
+      let others = visit(from: [Int32(index)]) - 1
       let state = states[index].declaration
       let tail =
         others > 0 ? " (nor can the \(others) state\(others == 1 ? "" : "s") it leads to)" : ""
@@ -463,15 +491,18 @@ struct Compiler<Context: Sendable> {
     for flow in byFlow.keys.sorted() {
       let members = byFlow[flow]!
       let first = states[members[0]].declaration
-      let names = members.prefix(5).map { "'\(states[$0].declaration.name)'" }
+      let names = members.prefix(5).map { quoted(states[$0].declaration.name) }
       let more = members.count > 5 ? " and \(members.count - 5) more" : ""
+      let isOne = members.count == 1
+      let looping =
+        "\(isOne ? "state" : "states") \(names.joined(separator: ", "))\(more) \(isOne ? "loops" : "loop")"
       let subject =
         flow == 0
-        ? "\(members.count == 1 ? "State" : "States") \(names.joined(separator: ", "))\(more)"
-        : "\(describeFlow(flow).capitalizedFirst) can never end: \(names.joined(separator: ", "))\(more)"
+        ? looping.capitalizedFirst
+        : "\(describeFlow(flow).capitalizedFirst) can never end: \(looping)"
       report(
         .neverReachesFinalState, first.name, first.location,
-        "\(subject) loop forever: no path from them reaches a final state. Give the loop an exit that leads to a final state, or declare a state in it final (isFinal: true)."
+        "\(subject) forever: no path from \(isOne ? "it" : "them") reaches a final state. Give the loop an exit that leads to a final state, or declare a state in it final (isFinal: true)."
       )
     }
   }
@@ -482,8 +513,8 @@ struct Compiler<Context: Sendable> {
     exits: [[(label: Exit.Label, target: Int32?)]], start: Int32, entryPoints: [Int32],
     statesByName: [String: [Int32]]
   ) -> Graph<Context> {
-    var nodes = ContiguousArray<Node<Context>>()
-    nodes.reserveCapacity(states.count)
+    var compiled: [CompiledState<Context>] = []
+    compiled.reserveCapacity(states.count)
     var records: [StateRecord] = []
     records.reserveCapacity(states.count)
     var dispatches: [DispatchPlan<Context>] = []
@@ -495,14 +526,14 @@ struct Compiler<Context: Sendable> {
       let instruction: Instruction<Context>
       let kind: StateKind
       var isAsynchronous = false
-      var next = Node<Context>.none
-      var alternative = Node<Context>.none
+      var next = Node.none
+      var alternative = Node.none
       switch declaration.body {
       case .action(let work):
         kind = .action
         instruction = work.map(Self.instruction(for:)) ?? .pass
         isAsynchronous = work?.isAsynchronous ?? false
-        next = targets.first ?? Node<Context>.none
+        next = targets.first ?? Node.none
       case .condition(let work, _, _, _):
         kind = .condition
         instruction = Self.instruction(for: work)
@@ -525,8 +556,8 @@ struct Compiler<Context: Sendable> {
         dispatches.append(DispatchPlan(branchStarts: branchStarts, merge: merge))
         if !declaration.isFinal, let last = targets.last { next = last }
       }
-      nodes.append(
-        Node(
+      compiled.append(
+        CompiledState(
           instruction: instruction, next: next, alternative: alternative,
           isFinal: declaration.isFinal))
       records.append(
@@ -536,7 +567,7 @@ struct Compiler<Context: Sendable> {
           flow: state.flow))
     }
     let graph = Graph(
-      nodes: nodes, dispatches: dispatches, records: records, start: start,
+      states: compiled, dispatches: dispatches, records: records, start: start,
       entryPoints: entryPoints, statesByName: statesByName)
     #if DEBUG
       graph.checkInvariants()
@@ -570,14 +601,29 @@ struct Compiler<Context: Sendable> {
     case .multipleCondition: kind = "Multiple condition"
     case .dispatch: kind = "Dispatch"
     }
-    return "\(kind) '\(state.name)'"
+    return "\(kind) \(quoted(state.name))"
   }
 
   private func describeFlow(_ flow: Int32) -> String {
     let owner = flows[Int(flow)]
     guard let dispatch = owner.dispatch else { return "the top level" }
-    return "branch \(owner.branch + 1) of dispatch '\(states[Int(dispatch)].declaration.name)'"
+    let name = states[Int(dispatch)].declaration.name
+    return "branch \(owner.branch + 1) of dispatch \(quoted(name))"
   }
+}
+
+/// `name` between single quotes, its line breaks escaped (`\n`, `\u{2028}`), so that each
+/// problem stays on one line.
+private func quoted(_ name: String) -> String {
+  var text = "'"
+  for scalar in name.unicodeScalars {
+    if Character(scalar).isNewline {
+      text += scalar.escaped(asASCII: true)
+    } else {
+      text.unicodeScalars.append(scalar)
+    }
+  }
+  return text + "'"
 }
 
 /// The declared name closest to `name` by edit distance, if it is close enough to be a

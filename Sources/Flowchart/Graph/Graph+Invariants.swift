@@ -17,17 +17,27 @@ extension Graph {
           precondition(targetFlow == record.flow, "arrows stay inside their flow")
         }
       }
-      let hasNext = node.next != Node<Context>.none
-      switch node.instruction {
+      let hasNext = node.next != Node.none
+      switch node.kind {
       case .pass, .action, .asyncAction, .dispatch:
         precondition(hasNext != node.isFinal, "a non-final action or dispatch has a next state")
       case .condition, .asyncCondition:
-        let hasAlternative = node.alternative != Node<Context>.none
+        let hasAlternative = node.alternative != Node.none
         precondition(hasNext == hasAlternative && hasNext != node.isFinal, "two exits or none")
       case .select, .asyncSelect:
         precondition(!node.isFinal, "a selector belongs to a non-final multiple condition")
       case .decideKey, .asyncDecideKey:
         precondition(node.isFinal, "a final multiple condition reports its key")
+      }
+      switch node.kind {
+      case .pass, .dispatch:
+        precondition(node.code == nil, "no code to call")
+      case .action, .condition, .select, .decideKey, .asyncAction, .asyncCondition,
+        .asyncSelect, .asyncDecideKey:
+        precondition(node.code != nil, "code to call")
+      }
+      if node.kind == .dispatch {
+        precondition(dispatches.indices.contains(Int(node.alternative)), "a dispatch has a plan")
       }
     }
   }

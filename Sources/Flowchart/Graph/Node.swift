@@ -1,5 +1,4 @@
-/// What the runtime does at one state. Each case holds exactly the closure it calls, so the
-/// run loop does no lookups: it switches, calls, and follows an index.
+/// What a state does, as the compiler emits it: the closure to call, with its exact type.
 @usableFromInline
 enum Instruction<Context: Sendable>: Sendable {
   /// An action with no work.
@@ -24,19 +23,114 @@ enum Instruction<Context: Sendable>: Sendable {
   case dispatch(Int32)
 }
 
-/// One compiled state, as the run loop sees it.
+// A state's closure lives in a box of its own, so the run loop can call it through an
+// unmanaged reference without retaining and releasing it on every step. Each box stores
+// its closure with the closure's exact type (not a generic `Function`), so calling it
+// needs no reabstraction thunk. Asynchronous states, which cannot borrow across `await`
+// anyway, share one box that holds their instruction.
+
+/// The box of a synchronous action.
 @usableFromInline
-struct Node<Context: Sendable>: Sendable {
-  @usableFromInline var instruction: Instruction<Context>
+final class ActionBox<Context: Sendable>: Sendable {
+  @usableFromInline let function: @Sendable (inout Context) throws -> Void
+  init(_ function: @escaping @Sendable (inout Context) throws -> Void) { self.function = function }
+}
+
+/// The box of a synchronous condition.
+@usableFromInline
+final class ConditionBox<Context: Sendable>: Sendable {
+  @usableFromInline let function: @Sendable (inout Context) throws -> Bool
+  init(_ function: @escaping @Sendable (inout Context) throws -> Bool) { self.function = function }
+}
+
+/// The box of a synchronous, non-final multiple condition.
+@usableFromInline
+final class SelectBox<Context: Sendable>: Sendable {
+  @usableFromInline let function: @Sendable (inout Context) throws -> Int32
+  init(_ function: @escaping @Sendable (inout Context) throws -> Int32) { self.function = function }
+}
+
+/// The box of any other state's instruction: final multiple conditions and asynchronous
+/// states.
+@usableFromInline
+final class InstructionBox<Context: Sendable>: Sendable {
+  @usableFromInline let instruction: Instruction<Context>
+  init(_ instruction: Instruction<Context>) { self.instruction = instruction }
+}
+
+/// One compiled state, as the run loop sees it: a plain value with no reference counting,
+/// so reading it costs a load.
+@usableFromInline
+struct Node {
+  /// What the state does; says which closure type ``code`` holds.
+  @usableFromInline
+  enum Kind: UInt8, Sendable {
+    case pass, action, condition, select, decideKey
+    case asyncAction, asyncCondition, asyncSelect, asyncDecideKey, dispatch
+
+    /// Whether the kind needs the asynchronous loop.
+    @inlinable var suspends: Bool { rawValue >= Kind.asyncAction.rawValue }
+  }
+
+  @usableFromInline var kind: Kind
+  @usableFromInline var isFinal: Bool
   /// The next state of an action or dispatch, or the `yes` exit of a condition;
   /// ``Node/none`` for a final state.
   @usableFromInline var next: Int32
-  /// The `no` exit of a condition; ``Node/none`` otherwise.
+  /// The `no` exit of a condition, or the plan index of a dispatch; ``Node/none`` otherwise.
   @usableFromInline var alternative: Int32
-  @usableFromInline var isFinal: Bool
+  /// The state's ``CodeBox``, unretained; ``Graph/codeBoxes`` keeps it alive for as long
+  /// as the graph lives. `nil` for `pass` and `dispatch`.
+  @usableFromInline var code: UnsafeRawPointer?
 
   /// The index that stands for "no state".
   @usableFromInline static var none: Int32 { -1 }
+
+  /// Calls the state's synchronous action, borrowed: no retain, no release.
+  ///
+  /// - Precondition: ``kind`` is ``Kind/action``, and the graph that owns the node is alive.
+  @inlinable @inline(__always)
+  func perform<Context: Sendable>(_ context: inout Context) throws {
+    try Unmanaged<ActionBox<Context>>.fromOpaque(code.unsafelyUnwrapped)
+      ._withUnsafeGuaranteedRef { try $0.function(&context) }
+  }
+
+  /// Calls the state's synchronous condition, borrowed.
+  ///
+  /// - Precondition: ``kind`` is ``Kind/condition``, and the graph is alive.
+  @inlinable @inline(__always)
+  func decide<Context: Sendable>(_ context: inout Context) throws -> Bool {
+    try Unmanaged<ConditionBox<Context>>.fromOpaque(code.unsafelyUnwrapped)
+      ._withUnsafeGuaranteedRef { try $0.function(&context) }
+  }
+
+  /// Calls the state's synchronous multiple condition, borrowed; returns the next state.
+  ///
+  /// - Precondition: ``kind`` is ``Kind/select``, and the graph is alive.
+  @inlinable @inline(__always)
+  func select<Context: Sendable>(_ context: inout Context) throws -> Int32 {
+    try Unmanaged<SelectBox<Context>>.fromOpaque(code.unsafelyUnwrapped)
+      ._withUnsafeGuaranteedRef { try $0.function(&context) }
+  }
+
+  /// The state's instruction, retained: for final multiple conditions and asynchronous
+  /// states, off the synchronous hot path.
+  ///
+  /// - Precondition: ``kind`` is ``Kind/decideKey`` or asynchronous, and the graph is
+  ///   alive.
+  @inlinable
+  func instruction<Context: Sendable>(_ context: Context.Type) -> Instruction<Context> {
+    Unmanaged<InstructionBox<Context>>.fromOpaque(code.unsafelyUnwrapped)
+      .takeUnretainedValue().instruction
+  }
+}
+
+/// A compiled state as the compiler emits it, before ``Graph`` lowers it into a ``Node``.
+struct CompiledState<Context: Sendable>: Sendable {
+  var instruction: Instruction<Context>
+  var next: Int32
+  var alternative: Int32
+  var isFinal: Bool
 }
 
 /// How a dispatch runs: where each branch starts and how its context folds back.
@@ -60,28 +154,85 @@ struct StateRecord: Sendable {
 }
 
 /// The compiled, immutable graph shared by every copy of a ``Flowchart``.
+///
+/// `@unchecked Sendable` because the nodes live in a raw buffer and hold unmanaged pointers
+/// to the boxes in ``codeBoxes``. That is safe: every property is a `let` set once in
+/// `init`; the node buffer is written only in `init` and freed only in `deinit`; the boxes
+/// are immutable `Sendable` classes that `codeBoxes` keeps alive for the graph's whole
+/// life; and a run holds the graph while it reads the nodes.
 @usableFromInline
-final class Graph<Context: Sendable>: Sendable {
-  @usableFromInline let nodes: ContiguousArray<Node<Context>>
+final class Graph<Context: Sendable>: @unchecked Sendable {
+  /// The nodes, indexed by state. A raw buffer rather than an array, so the run loop reads
+  /// a node with one load and no bounds check: every index in the graph was checked when
+  /// it was compiled.
+  @usableFromInline let nodeBase: UnsafeMutablePointer<Node>
   @usableFromInline let dispatches: [DispatchPlan<Context>]
+  /// Owns the closures ``nodes`` point to.
+  private let codeBoxes: [AnyObject]
   let records: [StateRecord]
   let start: Int32
   let entryPoints: [Int32]
   let statesByName: [String: [Int32]]
-  /// The states that are asynchronous, or dispatches: empty when the chart can run
-  /// synchronously.
+  /// The states that are asynchronous: empty when the chart can run synchronously.
   let asynchronousStates: [Int32]
 
   init(
-    nodes: ContiguousArray<Node<Context>>, dispatches: [DispatchPlan<Context>],
+    states: [CompiledState<Context>], dispatches: [DispatchPlan<Context>],
     records: [StateRecord], start: Int32, entryPoints: [Int32], statesByName: [String: [Int32]]
   ) {
-    self.nodes = nodes
+    var boxes: [AnyObject] = []
+    boxes.reserveCapacity(states.count)
+    var nodes: [Node] = []
+    nodes.reserveCapacity(states.count)
+    for state in states {
+      var node = Node(
+        kind: .pass, isFinal: state.isFinal, next: state.next, alternative: state.alternative,
+        code: nil)
+      switch state.instruction {
+      case .pass: node.kind = .pass
+      case .action: node.kind = .action
+      case .condition: node.kind = .condition
+      case .select: node.kind = .select
+      case .decideKey: node.kind = .decideKey
+      case .asyncAction: node.kind = .asyncAction
+      case .asyncCondition: node.kind = .asyncCondition
+      case .asyncSelect: node.kind = .asyncSelect
+      case .asyncDecideKey: node.kind = .asyncDecideKey
+      case .dispatch(let plan): (node.kind, node.alternative) = (.dispatch, plan)
+      }
+      let box: AnyObject?
+      switch state.instruction {
+      case .pass, .dispatch: box = nil
+      case .action(let function): box = ActionBox(function)
+      case .condition(let function): box = ConditionBox(function)
+      case .select(let function): box = SelectBox(function)
+      case .decideKey, .asyncAction, .asyncCondition, .asyncSelect, .asyncDecideKey:
+        box = InstructionBox(state.instruction)
+      }
+      if let box {
+        boxes.append(box)
+        node.code = UnsafeRawPointer(Unmanaged.passUnretained(box).toOpaque())
+      }
+      nodes.append(node)
+    }
+    nodeBase = .allocate(capacity: nodes.count)
+    nodeBase.initialize(from: nodes, count: nodes.count)
+    codeBoxes = boxes
     self.dispatches = dispatches
     self.records = records
     self.start = start
     self.entryPoints = entryPoints
     self.statesByName = statesByName
     asynchronousStates = records.indices.filter { records[$0].isAsynchronous }.map { Int32($0) }
+  }
+
+  deinit {
+    nodeBase.deinitialize(count: records.count)
+    nodeBase.deallocate()
+  }
+
+  /// The nodes, for code off the hot path.
+  var nodes: UnsafeBufferPointer<Node> {
+    UnsafeBufferPointer(start: nodeBase, count: records.count)
   }
 }

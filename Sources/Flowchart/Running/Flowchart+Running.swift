@@ -23,13 +23,14 @@ extension Flowchart {
   /// - Returns: The final state, its decision, the final context and the path.
   /// - Throws: A ``RunError`` naming the state where the run stopped, the path that led
   ///   there and the cause.
+  @inlinable
   public func run(
     with context: Context, startingAt start: StateID? = nil, stepLimit: Int? = nil
   ) async throws(RunError) -> RunResult<Context> {
     let first = try validatedStart(start)
     let interpreter = Interpreter(graph: graph, stepLimit: stepLimit ?? .max)
     var context = context
-    var path = PathRecorder()
+    var path = PathRecorder(limit: interpreter.stepLimit)
     let end = try await interpreter.run(from: first, context: &context, path: &path)
     return result(end, context: context, path: path)
   }
@@ -61,16 +62,15 @@ extension Flowchart {
   ///   - stepLimit: The most states the run may enter; `nil` for no limit.
   /// - Throws: A ``RunError``; of kind ``RunError/Kind/asynchronousState``, before any
   ///   state runs, when the chart has an asynchronous state.
+  @inlinable
   public func runSynchronously(
     with context: Context, startingAt start: StateID? = nil, stepLimit: Int? = nil
   ) throws(RunError) -> RunResult<Context> {
     let first = try validatedStart(start)
+    guard isSynchronous else { throw asynchronousChartError() }
     let interpreter = Interpreter(graph: graph, stepLimit: stepLimit ?? .max)
-    if let asynchronous = graph.asynchronousStates.first {
-      throw interpreter.asynchronousStateError(asynchronous, path: PathRecorder())
-    }
     var context = context
-    var path = PathRecorder()
+    var path = PathRecorder(limit: interpreter.stepLimit)
     let end = try interpreter.runSynchronously(from: first, context: &context, path: &path)
     return result(end, context: context, path: path)
   }
@@ -98,7 +98,8 @@ extension Flowchart {
     return StateID(matches[0])
   }
 
-  private func validatedStart(_ start: StateID?) throws(RunError) -> Int32 {
+  @usableFromInline
+  func validatedStart(_ start: StateID?) throws(RunError) -> Int32 {
     guard let start else { return graph.start }
     guard graph.records.indices.contains(start.index) else {
       throw unknownStart(
@@ -114,13 +115,21 @@ extension Flowchart {
     return Int32(start.index)
   }
 
+  @usableFromInline
+  func asynchronousChartError() -> RunError {
+    let interpreter = Interpreter(graph: graph, stepLimit: .max)
+    return interpreter.asynchronousStateError(
+      graph.asynchronousStates[0], path: PathRecorder(limit: 0))
+  }
+
   private func unknownStart(_ name: String, _ reason: String) -> RunError {
     RunError(
       .unknownStartState, state: nil, stateName: name, path: [], pathNames: [], reason: reason)
   }
 
-  private func result(
-    _ end: (state: Int32, decision: Decision), context: Context, path: PathRecorder
+  @usableFromInline
+  func result(
+    _ end: (state: Int32, decision: Decision), context: Context, path: borrowing PathRecorder
   ) -> RunResult<Context> {
     RunResult(
       finalState: StateID(end.state), finalStateName: graph.records[Int(end.state)].name,

@@ -6,12 +6,33 @@
 /// states run in one tight loop (``runSynchronousStates(from:context:path:checksCancellation:)``)
 /// with no suspension and no allocation per step; the asynchronous loop only takes over
 /// for `async` states and dispatches.
+@usableFromInline
 struct Interpreter<Context: Sendable>: Sendable {
-  let graph: Graph<Context>
+  @usableFromInline let graph: Graph<Context>
   /// The most states a flow may enter; `Int.max` for no limit.
-  let stepLimit: Int
+  @usableFromInline let stepLimit: Int
+
+  @usableFromInline
+  init(graph: Graph<Context>, stepLimit: Int) {
+    self.graph = graph
+    self.stepLimit = stepLimit
+  }
+
+  /// What a synchronous state's code decided, as the run loop follows it.
+  @usableFromInline
+  enum Transition {
+    /// An action finished.
+    case done
+    /// A condition decided `true`.
+    case yes
+    /// A condition decided `false`.
+    case no
+    /// A multiple condition's key leads to this state.
+    case select(Int32)
+  }
 
   /// Why the synchronous loop handed control back.
+  @usableFromInline
   enum Stop {
     /// The flow ended at this final state, which decided this.
     case final(Int32, Decision)
@@ -23,69 +44,82 @@ struct Interpreter<Context: Sendable>: Sendable {
 
   /// Runs synchronous states from `state` until the flow ends or reaches a state that
   /// needs the asynchronous loop.
+  @inlinable
   func runSynchronousStates(
     from state: Int32, context: inout Context, path: inout PathRecorder, checksCancellation: Bool
   ) throws(RunError) -> Stop {
+    let nodes = graph.nodeBase
     var state = state
-    let nodes = graph.nodes
     while true {
-      let node = nodes[Int(state)]
-      switch node.instruction {
-      case .asyncAction, .asyncCondition, .asyncSelect, .asyncDecideKey, .dispatch:
-        return .suspended(state)
-      case .pass, .action, .condition, .select, .decideKey:
-        break
-      }
+      let kind = nodes[Int(state)].kind
+      if kind.suspends { return .suspended(state) }
       try enter(state, path: &path, checksCancellation: checksCancellation)
+      let transition: Transition
       do {
-        switch node.instruction {
+        switch kind {
         case .pass:
-          break
-        case .action(let perform):
-          try perform(&context)
-        case .condition(let decide):
-          let yes = try decide(&context)
-          if node.isFinal { return .final(state, yes ? .yes : .no) }
-          state = yes ? node.next : node.alternative
-          continue
-        case .select(let select):
-          state = try select(&context)
-          continue
-        case .decideKey(let decide):
+          transition = .done
+        case .action:
+          try nodes[Int(state)].perform(&context)
+          transition = .done
+        case .condition:
+          transition = try nodes[Int(state)].decide(&context) ? .yes : .no
+        case .select:
+          transition = .select(try nodes[Int(state)].select(&context))
+        case .decideKey:
+          guard case .decideKey(let decide) = nodes[Int(state)].instruction(Context.self) else {
+            preconditionFailure("a final multiple condition holds its decision")
+          }
           return .final(state, .key(try decide(&context)))
         case .asyncAction, .asyncCondition, .asyncSelect, .asyncDecideKey, .dispatch:
-          preconditionFailure("asynchronous instructions return before the state is entered")
+          preconditionFailure("asynchronous states return before they are entered")
         }
       } catch {
         throw failure(error, at: state, path: path)
       }
-      if node.isFinal { return .final(state, .done) }
-      state = node.next
+      // Read after the call, so that nothing but the state index lives across it.
+      let node = nodes[Int(state)]
+      switch transition {
+      case .done:
+        if node.isFinal { return .final(state, .done) }
+        state = node.next
+      case .yes:
+        if node.isFinal { return .final(state, .yes) }
+        state = node.next
+      case .no:
+        if node.isFinal { return .final(state, .no) }
+        state = node.alternative
+      case .select(let target):
+        state = target
+      }
     }
   }
 
   // MARK: - Asynchronous flows
 
   /// Runs the flow from `state` to one of its final states.
+  @inlinable
   func run(
     from state: Int32, context: inout Context, path: inout PathRecorder
   ) async throws(RunError) -> (state: Int32, decision: Decision) {
     var state = state
     while true {
-      let stop = try runSynchronousStates(
+      let current: Int32
+      switch try runSynchronousStates(
         from: state, context: &context, path: &path, checksCancellation: true)
-      guard case .suspended(let current) = stop else {
-        guard case .final(let final, let decision) = stop else { preconditionFailure() }
-        return (final, decision)
+      {
+      case .final(let final, let decision): return (final, decision)
+      case .suspended(let suspended): current = suspended
       }
       try enter(current, path: &path, checksCancellation: true)
-      let node = graph.nodes[Int(current)]
-      if case .dispatch(let plan) = node.instruction {
+      let node = graph.nodeBase[Int(current)]
+      if node.kind == .dispatch {
         try await runDispatch(
-          graph.dispatches[Int(plan)], at: current, context: &context, path: &path)
+          graph.dispatches[Int(node.alternative)], at: current, context: &context, path: &path)
       } else {
         do {
-          switch node.instruction {
+          // Asynchronous calls cannot borrow: the instruction is copied out (one retain).
+          switch node.instruction(Context.self) {
           case .asyncAction(let perform):
             try await perform(&context)
           case .asyncCondition(let decide):
@@ -99,7 +133,7 @@ struct Interpreter<Context: Sendable>: Sendable {
           case .asyncDecideKey(let decide):
             return (current, .key(try await decide(&context)))
           case .pass, .action, .condition, .select, .decideKey, .dispatch:
-            preconditionFailure("only asynchronous instructions suspend the synchronous loop")
+            preconditionFailure("only asynchronous states suspend the synchronous loop")
           }
         } catch {
           throw failure(error, at: current, path: path)
@@ -112,11 +146,12 @@ struct Interpreter<Context: Sendable>: Sendable {
 
   /// Runs a dispatch's branches as child tasks, then folds their contexts back in
   /// declaration order.
-  private func runDispatch(
+  @usableFromInline
+  func runDispatch(
     _ plan: DispatchPlan<Context>, at state: Int32, context: inout Context,
     path: inout PathRecorder
   ) async throws(RunError) {
-    typealias Branch = (context: Context, path: PathRecorder)
+    typealias Branch = (context: Context, path: [Int32], count: Int)
     let snapshot = context
     let interpreter = self
     let outcome = await withTaskGroup(
@@ -125,10 +160,10 @@ struct Interpreter<Context: Sendable>: Sendable {
       for (index, start) in plan.branchStarts.enumerated() {
         group.addTask {
           var branchContext = snapshot
-          var branchPath = PathRecorder()
+          var branchPath = PathRecorder(limit: interpreter.stepLimit)
           do throws(RunError) {
             _ = try await interpreter.run(from: start, context: &branchContext, path: &branchPath)
-            return (index, .success((branchContext, branchPath)))
+            return (index, .success((branchContext, branchPath.states, branchPath.count)))
           } catch {
             return (index, .failure(error))
           }
@@ -152,7 +187,7 @@ struct Interpreter<Context: Sendable>: Sendable {
       throw branchFailure(error, after: path)
     case .success(let branches):
       for branch in branches {
-        try join(branch.context, branch.path, with: plan, at: state, into: &context, path: &path)
+        try join(branch, with: plan, at: state, into: &context, path: &path)
       }
     }
   }
@@ -161,89 +196,111 @@ struct Interpreter<Context: Sendable>: Sendable {
 
   /// Runs the flow from `state` to one of its final states without suspending; a dispatch
   /// runs its branches one after another, in declaration order.
+  @inlinable
   func runSynchronously(
     from state: Int32, context: inout Context, path: inout PathRecorder
   ) throws(RunError) -> (state: Int32, decision: Decision) {
     var state = state
     while true {
-      let stop = try runSynchronousStates(
+      let current: Int32
+      switch try runSynchronousStates(
         from: state, context: &context, path: &path, checksCancellation: false)
-      guard case .suspended(let current) = stop else {
-        guard case .final(let final, let decision) = stop else { preconditionFailure() }
-        return (final, decision)
+      {
+      case .final(let final, let decision): return (final, decision)
+      case .suspended(let suspended): current = suspended
       }
-      let node = graph.nodes[Int(current)]
-      guard case .dispatch(let planIndex) = node.instruction else {
+      let node = graph.nodeBase[Int(current)]
+      guard node.kind == .dispatch else {
         throw asynchronousStateError(current, path: path)
       }
       try enter(current, path: &path, checksCancellation: false)
-      let plan = graph.dispatches[Int(planIndex)]
-      // Every branch ends before any joins, as in a concurrent run, so a failing branch's
-      // path holds only its own states and the merge sees the same inputs.
-      var branches: [(context: Context, path: PathRecorder)] = []
-      branches.reserveCapacity(plan.branchStarts.count)
-      for start in plan.branchStarts {
-        var branchContext = context
-        var branchPath = PathRecorder()
-        do throws(RunError) {
-          _ = try runSynchronously(from: start, context: &branchContext, path: &branchPath)
-        } catch {
-          throw branchFailure(error, after: path)
-        }
-        branches.append((branchContext, branchPath))
-      }
-      for branch in branches {
-        try join(branch.context, branch.path, with: plan, at: current, into: &context, path: &path)
-      }
+      try runDispatchSynchronously(
+        graph.dispatches[Int(node.alternative)], at: current, context: &context, path: &path)
       if node.isFinal { return (current, .done) }
       state = node.next
+    }
+  }
+
+  /// Runs a dispatch's branches one after another, then folds them back in declaration
+  /// order.
+  @usableFromInline
+  func runDispatchSynchronously(
+    _ plan: DispatchPlan<Context>, at state: Int32, context: inout Context,
+    path: inout PathRecorder
+  ) throws(RunError) {
+    // Every branch ends before any joins, as in a concurrent run, so a failing branch's
+    // path holds only its own states and the merge sees the same inputs.
+    var branches: [(context: Context, path: [Int32], count: Int)] = []
+    branches.reserveCapacity(plan.branchStarts.count)
+    for start in plan.branchStarts {
+      var branchContext = context
+      var branchPath = PathRecorder(limit: stepLimit)
+      do throws(RunError) {
+        _ = try runSynchronously(from: start, context: &branchContext, path: &branchPath)
+      } catch {
+        throw branchFailure(error, after: path)
+      }
+      branches.append((branchContext, branchPath.states, branchPath.count))
+    }
+    for branch in branches {
+      try join(branch, with: plan, at: state, into: &context, path: &path)
     }
   }
 
   // MARK: - Shared steps
 
   /// Checks the step limit and cancellation, then records `state` as entered.
-  @inline(__always)
-  private func enter(
+  @inlinable @inline(__always)
+  func enter(
     _ state: Int32, path: inout PathRecorder, checksCancellation: Bool
   ) throws(RunError) {
-    if path.count >= stepLimit {
-      throw error(
-        .stepLimitExceeded, at: state, path: path,
-        reason:
-          "The run exceeded its step limit of \(stepLimit) states before entering \(describe(state)). A cycle may never reach a final state, or the limit may be too low."
-      )
-    }
     if checksCancellation && Task.isCancelled {
-      throw error(
-        .cancelled, at: state, path: path,
-        reason: "The run was cancelled before entering \(describe(state)).")
+      throw cancellationError(at: state, path: path)
     }
-    path.record(state)
+    if _slowPath(!path.record(state)) {
+      throw stepLimitError(at: state, path: path)
+    }
+  }
+
+  @usableFromInline
+  func stepLimitError(at state: Int32, path: borrowing PathRecorder) -> RunError {
+    error(
+      .stepLimitExceeded, at: state, path: path,
+      reason:
+        "The run exceeded its step limit of \(stepLimit) states before entering \(describe(state)). A cycle may never reach a final state, or the limit may be too low."
+    )
+  }
+
+  @usableFromInline
+  func cancellationError(at state: Int32, path: borrowing PathRecorder) -> RunError {
+    error(
+      .cancelled, at: state, path: path,
+      reason: "The run was cancelled before entering \(describe(state)).")
   }
 
   /// Folds one finished branch into the dispatching flow.
   private func join(
-    _ branchContext: Context, _ branchPath: PathRecorder, with plan: DispatchPlan<Context>,
+    _ branch: (context: Context, path: [Int32], count: Int), with plan: DispatchPlan<Context>,
     at state: Int32, into context: inout Context, path: inout PathRecorder
   ) throws(RunError) {
-    path.append(branchPath)
+    path.append(branch.path, count: branch.count)
     guard let merge = plan.merge else { return }
     do {
-      try merge(&context, branchContext)
+      try merge(&context, branch.context)
     } catch {
       throw failure(error, at: state, path: path)
     }
   }
 
   /// A branch's error, with the path of the flow that dispatched the branch before its own.
-  private func branchFailure(_ error: RunError, after path: PathRecorder) -> RunError {
+  private func branchFailure(_ error: RunError, after path: borrowing PathRecorder) -> RunError {
     let prefix = path.states.map(StateID.init)
     return error.prefixed(by: prefix, names: prefix.map { graph.records[$0.index].name })
   }
 
   /// The run error for an error thrown by a state's code.
-  private func failure(_ thrown: any Error, at state: Int32, path: PathRecorder) -> RunError {
+  @usableFromInline
+  func failure(_ thrown: any Error, at state: Int32, path: borrowing PathRecorder) -> RunError {
     if let unmatched = thrown as? UnmatchedKey {
       return error(
         .unmatchedKey, at: state, path: path, unmatchedKey: unmatched.key,
@@ -261,7 +318,8 @@ struct Interpreter<Context: Sendable>: Sendable {
       reason: "The run stopped at \(describe(state)): it threw \(String(reflecting: thrown)).")
   }
 
-  func asynchronousStateError(_ state: Int32, path: PathRecorder) -> RunError {
+  @usableFromInline
+  func asynchronousStateError(_ state: Int32, path: borrowing PathRecorder) -> RunError {
     error(
       .asynchronousState, at: state, path: path,
       reason:
@@ -270,7 +328,7 @@ struct Interpreter<Context: Sendable>: Sendable {
   }
 
   private func error(
-    _ kind: RunError.Kind, at state: Int32, path: PathRecorder,
+    _ kind: RunError.Kind, at state: Int32, path: borrowing PathRecorder,
     underlyingError: (any Error)? = nil, unmatchedKey: (any Hashable & Sendable)? = nil,
     reason: String
   ) -> RunError {

@@ -18,5 +18,5 @@ public struct RunResult<Context: Sendable>: Sendable {
   public let stepCount: Int
 
   /// How many of the most recent states ``path`` keeps.
-  public static var pathCapacity: Int { PathRecorder.capacity }
+  public static var pathCapacity: Int { PathRecorder.maximumCapacity }
 }
