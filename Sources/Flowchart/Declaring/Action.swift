@@ -25,6 +25,8 @@ public struct Action<Context: Sendable>: Sendable {
   ///     run; inside a ``Dispatch`` branch it ends the branch.
   ///   - perform: The work. It receives the run's context `inout`; an error it throws
   ///     ends the run with a ``RunError``.
+  ///   - fileID: The file of the declaration, for definition errors; keep the default.
+  ///   - line: The line of the declaration, for definition errors; keep the default.
   public init(
     _ name: String,
     isFinal: Bool = false,
@@ -44,6 +46,8 @@ public struct Action<Context: Sendable>: Sendable {
   ///   - name: The label shown in printed trees, errors and results.
   ///   - isFinal: Whether the flow ends after this action.
   ///   - perform: The asynchronous work.
+  ///   - fileID: The file of the declaration, for definition errors; keep the default.
+  ///   - line: The line of the declaration, for definition errors; keep the default.
   public init(
     _ name: String,
     isFinal: Bool = false,

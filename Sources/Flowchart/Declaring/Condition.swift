@@ -27,6 +27,8 @@ public struct Condition<Context: Sendable>: Sendable {
   ///   - decide: Returns `true` to follow `yes`, `false` to follow `no`.
   ///   - yes: The states to run when the decision is `true`.
   ///   - no: The states to run when the decision is `false`.
+  ///   - fileID: The file of the declaration, for definition errors; keep the default.
+  ///   - line: The line of the declaration, for definition errors; keep the default.
   public init(
     _ name: String,
     isFinal: Bool = false,
@@ -47,6 +49,8 @@ public struct Condition<Context: Sendable>: Sendable {
   ///   - decide: Returns `true` to follow `yes`, `false` to follow `no`.
   ///   - yes: The states to run when the decision is `true`.
   ///   - no: The states to run when the decision is `false`.
+  ///   - fileID: The file of the declaration, for definition errors; keep the default.
+  ///   - line: The line of the declaration, for definition errors; keep the default.
   public init(
     _ name: String,
     isFinal: Bool = false,

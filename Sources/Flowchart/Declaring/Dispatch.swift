@@ -22,7 +22,7 @@
 /// ```
 ///
 /// If a branch fails, its siblings are cancelled and the run ends with that branch's
-/// ``RunError``. Run synchronously (``Flowchart/runSynchronously(with:startingAt:stepLimit:)``),
+/// ``RunError``. Run synchronously (``Flowchart/runSynchronously(with:startingAt:stepLimit:)-(_,StateID?,_)``),
 /// the branches run one after another, in declaration order.
 public struct Dispatch<Context: Sendable>: Sendable {
   let declaration: Declaration<Context>
@@ -33,6 +33,8 @@ public struct Dispatch<Context: Sendable>: Sendable {
   ///   - name: The label shown in printed trees, errors and results.
   ///   - isFinal: Whether the flow ends once the branches have ended.
   ///   - branches: The ``Branch`` declarations, in order.
+  ///   - fileID: The file of the declaration, for definition errors; keep the default.
+  ///   - line: The line of the declaration, for definition errors; keep the default.
   public init(
     _ name: String,
     isFinal: Bool = false,
@@ -51,6 +53,8 @@ public struct Dispatch<Context: Sendable>: Sendable {
   ///   - merge: Called once per branch, in declaration order, with the running context
   ///     and that branch's final copy. An error it throws ends the run.
   ///   - branches: The ``Branch`` declarations, in order.
+  ///   - fileID: The file of the declaration, for definition errors; keep the default.
+  ///   - line: The line of the declaration, for definition errors; keep the default.
   public init(
     _ name: String,
     isFinal: Bool = false,

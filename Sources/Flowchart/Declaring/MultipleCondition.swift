@@ -30,6 +30,8 @@ public struct MultipleCondition<Context: Sendable, Key: Hashable & Sendable>: Se
   ///   - decide: Returns the key whose exit the run follows.
   ///   - exits: The ``Case`` exits, in the order they are printed, and at most one
   ///     ``Default``.
+  ///   - fileID: The file of the declaration, for definition errors; keep the default.
+  ///   - line: The line of the declaration, for definition errors; keep the default.
   public init(
     _ name: String,
     isFinal: Bool = false,
@@ -49,6 +51,8 @@ public struct MultipleCondition<Context: Sendable, Key: Hashable & Sendable>: Se
   ///   - isFinal: Whether the flow ends after the decision.
   ///   - decide: Returns the key whose exit the run follows.
   ///   - exits: The ``Case`` exits and at most one ``Default``.
+  ///   - fileID: The file of the declaration, for definition errors; keep the default.
+  ///   - line: The line of the declaration, for definition errors; keep the default.
   public init(
     _ name: String,
     isFinal: Bool = false,
@@ -116,6 +120,8 @@ public struct Case<Context: Sendable, Key: Hashable & Sendable>: Sendable {
   ///   - key: The key this exit answers. Each key may appear once per multiple condition.
   ///   - body: The states to run for this key. An empty block goes straight on to what
   ///     follows the multiple condition.
+  ///   - fileID: The file of the declaration, for definition errors; keep the default.
+  ///   - line: The line of the declaration, for definition errors; keep the default.
   public init(
     _ key: Key,
     fileID: String = #fileID,

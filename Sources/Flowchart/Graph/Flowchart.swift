@@ -37,6 +37,8 @@ public struct Flowchart<Context: Sendable>: Sendable {
   ///   - entryPoints: Names of further states a run may start at that the start does not
   ///     lead to. Any reachable named state may start a run without being listed.
   ///   - declarations: The chart's states.
+  ///   - fileID: The file of the declaration, for definition errors; keep the default.
+  ///   - line: The line of the declaration, for definition errors; keep the default.
   /// - Throws: A ``DefinitionError`` listing every problem of the declaration.
   /// - Complexity: O(*n*) in the number of declared states and arrows.
   public init(
@@ -62,7 +64,7 @@ extension Flowchart {
   public var entryPoints: [StateID] { graph.entryPoints.map(StateID.init) }
 
   /// Whether no state is asynchronous, so that
-  /// ``runSynchronously(with:startingAt:stepLimit:)`` can run the chart.
+  /// ``runSynchronously(with:startingAt:stepLimit:)-(_,StateID?,_)`` can run the chart.
   public var isSynchronous: Bool { graph.asynchronousStates.isEmpty }
 
   /// A description of the state `id`.

@@ -39,7 +39,7 @@ extension Flowchart {
   ///
   /// - Throws: A ``RunError`` of kind ``RunError/Kind/unknownStartState`` when `name`
   ///   names no top-level state or several, or any error
-  ///   ``run(with:startingAt:stepLimit:)`` throws.
+  ///   ``run(with:startingAt:stepLimit:)-(_,StateID?,_)`` throws.
   public func run(
     with context: Context, startingAt name: String, stepLimit: Int? = nil
   ) async throws(RunError) -> RunResult<Context> {
@@ -79,7 +79,7 @@ extension Flowchart {
   ///
   /// - Throws: A ``RunError`` of kind ``RunError/Kind/unknownStartState`` when `name`
   ///   names no top-level state or several, or any error
-  ///   ``runSynchronously(with:startingAt:stepLimit:)`` throws.
+  ///   ``runSynchronously(with:startingAt:stepLimit:)-(_,StateID?,_)`` throws.
   public func runSynchronously(
     with context: Context, startingAt name: String, stepLimit: Int? = nil
   ) throws(RunError) -> RunResult<Context> {

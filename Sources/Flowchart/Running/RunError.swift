@@ -34,7 +34,7 @@ public struct RunError: Error, CustomStringConvertible {
     /// The run's task was cancelled. ``RunError/state`` is the state the run was about
     /// to enter, or the asynchronous state that stopped when cancelled.
     public static let cancelled = Kind(code: .cancelled)
-    /// ``Flowchart/runSynchronously(with:startingAt:stepLimit:)`` was called on a chart
+    /// ``Flowchart/runSynchronously(with:startingAt:stepLimit:)-(_,StateID?,_)`` was called on a chart
     /// with asynchronous states; ``RunError/state`` is the first of them.
     public static let asynchronousState = Kind(code: .asynchronousState)
     /// A run was asked to start at a name that names no state, or several, or a state

@@ -1,0 +1,253 @@
+import Flowchart
+import Foundation
+import Testing
+
+/// Every Swift code block of README.md, copied as written, with its promised behaviour asserted.
+///
+/// When a README example changes, change its copy here: a README example that no longer compiles
+/// or no longer does what the README says fails these tests.
+struct ReadmeExampleTests {
+  @Test func everySwiftBlockOfTheReadmeIsCopiedHere() throws {
+    let thisFile = URL(fileURLWithPath: #filePath)
+    let root = thisFile.deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent()
+    let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+    let copies = try String(contentsOf: thisFile, encoding: .utf8)
+      .split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+
+    let blocks = swiftBlocks(in: readme)
+    #expect(blocks.count == 4)
+    for block in blocks {
+      // Each line of the block, in order, with only this file's assertions in between.
+      var rest = copies[...]
+      for line in block where !line.isEmpty {
+        guard let found = rest.firstIndex(of: line) else {
+          Issue.record("README line not copied into ReadmeExampleTests.swift: \(line)")
+          break
+        }
+        rest = rest[(found + 1)...]
+      }
+    }
+  }
+
+  @Test func exampleRunsTheOtherCheckPathAndPrintsSTWorkflowsTree() throws {
+    // README: "Example".
+    struct Launch: Sendable {
+      var isFirstLaunch: Bool
+      var passesOtherCheck: Bool
+      var log: [String] = []
+    }
+
+    // swift-format-ignore
+    let chart = try Flowchart<Launch> {
+      Condition("Check first launch") { $0.isFirstLaunch } yes: {
+        Action("Fetch something") { $0.log.append("fetched") }
+        Action("Final state", isFinal: true)
+      } no: {
+        Condition("An other check") { $0.passesOtherCheck } yes: {
+          GoTo("Final state")
+        } no: {
+          Action("Log something") { $0.log.append("logged") }
+          GoTo("Final state")
+        }
+      }
+    }
+
+    let launch = Launch(isFirstLaunch: false, passesOtherCheck: false)
+    let result = try chart.runSynchronously(with: launch)
+    print(result.finalStateName, result.decision)  // Final state done
+    print(result.path.map { chart[$0].name })  // ["Check first launch", "An other check", …]
+    print(chart)
+    // End of the README block.
+
+    #expect(result.finalStateName == "Final state")
+    #expect(result.decision == .done)
+    #expect(
+      result.path.map { chart[$0].name } == [
+        "Check first launch", "An other check", "Log something", "Final state",
+      ])
+    #expect(result.context.log == ["logged"])
+    #expect(
+      chart.treeDescription == """
+        Check first launch (S)
+        Y- Fetch something (A)
+        |  Final state (A) !
+        N- An other check (S)
+        |  Y- Final state (A) !
+        |  N- Log something (A)
+        |  |  Final state (A) !
+
+        """)
+
+    let firstLaunch = try chart.runSynchronously(
+      with: Launch(isFirstLaunch: true, passesOtherCheck: false))
+    #expect(
+      firstLaunch.path.map { chart[$0].name } == [
+        "Check first launch", "Fetch something", "Final state",
+      ])
+    let otherCheckPasses = try chart.runSynchronously(
+      with: Launch(isFirstLaunch: false, passesOtherCheck: true))
+    #expect(
+      otherCheckPasses.path.map { chart[$0].name } == [
+        "Check first launch", "An other check", "Final state",
+      ])
+  }
+
+  @Test func allFourKindsFallThroughToTheDispatchAndMergeItsBranches() throws {
+    // README: "Four kinds of state, and a final flag".
+    enum Plan: Sendable, CaseIterable { case free, pro, team }
+
+    struct Signup: Sendable {
+      var plan: Plan
+      var profile: String?
+      var settings: String?
+    }
+
+    // swift-format-ignore
+    let onboarding = try Flowchart<Signup> {
+      MultipleCondition("Which plan?") { $0.plan } exits: {
+        Case(.free) { Action("Show ads") }
+        Case(.pro) { Action("Unlock pro features") }
+        Case(.team) { Action("Invite the team") }
+      }
+      Dispatch("Load account") { context, branch in
+        context.profile = context.profile ?? branch.profile
+        context.settings = context.settings ?? branch.settings
+      } branches: {
+        Branch { Action("Load profile", isFinal: true) { $0.profile = "Ada" } }
+        Branch { Action("Load settings", isFinal: true) { $0.settings = "Dark mode" } }
+      }
+      Condition("Ready?", isFinal: true) { $0.profile != nil && $0.settings != nil }
+    }
+    print(onboarding)
+    // End of the README block.
+
+    #expect(
+      onboarding.treeDescription == """
+        Which plan? (M)
+        +- free: Show ads (A)
+        |  Load account (D)
+        |  |- Load profile (A) !
+        |  |- Load settings (A) !
+        |  Ready? (S) !
+        +- pro: Unlock pro features (A)
+        |  Load account (D) *
+        +- team: Invite the team (A)
+        |  Load account (D) *
+
+        """)
+    #expect(onboarding.isSynchronous)
+    let kinds = onboarding.states.map { onboarding[$0].kind }
+    #expect(Set(kinds) == Set(StateKind.allCases))
+
+    for plan in Plan.allCases {
+      let result = try onboarding.runSynchronously(with: Signup(plan: plan))
+      #expect(result.finalStateName == "Ready?")
+      #expect(result.decision == .yes)
+      #expect(result.context.profile == "Ada")
+      #expect(result.context.settings == "Dark mode")
+    }
+  }
+
+  @Test func healthWorkflowMapsEveryRouteAndReportsErrors() async throws {
+    // README: "The Health workflow".
+    struct Subject: Sendable {
+      var isWillingToExercise: Bool
+      var isInjured: Bool
+    }
+
+    enum Outcome { case healthy, unhealthy, inconclusive }
+
+    // swift-format-ignore
+    let health = try Flowchart<Subject> {
+      Condition("Willing to exercise?") { $0.isWillingToExercise } yes: {
+        Action("Lift weights") { _ in try await Task.sleep(for: .milliseconds(20)) }
+        Action("Do sit-ups", isFinal: true) { _ in try await Task.sleep(for: .milliseconds(10)) }
+      } no: {
+        Condition("Injured?", isFinal: true) { $0.isInjured }
+      }
+    }
+
+    func outcome(of result: RunResult<Subject>) -> Outcome? {
+      switch (result.finalStateName, result.decision) {
+      case ("Do sit-ups", .done): .healthy
+      case ("Injured?", .yes): .inconclusive
+      case ("Injured?", .no): .unhealthy
+      default: nil
+      }
+    }
+
+    let result = try await health.run(with: Subject(isWillingToExercise: false, isInjured: true))
+    print(result.finalStateName, result.decision)  // Injured? yes
+    print(outcome(of: result)!)  // inconclusive
+    // End of the README block.
+
+    #expect(result.finalStateName == "Injured?")
+    #expect(result.decision == .yes)
+    #expect(outcome(of: result) == .inconclusive)
+    let healthy = try await health.run(with: Subject(isWillingToExercise: true, isInjured: false))
+    #expect(healthy.finalStateName == "Do sit-ups")
+    #expect(outcome(of: healthy) == .healthy)
+    let unhealthy = try await health.run(
+      with: Subject(isWillingToExercise: false, isInjured: false))
+    #expect(unhealthy.decision == .no)
+    #expect(outcome(of: unhealthy) == .unhealthy)
+
+    // README: "Runs, results, errors and cancellation", which goes on from the block above.
+    do throws(DefinitionError) {
+      // swift-format-ignore
+      _ = try Flowchart<Subject> {
+        Condition("Willing to exercise?") { $0.isWillingToExercise } yes: {
+          GoTo("Lift weight")
+        } no: {
+          Action("Rest")
+        }
+      }
+    } catch {
+      print(error)  // 2 problems: GoTo 'Lift weight' refers to no state; 'Rest' leads nowhere
+      #expect(error.problems.map(\.kind) == [.unknownName, .exitLeadsNowhere])
+      #expect(error.problems.map(\.name) == ["Lift weight", "Rest"])
+      #expect(error.description.contains("has 2 problems"))
+    }
+
+    let willing = Subject(isWillingToExercise: true, isInjured: false)
+    do {
+      _ = try await health.run(with: willing, stepLimit: 2)
+      Issue.record("The step limit should have stopped the run.")
+    } catch {
+      print(error.kind, error.stateName)  // step limit exceeded Do sit-ups
+      #expect(error.kind == .stepLimitExceeded)
+      #expect(error.stateName == "Do sit-ups")
+    }
+
+    let run = Task { try await health.run(with: willing) }
+    run.cancel()
+    do {
+      _ = try await run.value
+      Issue.record("The cancelled run should have thrown.")
+    } catch let error as RunError {
+      print(error.kind)  // cancelled
+      print(error)  // where the run stopped, and the path that led there
+      #expect(error.kind == .cancelled)
+      #expect(error.description.contains("Path: "))
+    }
+  }
+}
+
+/// The lines of each ```` ```swift ```` block of `markdown`, trimmed of surrounding blanks.
+private func swiftBlocks(in markdown: String) -> [[String]] {
+  var blocks: [[String]] = []
+  var current: [String]?
+  for line in markdown.split(separator: "\n", omittingEmptySubsequences: false) {
+    let trimmed = line.trimmingCharacters(in: .whitespaces)
+    if current == nil, trimmed == "```swift" {
+      current = []
+    } else if current != nil, trimmed == "```" {
+      blocks.append(current!)
+      current = nil
+    } else {
+      current?.append(trimmed)
+    }
+  }
+  return blocks
+}
