@@ -362,4 +362,67 @@ struct RunTests {
     }
     #expect(results == Array(repeating: 10, count: 20))
   }
+
+  @Test func pathKeepsTheMostRecentStatesInOrder() throws {
+    let chart = try Flowchart<Int> {
+      Action("Tick") { $0 += 1 }
+      Condition("Again?") {
+        $0 < 3_000
+      } yes: {
+        GoTo("Tick")
+      } no: {
+        Action("Done", isFinal: true)
+      }
+    }
+    let result = try chart.runSynchronously(with: 0)
+    #expect(result.stepCount == 6_001)
+    #expect(result.path.count == RunResult<Int>.pathCapacity)
+    // Oldest first: the kept window ends with the final state, alternating before it.
+    let names = result.path.map { chart[$0].name }
+    #expect(names.last == "Done")
+    for (offset, name) in names.dropLast().reversed().enumerated() {
+      #expect(name == (offset.isMultiple(of: 2) ? "Again?" : "Tick"))
+    }
+    let error = try #require(throws: RunError.self) {
+      try chart.runSynchronously(with: 0, stepLimit: 4_000)
+    }
+    #expect(error.path.count == RunResult<Int>.pathCapacity)
+    #expect(error.path.last.map { chart[$0].name } == "Again?")
+    #expect(error.stateName == "Tick")
+  }
+
+  @Test func longDispatchBranchesJoinTheirPathAndStepCount() async throws {
+    let chart = try Flowchart<Int> {
+      Action("Begin") { _ in }
+      Dispatch("Fan out") {
+        Branch {
+          Action("Count") { $0 += 1 }
+          Condition("More?") {
+            $0 < 1_500
+          } yes: {
+            GoTo("Count")
+          } no: {
+            Action("Counted", isFinal: true)
+          }
+        }
+        Branch { Action("Short", isFinal: true) }
+      }
+      Action("End", isFinal: true)
+    }
+    for result in [
+      try chart.runSynchronously(with: 0),
+      try await chart.run(with: 0),
+    ] {
+      #expect(result.stepCount == 2 + 3_001 + 1 + 1)
+      #expect(result.path.count == RunResult<Int>.pathCapacity)
+      let names = result.path.suffix(4).map { chart[$0].name }
+      #expect(names == ["More?", "Counted", "Short", "End"])
+    }
+    // Joined branch states count toward the step limit of the flow that dispatched them.
+    let error = try #require(throws: RunError.self) {
+      try chart.runSynchronously(with: 0, stepLimit: 3_004)
+    }
+    #expect(error.kind == .stepLimitExceeded)
+    #expect(error.stateName == "End")
+  }
 }

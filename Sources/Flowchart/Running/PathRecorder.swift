@@ -72,12 +72,23 @@ struct PathRecorder: ~Copyable {
   /// `states.count` when the branch's recorder dropped its oldest). They count toward this
   /// flow's step limit, which stops the flow at its next state if they passed it.
   mutating func append(_ states: [Int32], count: Int) {
+    let dropped = count - states.count
+    if dropped > 0 {
+      // The branch kept a full ring's worth, which overwrites every slot of this ring: make
+      // it full size, and count the dropped states before the kept ones, so the ring stays
+      // in order.
+      if mask + 1 < Self.maximumCapacity {
+        base.deallocate()
+        base = .allocate(capacity: Self.maximumCapacity)
+        mask = Self.maximumCapacity - 1
+      }
+      self.count += dropped
+    }
     for state in states {
       growIfFull()
       base[self.count & mask] = state
       self.count += 1
     }
-    self.count += count - states.count
     checkpoint = min(checkpoint, self.count)
   }
 
