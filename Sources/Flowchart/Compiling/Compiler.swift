@@ -5,8 +5,8 @@
 /// recursive, so a chart of any size or nesting compiles without growing the stack:
 /// 1. *Number*: walk the blocks with an explicit stack, give each state an index, and note
 ///    each exit as a ``Target`` (a state, a name to resolve, or the end of the flow).
-/// 2. *Resolve*: look names up once, check that arrows stay inside their flow and that
-///    every exit of a non-final state leads somewhere.
+/// 2. *Resolve*: look names up once, check that every `GoTo` names one state, that arrows
+///    stay inside their flow and that every exit of a non-final state leads somewhere.
 /// 3. *Check the graph*: every state reachable from the start or an entry point, every
 ///    state able to reach a final state.
 /// 4. *Emit*: the flat node array the runtime walks.
@@ -55,6 +55,9 @@ struct Compiler<Context: Sendable> {
   private var stack: [PendingBlock] = []
   private var flows: [FlowOwner] = [FlowOwner(dispatch: nil, branch: 0)]
   private var problems: [DefinitionError.Problem] = []
+  /// Every `GoTo` of the walked blocks, so that names are checked even where no arrow
+  /// takes the `GoTo` (after a final state or another `GoTo`).
+  private var goTos: [(name: String, location: SourceLocation)] = []
 
   init(entryPoints: [String], location: SourceLocation) {
     requestedEntryPoints = entryPoints
@@ -89,9 +92,16 @@ struct Compiler<Context: Sendable> {
     }
     let start = resolveStart(startTarget, with: &resolver)
     let entryPoints = resolveEntryPoints(with: &resolver)
+    for goTo in goTos {
+      _ = resolveName(goTo.name, at: goTo.location, what: "GoTo", with: &resolver)
+    }
 
     // Pass 3: check the graph as a whole.
-    checkReachability(exits: exits, roots: (start.map { [$0] } ?? []) + entryPoints)
+    // Without a start every state would be reported unreachable: the start's own problem
+    // says enough.
+    if let start {
+      checkReachability(exits: exits, roots: [start] + entryPoints)
+    }
     checkFinalStatesAreReachable(exits: exits)
 
     guard problems.isEmpty, let start else {
@@ -142,6 +152,9 @@ struct Compiler<Context: Sendable> {
   private mutating func walk(_ block: PendingBlock) {
     for (position, declaration) in block.declarations.enumerated() {
       guard case .state(let state) = declaration.node, let id = block.ids[position] else {
+        if case .goTo(let name, let location) = declaration.node {
+          goTos.append((name, location))
+        }
         continue
       }
       let following = position + 1 < block.declarations.count ? position + 1 : nil
@@ -175,9 +188,8 @@ struct Compiler<Context: Sendable> {
 
     case .condition(_, let yes, let no, let hasExits):
       if state.isFinal {
-        if !yes.isEmpty || !no.isEmpty {
-          reportFinalWithExits(state, exits: "yes: and no: branches")
-        }
+        // Even empty branches say the author expected the flow to go on.
+        if hasExits { reportFinalWithExits(state, exits: "yes: and no: branches") }
         return []
       }
       guard hasExits else {
@@ -194,7 +206,7 @@ struct Compiler<Context: Sendable> {
 
     case .multipleCondition(let decision, let hasExits):
       if state.isFinal {
-        if !decision.exits.isEmpty { reportFinalWithExits(state, exits: "keyed exits") }
+        if hasExits { reportFinalWithExits(state, exits: "keyed exits") }
         return []
       }
       guard hasExits, !decision.exits.isEmpty else {
@@ -270,6 +282,8 @@ struct Compiler<Context: Sendable> {
     /// per block; it is told apart from other references by its name and its location, so
     /// that two `GoTo`s written on one line are both reported.
     var reported: Set<Reference> = []
+    /// How many more unknown names get a "did you mean" suggestion.
+    var suggestionsLeft = 20
 
     /// A name as referenced at one place.
     struct Reference: Hashable {
@@ -329,9 +343,15 @@ struct Compiler<Context: Sendable> {
       return target
     case .unknown:
       if resolver.reported.insert(Resolver.Reference(name: name, location: location)).inserted {
-        let suggestion = closestName(to: name, in: resolver.statesByName.keys).map {
-          " (did you mean \(quoted($0))?)"
-        }
+        // A suggestion compares the name with every declared name: offer it for the first
+        // few unknown names only, so that many bad references cannot make compiling slow.
+        resolver.suggestionsLeft -= 1
+        let suggestion =
+          resolver.suggestionsLeft < 0
+          ? nil
+          : closestName(to: name, in: resolver.statesByName.keys).map {
+            " (did you mean \(quoted($0))?)"
+          }
         report(
           .unknownName, name, location,
           "\(what) \(quoted(name)) refers to no state. Declare a state named \(quoted(name)), or use one of the declared names\(suggestion ?? "")."

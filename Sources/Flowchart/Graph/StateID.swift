@@ -113,8 +113,8 @@ public struct StateInfo: Hashable, Sendable {
   /// Where the state was declared.
   public let location: SourceLocation
   /// The arrows leaving the state, in declaration order: a condition's `yes` then `no`, a
-  /// multiple condition's keys then its default, a dispatch's branches then its `next`.
-  /// Empty for a final state other than a dispatch.
+  /// multiple condition's `Case` and `Default` exits as written, a dispatch's branches then
+  /// its `next`. Empty for a final state other than a dispatch.
   public let exits: [Exit]
   /// Whether the state is at the top level of the chart, rather than inside a dispatch
   /// branch.

@@ -35,11 +35,13 @@ extension Flowchart: CustomStringConvertible, CustomDebugStringConvertible {
     return text
   }
 
-  /// The chart as a text tree, so `print(chart)` draws it; see ``printTree(to:)``.
-  public var description: String { treeDescription }
+  /// The chart as a text tree without its final line break, so `print(chart)` draws it;
+  /// see ``printTree(to:)``.
+  public var description: String { String(treeDescription.dropLast()) }
 
-  /// The chart as a text tree, so debug output and `dump` draw it; see ``printTree(to:)``.
-  public var debugDescription: String { treeDescription }
+  /// The chart as a text tree without its final line break, as `debugPrint` and string
+  /// interpolation in debug output show it; see ``printTree(to:)``.
+  public var debugDescription: String { description }
 }
 
 /// Draws a graph as STWorkflow's text tree, depth first, with an explicit stack.
