@@ -3,7 +3,9 @@ import PackageDescription
 
 let package = Package(
   name: "Flowchart",
-  platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
+  // macOS 15 and its peers bring Synchronization's Atomic, which the run loop uses to notice
+  // cancellation in one load.
+  platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
   products: [
     .library(name: "Flowchart", targets: ["Flowchart"])
   ],

@@ -477,28 +477,26 @@ struct DefinitionErrorTests {
       saying: ["Multiple condition 'Grade' is final but declares keyed exits"])
   }
 
-  @Test(arguments: [true, false])
-  func finalStateWithEmptyExitBlocksStillDeclaresExits(isCondition: Bool) {
-    let line = #line + 4
+  @Test func finalConditionWithEmptyBranchesStillDeclaresExits() {
+    let line = #line + 3
     let error = definitionError {
       try Flowchart<Switches> {
-        if isCondition {
-          Condition("Done?", isFinal: true) {
-            $0.isOn
-          } yes: {
-          } no: {
-          }
-        } else {
-          MultipleCondition("Done?", isFinal: true) {
-            $0.word
-          } exits: {
-          }
-        }
+        Condition("Done?", isFinal: true, { $0.isOn }, yes: {}, no: {})
       }
     }
     expectOnlyProblem(
-      error, .finalStateWithExits, name: "Done?", line: isCondition ? line : line + 2,
-      saying: ["is final but declares"])
+      error, .finalStateWithExits, name: "Done?", line: line, saying: ["is final but declares"])
+  }
+
+  @Test func finalMultipleConditionWithEmptyExitsStillDeclaresExits() {
+    let line = #line + 3
+    let error = definitionError {
+      try Flowchart<Switches> {
+        MultipleCondition("Done?", isFinal: true, { $0.word }, exits: {})
+      }
+    }
+    expectOnlyProblem(
+      error, .finalStateWithExits, name: "Done?", line: line, saying: ["is final but declares"])
   }
 
   @Test func unresolvedStartReportsOnlyItself() {

@@ -50,8 +50,35 @@ final class SelectBox<Context: Sendable>: Sendable {
   init(_ function: @escaping @Sendable (inout Context) throws -> Int32) { self.function = function }
 }
 
-/// The box of any other state's instruction: final multiple conditions and asynchronous
-/// states.
+/// The box of an asynchronous action.
+@usableFromInline
+final class AsyncActionBox<Context: Sendable>: Sendable {
+  @usableFromInline let function: @Sendable (inout Context) async throws -> Void
+  init(_ function: @escaping @Sendable (inout Context) async throws -> Void) {
+    self.function = function
+  }
+}
+
+/// The box of an asynchronous condition.
+@usableFromInline
+final class AsyncConditionBox<Context: Sendable>: Sendable {
+  @usableFromInline let function: @Sendable (inout Context) async throws -> Bool
+  init(_ function: @escaping @Sendable (inout Context) async throws -> Bool) {
+    self.function = function
+  }
+}
+
+/// The box of an asynchronous, non-final multiple condition.
+@usableFromInline
+final class AsyncSelectBox<Context: Sendable>: Sendable {
+  @usableFromInline let function: @Sendable (inout Context) async throws -> Int32
+  init(_ function: @escaping @Sendable (inout Context) async throws -> Int32) {
+    self.function = function
+  }
+}
+
+/// The box of a final multiple condition's instruction, synchronous or not: called once
+/// per run at most, so it needs no fast path.
 @usableFromInline
 final class InstructionBox<Context: Sendable>: Sendable {
   @usableFromInline let instruction: Instruction<Context>
@@ -113,11 +140,44 @@ struct Node {
       ._withUnsafeGuaranteedRef { try $0.function(&context) }
   }
 
-  /// The state's instruction, retained: for final multiple conditions and asynchronous
-  /// states, off the synchronous hot path.
+  /// Calls the state's asynchronous action.
   ///
-  /// - Precondition: ``kind`` is ``Kind/decideKey`` or asynchronous, and the graph is
-  ///   alive.
+  /// - Precondition: ``kind`` is ``Kind/asyncAction``, and the graph that owns the node
+  ///   stays alive until the call returns.
+  @inlinable @inline(__always)
+  func perform<Context: Sendable>(_ context: inout Context) async throws {
+    // Unretained: the graph owns the box for as long as the run holds the graph.
+    unowned(unsafe) let box = Unmanaged<AsyncActionBox<Context>>.fromOpaque(
+      code.unsafelyUnwrapped
+    ).takeUnretainedValue()
+    try await box.function(&context)
+  }
+
+  /// Calls the state's asynchronous condition.
+  ///
+  /// - Precondition: ``kind`` is ``Kind/asyncCondition``, and the graph stays alive.
+  @inlinable @inline(__always)
+  func decide<Context: Sendable>(_ context: inout Context) async throws -> Bool {
+    unowned(unsafe) let box = Unmanaged<AsyncConditionBox<Context>>.fromOpaque(
+      code.unsafelyUnwrapped
+    ).takeUnretainedValue()
+    return try await box.function(&context)
+  }
+
+  /// Calls the state's asynchronous multiple condition; returns the next state.
+  ///
+  /// - Precondition: ``kind`` is ``Kind/asyncSelect``, and the graph stays alive.
+  @inlinable @inline(__always)
+  func select<Context: Sendable>(_ context: inout Context) async throws -> Int32 {
+    unowned(unsafe) let box = Unmanaged<AsyncSelectBox<Context>>.fromOpaque(
+      code.unsafelyUnwrapped
+    ).takeUnretainedValue()
+    return try await box.function(&context)
+  }
+
+  /// The instruction of a final multiple condition, whose key becomes the run's decision.
+  ///
+  /// - Precondition: ``kind`` is ``Kind/decideKey`` or ``Kind/asyncDecideKey``.
   @inlinable
   func instruction<Context: Sendable>(_ context: Context.Type) -> Instruction<Context> {
     Unmanaged<InstructionBox<Context>>.fromOpaque(code.unsafelyUnwrapped)
@@ -206,8 +266,10 @@ final class Graph<Context: Sendable>: @unchecked Sendable {
       case .action(let function): box = ActionBox(function)
       case .condition(let function): box = ConditionBox(function)
       case .select(let function): box = SelectBox(function)
-      case .decideKey, .asyncAction, .asyncCondition, .asyncSelect, .asyncDecideKey:
-        box = InstructionBox(state.instruction)
+      case .asyncAction(let function): box = AsyncActionBox(function)
+      case .asyncCondition(let function): box = AsyncConditionBox(function)
+      case .asyncSelect(let function): box = AsyncSelectBox(function)
+      case .decideKey, .asyncDecideKey: box = InstructionBox(state.instruction)
       }
       if let box {
         boxes.append(box)

@@ -3,7 +3,7 @@
 ///
 /// The interpreter is iterative: following an arrow is an assignment to a local index,
 /// never a call, so long and cyclic runs do not grow the stack. Consecutive synchronous
-/// states run in one tight loop (``runSynchronousStates(from:context:path:checksCancellation:)``)
+/// states run in one tight loop (``runSynchronousStates(from:context:path:signal:)``)
 /// with no suspension and no allocation per step; the asynchronous loop only takes over
 /// for `async` states and dispatches.
 @usableFromInline
@@ -44,16 +44,21 @@ struct Interpreter<Context: Sendable>: Sendable {
 
   /// Runs synchronous states from `state` until the flow ends or reaches a state that
   /// needs the asynchronous loop.
-  @inlinable
+  ///
+  /// `signal` is checked before each state; `nil` in a synchronous run, which has no task
+  /// to cancel.
+  // Specialized for the caller's context, but not inlined: the asynchronous loop would copy
+  // it into each of its resumption points.
+  @inlinable @inline(never)
   func runSynchronousStates(
-    from state: Int32, context: inout Context, path: inout PathRecorder, checksCancellation: Bool
+    from state: Int32, context: inout Context, path: inout PathRecorder, signal: CancellationSignal?
   ) throws(RunError) -> Stop {
     let nodes = graph.nodeBase
     var state = state
     while true {
       let kind = nodes[Int(state)].kind
       if kind.suspends { return .suspended(state) }
-      try enter(state, path: &path, checksCancellation: checksCancellation)
+      try enter(state, path: &path, signal: signal)
       let transition: Transition
       do {
         switch kind {
@@ -97,50 +102,77 @@ struct Interpreter<Context: Sendable>: Sendable {
 
   // MARK: - Asynchronous flows
 
-  /// Runs the flow from `state` to one of its final states.
+  /// Runs the flow from `state` to one of its final states, in the current task.
+  ///
+  /// A cancellation handler on the task raises a ``CancellationSignal`` that the loop checks
+  /// before each state.
   @inlinable
   func run(
     from state: Int32, context: inout Context, path: inout PathRecorder
   ) async throws(RunError) -> (state: Int32, decision: Decision) {
+    let signal = CancellationSignal()
+    let outcome = await withTaskCancellationHandler {
+      () async -> Result<(state: Int32, decision: Decision), RunError> in
+      do throws(RunError) {
+        return .success(try await run(from: state, context: &context, path: &path, signal: signal))
+      } catch {
+        return .failure(error)
+      }
+    } onCancel: {
+      signal.cancel()
+    }
+    return try outcome.get()
+  }
+
+  /// The asynchronous loop: hands stretches of synchronous states to
+  /// ``runSynchronousStates(from:context:path:signal:)`` and runs the rest itself.
+  @inlinable
+  func run(
+    from state: Int32, context: inout Context, path: inout PathRecorder, signal: CancellationSignal
+  ) async throws(RunError) -> (state: Int32, decision: Decision) {
     var state = state
     while true {
-      let current: Int32
-      switch try runSynchronousStates(
-        from: state, context: &context, path: &path, checksCancellation: true)
-      {
-      case .final(let final, let decision): return (final, decision)
-      case .suspended(let suspended): current = suspended
+      var node = graph.nodeBase[Int(state)]
+      if !node.kind.suspends {
+        switch try runSynchronousStates(
+          from: state, context: &context, path: &path, signal: signal)
+        {
+        case .final(let final, let decision): return (final, decision)
+        case .suspended(let suspended): state = suspended
+        }
+        node = graph.nodeBase[Int(state)]
       }
-      try enter(current, path: &path, checksCancellation: true)
-      let node = graph.nodeBase[Int(current)]
+      try enter(state, path: &path, signal: signal)
       if node.kind == .dispatch {
         try await runDispatch(
-          graph.dispatches[Int(node.alternative)], at: current, context: &context, path: &path)
-      } else {
-        do {
-          // Asynchronous calls cannot borrow: the instruction is copied out (one retain).
-          switch node.instruction(Context.self) {
-          case .asyncAction(let perform):
-            try await perform(&context)
-          case .asyncCondition(let decide):
-            let yes = try await decide(&context)
-            if node.isFinal { return (current, yes ? .yes : .no) }
-            state = yes ? node.next : node.alternative
-            continue
-          case .asyncSelect(let select):
-            state = try await select(&context)
-            continue
-          case .asyncDecideKey(let decide):
-            return (current, .key(try await decide(&context)))
-          case .pass, .action, .condition, .select, .decideKey, .dispatch:
-            preconditionFailure("only asynchronous states suspend the synchronous loop")
-          }
-        } catch {
-          throw failure(error, at: current, path: path)
-        }
+          graph.dispatches[Int(node.alternative)], at: state, context: &context, path: &path)
+        if node.isFinal { return (state, .done) }
+        state = node.next
+        continue
       }
-      if node.isFinal { return (current, .done) }
-      state = node.next
+      do {
+        switch node.kind {
+        case .asyncAction:
+          try await node.perform(&context)
+          if node.isFinal { return (state, .done) }
+          state = node.next
+        case .asyncCondition:
+          let yes = try await node.decide(&context)
+          if node.isFinal { return (state, yes ? .yes : .no) }
+          state = yes ? node.next : node.alternative
+        case .asyncSelect:
+          state = try await node.select(&context)
+        case .asyncDecideKey:
+          guard case .asyncDecideKey(let decide) = node.instruction(Context.self) else {
+            preconditionFailure("a final multiple condition holds its decision")
+          }
+          return (state, .key(try await decide(&context)))
+        case .pass, .action, .condition, .select, .decideKey, .dispatch:
+          preconditionFailure("synchronous states and dispatches are handled above")
+        }
+      } catch {
+        throw failure(error, at: state, path: path)
+      }
     }
   }
 
@@ -204,7 +236,7 @@ struct Interpreter<Context: Sendable>: Sendable {
     while true {
       let current: Int32
       switch try runSynchronousStates(
-        from: state, context: &context, path: &path, checksCancellation: false)
+        from: state, context: &context, path: &path, signal: nil)
       {
       case .final(let final, let decision): return (final, decision)
       case .suspended(let suspended): current = suspended
@@ -213,7 +245,7 @@ struct Interpreter<Context: Sendable>: Sendable {
       guard node.kind == .dispatch else {
         throw asynchronousStateError(current, path: path)
       }
-      try enter(current, path: &path, checksCancellation: false)
+      try enter(current, path: &path, signal: nil)
       try runDispatchSynchronously(
         graph.dispatches[Int(node.alternative)], at: current, context: &context, path: &path)
       if node.isFinal { return (current, .done) }
@@ -252,9 +284,9 @@ struct Interpreter<Context: Sendable>: Sendable {
   /// Checks the step limit and cancellation, then records `state` as entered.
   @inlinable @inline(__always)
   func enter(
-    _ state: Int32, path: inout PathRecorder, checksCancellation: Bool
+    _ state: Int32, path: inout PathRecorder, signal: CancellationSignal?
   ) throws(RunError) {
-    if checksCancellation && Task.isCancelled {
+    if signal?.isCancelled ?? false {
       throw cancellationError(at: state, path: path)
     }
     if _slowPath(!path.record(state)) {
