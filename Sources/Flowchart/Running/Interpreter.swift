@@ -178,48 +178,60 @@ struct Interpreter<Context: Sendable>: Sendable {
 
   /// Runs a dispatch's branches as child tasks, then folds their contexts back in
   /// declaration order.
-  @usableFromInline
+  ///
+  /// One cancellation handler and one signal serve all the branches: the signal rises when
+  /// the dispatching task is cancelled or when a branch fails, and every branch checks it
+  /// before each state.
+  @inlinable
   func runDispatch(
     _ plan: DispatchPlan<Context>, at state: Int32, context: inout Context,
     path: inout PathRecorder
   ) async throws(RunError) {
-    typealias Branch = (context: Context, path: [Int32], count: Int)
     let snapshot = context
     let interpreter = self
-    let outcome = await withTaskGroup(
-      of: (Int, Result<Branch, RunError>).self, returning: Result<[Branch], RunError>.self
-    ) { group in
-      for (index, start) in plan.branchStarts.enumerated() {
-        group.addTask {
-          var branchContext = snapshot
-          var branchPath = PathRecorder(limit: interpreter.stepLimit)
-          do throws(RunError) {
-            _ = try await interpreter.run(from: start, context: &branchContext, path: &branchPath)
-            return (index, .success((branchContext, branchPath.states, branchPath.count)))
-          } catch {
-            return (index, .failure(error))
+    let signal = CancellationSignal()
+    let outcome = await withTaskCancellationHandler {
+      await withTaskGroup(of: BranchOutcome<Context>.self) { group in
+        for (index, start) in plan.branchStarts.enumerated() {
+          group.addTask {
+            var branchContext = snapshot
+            var branchPath = PathRecorder(limit: interpreter.stepLimit)
+            do throws(RunError) {
+              _ = try await interpreter.run(
+                from: start, context: &branchContext, path: &branchPath, signal: signal)
+              return BranchOutcome(
+                index: index,
+                result: .success(
+                  FinishedBranch(context: branchContext, path: branchPath.finish())))
+            } catch {
+              return BranchOutcome(index: index, result: .failure(error))
+            }
           }
         }
-      }
-      var branches = [Branch?](repeating: nil, count: plan.branchStarts.count)
-      for await (index, result) in group {
-        switch result {
-        case .success(let branch):
-          branches[index] = branch
-        case .failure(let error):
-          // Leaving the group cancels the siblings and waits for them to stop.
-          group.cancelAll()
-          return .failure(error)
+        var finished = [FinishedBranch<Context>?](repeating: nil, count: plan.branchStarts.count)
+        for await outcome in group {
+          switch outcome.result {
+          case .success(let branch):
+            finished[outcome.index] = branch
+          case .failure(let error):
+            // Leaving the group waits for the siblings, which stop at their next state.
+            signal.cancel()
+            group.cancelAll()
+            return Result<[FinishedBranch<Context>?], RunError>.failure(error)
+          }
         }
+        return .success(finished)
       }
-      return .success(branches.map { $0! })
+    } onCancel: {
+      signal.cancel()
     }
     switch outcome {
     case .failure(let error):
       throw branchFailure(error, after: path)
     case .success(let branches):
       for branch in branches {
-        try join(branch, with: plan, at: state, into: &context, path: &path)
+        // Every branch succeeded, so every slot is filled.
+        try join(branch.unsafelyUnwrapped, with: plan, at: state, into: &context, path: &path)
       }
     }
   }
@@ -262,7 +274,7 @@ struct Interpreter<Context: Sendable>: Sendable {
   ) throws(RunError) {
     // Every branch ends before any joins, as in a concurrent run, so a failing branch's
     // path holds only its own states and the merge sees the same inputs.
-    var branches: [(context: Context, path: [Int32], count: Int)] = []
+    var branches: [FinishedBranch<Context>] = []
     branches.reserveCapacity(plan.branchStarts.count)
     for start in plan.branchStarts {
       var branchContext = context
@@ -272,7 +284,7 @@ struct Interpreter<Context: Sendable>: Sendable {
       } catch {
         throw branchFailure(error, after: path)
       }
-      branches.append((branchContext, branchPath.states, branchPath.count))
+      branches.append(FinishedBranch(context: branchContext, path: branchPath.finish()))
     }
     for branch in branches {
       try join(branch, with: plan, at: state, into: &context, path: &path)
@@ -311,11 +323,12 @@ struct Interpreter<Context: Sendable>: Sendable {
   }
 
   /// Folds one finished branch into the dispatching flow.
-  private func join(
-    _ branch: (context: Context, path: [Int32], count: Int), with plan: DispatchPlan<Context>,
+  @usableFromInline
+  func join(
+    _ branch: FinishedBranch<Context>, with plan: DispatchPlan<Context>,
     at state: Int32, into context: inout Context, path: inout PathRecorder
   ) throws(RunError) {
-    path.append(branch.path, count: branch.count)
+    path.append(branch.path)
     guard let merge = plan.merge else { return }
     do {
       try merge(&context, branch.context)
@@ -325,7 +338,8 @@ struct Interpreter<Context: Sendable>: Sendable {
   }
 
   /// A branch's error, with the path of the flow that dispatched the branch before its own.
-  private func branchFailure(_ error: RunError, after path: borrowing PathRecorder) -> RunError {
+  @usableFromInline
+  func branchFailure(_ error: RunError, after path: borrowing PathRecorder) -> RunError {
     let prefix = path.states.map(StateID.init)
     return error.prefixed(by: prefix, names: prefix.map { graph.records[$0.index].name })
   }
@@ -380,4 +394,30 @@ struct Interpreter<Context: Sendable>: Sendable {
 
 extension String {
   var capitalizedFirst: String { prefix(1).uppercased() + dropFirst() }
+}
+
+/// A dispatch branch that ended at one of its final states: its context and its path.
+@usableFromInline
+struct FinishedBranch<Context: Sendable>: Sendable {
+  @usableFromInline var context: Context
+  @usableFromInline var path: RecordedPath
+
+  @usableFromInline
+  init(context: Context, path: RecordedPath) {
+    self.context = context
+    self.path = path
+  }
+}
+
+/// What a dispatch branch's task returns: which branch, and how it ended.
+@usableFromInline
+struct BranchOutcome<Context: Sendable>: Sendable {
+  @usableFromInline var index: Int
+  @usableFromInline var result: Result<FinishedBranch<Context>, RunError>
+
+  @usableFromInline
+  init(index: Int, result: Result<FinishedBranch<Context>, RunError>) {
+    self.index = index
+    self.result = result
+  }
 }

@@ -1,104 +1,195 @@
 /// Records the states a flow enters, keeping the most recent ``maximumCapacity`` of them
 /// in a ring, so a run of any length uses constant memory.
 ///
-/// Recording is on the run loop's hot path, so the recorder owns a raw buffer: a store
-/// and an increment per state, no uniqueness check, no allocation once the ring is full.
-/// The type is noncopyable, so exactly one owner holds the buffer and frees it.
+/// Recording is on the run loop's hot path: a store and an increment per state, one
+/// comparison against a checkpoint, no uniqueness check, and no allocation once the ring is
+/// full. The type is noncopyable, so exactly one flow writes the ring; when a dispatch
+/// branch ends, ``finish()`` hands the ring over, read-only, to the flow that joins it.
 @usableFromInline
 struct PathRecorder: ~Copyable {
   /// How many of the most recent states are kept. A power of two.
   @usableFromInline static var maximumCapacity: Int { 1_024 }
 
+  /// Owns the ring's memory; `nil` until the flow enters its second state, so a flow of
+  /// one state, such as a short dispatch branch, allocates nothing.
+  @usableFromInline var storage: PathStorage?
+  /// The ring's first element, cached from ``storage``; a placeholder, never written,
+  /// while there is no storage.
   @usableFromInline var base: UnsafeMutablePointer<Int32>
-  /// The buffer's capacity less one: a power of two less one, so `count & mask` is the
-  /// ring position.
-  @usableFromInline var mask: Int
+  /// The ring's capacity less one: a power of two less one, so `count & mask` is the ring
+  /// position.
+  @usableFromInline var mask = 0
+  /// The first state, kept here until the ring exists.
+  @usableFromInline var first: Int32 = 0
   /// How many states were recorded in all.
   @usableFromInline var count = 0
-  /// The count at which ``record(_:)`` must stop by the slow path: the buffer is full and
-  /// may grow, or the step limit is reached.
-  @usableFromInline var checkpoint: Int
+  /// The count at which ``record(_:)`` must take the slow path: the ring does not exist
+  /// yet, is full and may grow, or the step limit is reached.
+  @usableFromInline var checkpoint = 0
   /// The most states this flow may enter.
   @usableFromInline let limit: Int
 
   /// Creates an empty recorder for a flow that may enter at most `limit` states.
   @usableFromInline
   init(limit: Int) {
-    let capacity = 16
-    base = .allocate(capacity: capacity)
-    mask = capacity - 1
+    base = PathStorage.placeholder
     self.limit = max(limit, 0)
-    checkpoint = min(capacity, self.limit)
-  }
-
-  @inlinable
-  deinit {
-    base.deallocate()
   }
 
   /// Records one state; returns `false`, recording nothing, when the step limit is reached.
   @inlinable @inline(__always)
   mutating func record(_ state: Int32) -> Bool {
-    if _slowPath(count >= checkpoint) {
-      guard makeRoom() else { return false }
-    }
+    if _slowPath(count >= checkpoint) { return recordSlowly(state) }
     base[count & mask] = state
     count &+= 1
     return true
   }
 
-  /// Grows the buffer when it is full and may still grow, and moves the checkpoint on;
-  /// returns `false` when the step limit is reached.
+  /// Records a state where the fast path cannot: checks the step limit, keeps the first
+  /// state aside, creates or grows the ring, and moves the checkpoint on.
   @usableFromInline
-  mutating func makeRoom() -> Bool {
+  mutating func recordSlowly(_ state: Int32) -> Bool {
     guard count < limit else { return false }
+    if count == 0 && storage == nil {
+      first = state
+      count = 1
+      checkpoint = 1
+      return true
+    }
     growIfFull()
+    base[count & mask] = state
+    count += 1
     // Once the ring is as large as it gets, only the step limit stops the fast path.
     checkpoint = mask + 1 < Self.maximumCapacity ? min(mask + 1, limit) : limit
     return true
   }
 
+  /// Creates the ring once a second state comes, or doubles it when it is full, up to
+  /// ``maximumCapacity``.
   private mutating func growIfFull() {
+    guard let storage else {
+      let created = PathStorage.make(capacity: 8)
+      if count > 0 { created.elements[0] = first }
+      self.storage = created
+      base = created.elements
+      mask = 7
+      return
+    }
     let capacity = mask + 1
     guard count == capacity && capacity < Self.maximumCapacity else { return }
-    let larger = UnsafeMutablePointer<Int32>.allocate(capacity: capacity * 2)
-    larger.moveInitialize(from: base, count: capacity)
-    base.deallocate()
-    base = larger
+    let larger = PathStorage.make(capacity: capacity * 2)
+    larger.elements.initialize(from: storage.elements, count: capacity)
+    self.storage = larger
+    base = larger.elements
     mask = capacity * 2 - 1
   }
 
-  /// Records the states a dispatch branch entered, `count` in all (more than
-  /// `states.count` when the branch's recorder dropped its oldest). They count toward this
-  /// flow's step limit, which stops the flow at its next state if they passed it.
-  mutating func append(_ states: [Int32], count: Int) {
-    let dropped = count - states.count
+  /// Records the states a dispatch branch entered. They count toward this flow's step
+  /// limit, which stops the flow at its next state if they passed it.
+  mutating func append(_ branch: RecordedPath) {
+    let dropped = branch.count - branch.keptCount
     if dropped > 0 {
       // The branch kept a full ring's worth, which overwrites every slot of this ring: make
       // it full size, and count the dropped states before the kept ones, so the ring stays
       // in order.
+      if storage == nil { growIfFull() }
       if mask + 1 < Self.maximumCapacity {
-        base.deallocate()
-        base = .allocate(capacity: Self.maximumCapacity)
+        let full = PathStorage.make(capacity: Self.maximumCapacity)
+        storage = full
+        base = full.elements
         mask = Self.maximumCapacity - 1
       }
-      self.count += dropped
+      count += dropped
     }
-    for state in states {
-      growIfFull()
-      base[self.count & mask] = state
-      self.count += 1
+    branch.forEachKeptState { state in
+      if count == 0 && storage == nil {
+        first = state
+      } else {
+        growIfFull()
+        base[count & mask] = state
+      }
+      count += 1
     }
-    checkpoint = min(checkpoint, self.count)
+    checkpoint = min(checkpoint, count)
   }
 
   /// The kept states, oldest first.
   var states: [Int32] {
-    let kept = min(count, mask + 1)
-    return (count - kept..<count).map { base[$0 & mask] }
+    RecordedPath(storage: storage, mask: mask, first: first, count: count).states
+  }
+
+  /// Ends recording and hands the ring over to the flow that joins this one.
+  @usableFromInline
+  consuming func finish() -> RecordedPath {
+    RecordedPath(storage: storage, mask: mask, first: first, count: count)
   }
 }
 
-/// `PathRecorder` may move to another task: being noncopyable, its buffer has exactly one
-/// owner at a time, so no two tasks can reach it.
-extension PathRecorder: @unchecked Sendable {}
+/// The states a finished flow entered: a read-only view of its recorder's ring.
+///
+/// `@unchecked Sendable` because ``PathStorage`` is mutable memory: one ``PathRecorder``
+/// (noncopyable, so one flow) wrote it; once the recorder hands it over with
+/// ``PathRecorder/finish()``, nothing writes it again, and the joining flow only reads it.
+@usableFromInline
+struct RecordedPath: @unchecked Sendable {
+  @usableFromInline let storage: PathStorage?
+  @usableFromInline let mask: Int
+  @usableFromInline let first: Int32
+  /// How many states the flow entered in all.
+  @usableFromInline let count: Int
+
+  @usableFromInline
+  init(storage: PathStorage?, mask: Int, first: Int32, count: Int) {
+    self.storage = storage
+    self.mask = mask
+    self.first = first
+    self.count = count
+  }
+
+  /// How many of the states the ring kept.
+  var keptCount: Int { storage == nil ? min(count, 1) : min(count, mask + 1) }
+
+  /// Calls `body` with each kept state, oldest first.
+  func forEachKeptState(_ body: (Int32) -> Void) {
+    guard let storage else {
+      if count > 0 { body(first) }
+      return
+    }
+    let base = storage.elements
+    for position in count - keptCount..<count {
+      body(base[position & mask])
+    }
+  }
+
+  /// The kept states, oldest first.
+  var states: [Int32] {
+    var states: [Int32] = []
+    states.reserveCapacity(keptCount)
+    forEachKeptState { states.append($0) }
+    return states
+  }
+}
+
+/// The memory of a path's ring: one allocation, with the elements stored in the object.
+@usableFromInline
+final class PathStorage: ManagedBuffer<Void, Int32> {
+  /// A ring of `capacity` uninitialized elements. `Int32` is trivial, so elements need no
+  /// deinitialization.
+  @usableFromInline
+  static func make(capacity: Int) -> PathStorage {
+    // ManagedBuffer.create returns the dynamic type it was called on.
+    unsafeDowncast(create(minimumCapacity: capacity) { _ in }, to: PathStorage.self)
+  }
+
+  /// Where a recorder without storage points: never written, since such a recorder's
+  /// checkpoint sends every write to the slow path.
+  @usableFromInline
+  nonisolated(unsafe) static let placeholder = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
+
+  /// The first element. Stable for the object's life: a managed buffer's elements never
+  /// move.
+  @usableFromInline
+  var elements: UnsafeMutablePointer<Int32> {
+    withUnsafeMutablePointerToElements { $0 }
+  }
+}

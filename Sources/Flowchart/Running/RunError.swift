@@ -45,30 +45,57 @@ public struct RunError: Error, CustomStringConvertible {
     public var description: String { code.rawValue }
   }
 
+  /// The error's fields, in one object: a run error is one word wide, so the run loop,
+  /// which must make room for one in every frame that can throw, stays small.
+  private final class Storage: Sendable {
+    let kind: Kind
+    let state: StateID?
+    let stateName: String
+    let path: [StateID]
+    let underlyingError: (any Error)?
+    let unmatchedKey: (any Hashable & Sendable)?
+    let reason: String
+    let pathNames: [String]
+
+    init(
+      kind: Kind, state: StateID?, stateName: String, path: [StateID],
+      underlyingError: (any Error)?, unmatchedKey: (any Hashable & Sendable)?, reason: String,
+      pathNames: [String]
+    ) {
+      self.kind = kind
+      self.state = state
+      self.stateName = stateName
+      self.path = path
+      self.underlyingError = underlyingError
+      self.unmatchedKey = unmatchedKey
+      self.reason = reason
+      self.pathNames = pathNames
+    }
+  }
+
+  private let storage: Storage
+
   /// What ended the run.
-  public let kind: Kind
+  public var kind: Kind { storage.kind }
   /// The state where the run stopped; `nil` only for ``Kind/unknownStartState``.
-  public let state: StateID?
+  public var state: StateID? { storage.state }
   /// The name of ``state``, or the unknown name for ``Kind/unknownStartState``.
-  public let stateName: String
+  public var stateName: String { storage.stateName }
   /// The states entered before the run stopped, oldest first (the most recent
   /// ``RunResult/pathCapacity`` of them). Includes ``state`` when the state itself
   /// failed; excludes it when the run stopped before entering it.
-  public let path: [StateID]
+  public var path: [StateID] { storage.path }
   /// The error thrown by the state's code, for ``Kind/thrown``; the `CancellationError`
   /// an asynchronous state threw, if any, for ``Kind/cancelled``.
-  public let underlyingError: (any Error)?
+  public var underlyingError: (any Error)? { storage.underlyingError }
   /// The key that had no exit, for ``Kind/unmatchedKey``.
-  public let unmatchedKey: (any Hashable & Sendable)?
-  /// The first line of ``description``: where the run stopped and why.
-  let reason: String
-  /// The names of ``path``, for ``description``.
-  let pathNames: [String]
+  public var unmatchedKey: (any Hashable & Sendable)? { storage.unmatchedKey }
 
   /// A full account: where the run stopped, why, and the path that led there.
   public var description: String {
-    let route = pathNames.isEmpty ? "(no state entered)" : pathNames.joined(separator: " → ")
-    return "\(reason)\nPath: \(route)"
+    let names = storage.pathNames
+    let route = names.isEmpty ? "(no state entered)" : names.joined(separator: " → ")
+    return "\(storage.reason)\nPath: \(route)"
   }
 
   init(
@@ -76,21 +103,18 @@ public struct RunError: Error, CustomStringConvertible {
     underlyingError: (any Error)? = nil, unmatchedKey: (any Hashable & Sendable)? = nil,
     reason: String
   ) {
-    self.kind = kind
-    self.state = state
-    self.stateName = stateName
-    self.path = path
-    self.underlyingError = underlyingError
-    self.unmatchedKey = unmatchedKey
-    self.reason = reason
-    self.pathNames = pathNames
+    storage = Storage(
+      kind: kind, state: state, stateName: stateName, path: path,
+      underlyingError: underlyingError, unmatchedKey: unmatchedKey, reason: reason,
+      pathNames: pathNames)
   }
 
   /// The same error with `prefix` before its path: how a branch's error gains the path of
   /// the flow that dispatched it.
   func prefixed(by prefix: [StateID], names: [String]) -> RunError {
     RunError(
-      kind, state: state, stateName: stateName, path: prefix + path, pathNames: names + pathNames,
-      underlyingError: underlyingError, unmatchedKey: unmatchedKey, reason: reason)
+      kind, state: state, stateName: stateName, path: prefix + path,
+      pathNames: names + storage.pathNames, underlyingError: underlyingError,
+      unmatchedKey: unmatchedKey, reason: storage.reason)
   }
 }
