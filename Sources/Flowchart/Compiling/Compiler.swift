@@ -10,7 +10,8 @@
 /// 3. *Check the graph*: every state reachable from the start or an entry point, every
 ///    state able to reach a final state.
 /// 4. *Emit*: the flat node array the runtime walks.
-struct Compiler<Context: Sendable> {
+@usableFromInline
+struct Compiler {
   /// Where an exit leads, before names are resolved.
   enum Target {
     case state(Int32)
@@ -27,16 +28,20 @@ struct Compiler<Context: Sendable> {
 
   /// A state numbered in pass 1, with what pass 4 needs to emit it.
   struct PendingState {
-    var declaration: StateDeclaration<Context>
+    var declaration: StateDeclaration
+    /// The declaration's final flag, kept here for the graph checks, which read it for every
+    /// state and need not reach into the declaration.
+    var isFinal: Bool
     var flow: Int32
-    var exits: [PendingExit] = []
+    /// Where the state's exits are in ``Compiler/pendingExits``.
+    var exits: Range<Int32> = 0..<0
     /// For a dispatch: the flows of its branches, for messages.
     var branchFlows: [Int32] = []
   }
 
   /// A block waiting to be walked in pass 1.
   struct PendingBlock {
-    var declarations: [Declaration<Context>]
+    var declarations: [DeclarationNode]
     /// The index of each state declaration, `nil` for a `GoTo`.
     var ids: [Int32?]
     var continuation: Target
@@ -52,6 +57,11 @@ struct Compiler<Context: Sendable> {
   private let requestedEntryPoints: [String]
   private let location: SourceLocation
   private var states: [PendingState] = []
+  /// Every state's declared exits, one state after another: one array for the whole chart
+  /// rather than one per state.
+  private var pendingExits: [PendingExit] = []
+  /// Every state's name, in numbering order.
+  private var names: [String] = []
   private var stack: [PendingBlock] = []
   private var flows: [FlowOwner] = [FlowOwner(dispatch: nil, branch: 0)]
   private var problems: [DefinitionError.Problem] = []
@@ -59,14 +69,16 @@ struct Compiler<Context: Sendable> {
   /// takes the `GoTo` (after a final state or another `GoTo`).
   private var goTos: [(name: String, location: SourceLocation)] = []
 
+  @usableFromInline
   init(entryPoints: [String], location: SourceLocation) {
     requestedEntryPoints = entryPoints
     self.location = location
   }
 
-  mutating func compile(_ declarations: [Declaration<Context>]) throws(DefinitionError) -> Graph<
-    Context
-  > {
+  @usableFromInline
+  mutating func compile(
+    _ declarations: [DeclarationNode]
+  ) throws(DefinitionError) -> CompiledChart {
     // Pass 1: number the states.
     let startTarget = push(declarations, continuation: .end, flow: 0)
     while let block = stack.popLast() {
@@ -81,14 +93,14 @@ struct Compiler<Context: Sendable> {
     }
 
     // Pass 2: resolve names and check each exit.
-    let statesByName = Dictionary(grouping: states.indices.map { Int32($0) }) {
-      states[Int($0)].declaration.name
-    }
-    var resolver = Resolver(statesByName: statesByName)
-    var exits: [[(label: Exit.Label, target: Int32?)]] = []
-    exits.reserveCapacity(states.count)
+    let names = NameTable(self.names)
+    var resolver = Resolver(names: names)
+    var exits = ResolvedExits(
+      labels: pendingExits.map(\.label),
+      targets: [Int32?](repeating: nil, count: pendingExits.count),
+      ranges: states.map(\.exits))
     for index in states.indices {
-      exits.append(resolveExits(of: index, with: &resolver))
+      resolveExits(of: index, into: &exits, with: &resolver)
     }
     let start = resolveStart(startTarget, with: &resolver)
     let entryPoints = resolveEntryPoints(with: &resolver)
@@ -113,22 +125,23 @@ struct Compiler<Context: Sendable> {
     }
 
     // Pass 4: emit.
-    return emit(exits: exits, start: start, entryPoints: entryPoints, statesByName: statesByName)
+    return emit(exits: exits, start: start, entryPoints: entryPoints, names: names)
   }
 
   // MARK: - Pass 1
 
   /// Numbers the states of a block, schedules it for walking and returns its entry.
   private mutating func push(
-    _ declarations: [Declaration<Context>], continuation: Target, flow: Int32
+    _ declarations: [DeclarationNode], continuation: Target, flow: Int32
   ) -> Target {
     var ids: [Int32?] = []
     ids.reserveCapacity(declarations.count)
     for declaration in declarations {
-      switch declaration.node {
+      switch declaration {
       case .state(let state):
         ids.append(Int32(states.count))
-        states.append(PendingState(declaration: state, flow: flow))
+        states.append(PendingState(declaration: state, isFinal: state.isFinal, flow: flow))
+        names.append(state.name)
       case .goTo:
         ids.append(nil)
       }
@@ -139,10 +152,10 @@ struct Compiler<Context: Sendable> {
   }
 
   private func target(
-    of index: Int?, in declarations: [Declaration<Context>], ids: [Int32?], or continuation: Target
+    of index: Int?, in declarations: [DeclarationNode], ids: [Int32?], or continuation: Target
   ) -> Target {
     guard let index else { return continuation }
-    switch declarations[index].node {
+    switch declarations[index] {
     case .state: return .state(ids[index]!)
     case .goTo(let name, let location): return .name(name, location)
     }
@@ -151,8 +164,8 @@ struct Compiler<Context: Sendable> {
   /// Records the exits of each state of a block and schedules its nested blocks.
   private mutating func walk(_ block: PendingBlock) {
     for (position, declaration) in block.declarations.enumerated() {
-      guard case .state(let state) = declaration.node, let id = block.ids[position] else {
-        if case .goTo(let name, let location) = declaration.node {
+      guard case .state(let state) = declaration, let id = block.ids[position] else {
+        if case .goTo(let name, let location) = declaration {
           goTos.append((name, location))
         }
         continue
@@ -161,17 +174,19 @@ struct Compiler<Context: Sendable> {
       let next = target(
         of: following, in: block.declarations, ids: block.ids, or: block.continuation)
       checkName(state)
-      states[Int(id)].exits = exits(of: state, id: id, next: next, flow: block.flow)
+      let first = Int32(pendingExits.count)
+      appendExits(of: state, id: id, next: next, flow: block.flow)
+      states[Int(id)].exits = first..<Int32(pendingExits.count)
     }
   }
 
-  private mutating func checkName(_ state: StateDeclaration<Context>) {
+  private mutating func checkName(_ state: StateDeclaration) {
     if state.name.isEmpty {
       report(
         .invalidName, state.name, state.location,
         "A state has an empty name. Give every state a name: it labels the printed tree, errors and results."
       )
-    } else if state.name.contains(where: \.isNewline) {
+    } else if containsLineBreak(state.name) {
       report(
         .invalidName, state.name, state.location,
         "\(describe(state)) has a line break in its name. Keep names on one line so the printed tree stays readable."
@@ -179,42 +194,44 @@ struct Compiler<Context: Sendable> {
     }
   }
 
-  private mutating func exits(
-    of state: StateDeclaration<Context>, id: Int32, next: Target, flow: Int32
-  ) -> [PendingExit] {
+  /// Appends the exits of `state` to ``pendingExits`` and schedules the blocks they lead
+  /// into.
+  private mutating func appendExits(
+    of state: StateDeclaration, id: Int32, next: Target, flow: Int32
+  ) {
     switch state.body {
     case .action:
-      return state.isFinal ? [] : [PendingExit(label: .next, target: next)]
+      if !state.isFinal { pendingExits.append(PendingExit(label: .next, target: next)) }
 
     case .condition(_, let yes, let no, let hasExits):
       if state.isFinal {
         // Even empty branches say the author expected the flow to go on.
         if hasExits { reportFinalWithExits(state, exits: "yes: and no: branches") }
-        return []
+        return
       }
       guard hasExits else {
         report(
           .missingExits, state.name, state.location,
           "\(describe(state)) has no exits. Give it yes: and no: branches, or declare it final (isFinal: true) if the run ends with its decision."
         )
-        return []
+        return
       }
-      return [
-        PendingExit(label: .yes, target: push(yes, continuation: next, flow: flow)),
-        PendingExit(label: .no, target: push(no, continuation: next, flow: flow)),
-      ]
+      let yesEntry = push(yes, continuation: next, flow: flow)
+      let noEntry = push(no, continuation: next, flow: flow)
+      pendingExits.append(PendingExit(label: .yes, target: yesEntry))
+      pendingExits.append(PendingExit(label: .no, target: noEntry))
 
     case .multipleCondition(let decision, let hasExits):
       if state.isFinal {
         if hasExits { reportFinalWithExits(state, exits: "keyed exits") }
-        return []
+        return
       }
       guard hasExits, !decision.exits.isEmpty else {
         report(
           .missingExits, state.name, state.location,
           "\(describe(state)) has no exits. Declare a Case for each key it can decide (and a Default if you like), or declare it final (isFinal: true)."
         )
-        return []
+        return
       }
       for duplicate in decision.duplicateKeys {
         let exit = decision.exits[duplicate.index]
@@ -231,10 +248,10 @@ struct Compiler<Context: Sendable> {
           .missingCase, state.name, state.location,
           "\(describe(state)) has no exit for \(cases). Add a Case for each, or a Default.")
       }
-      return decision.exits.map { exit in
-        PendingExit(
-          label: exit.label.map(Exit.Label.key) ?? .default,
-          target: push(exit.body, continuation: next, flow: flow))
+      for exit in decision.exits {
+        let entry = push(exit.body, continuation: next, flow: flow)
+        pendingExits.append(
+          PendingExit(label: exit.label.map(Exit.Label.key) ?? .default, target: entry))
       }
 
     case .dispatch(let branches, _):
@@ -244,7 +261,6 @@ struct Compiler<Context: Sendable> {
           "\(describe(state)) has no branches. Declare at least one Branch, or use an Action instead."
         )
       }
-      var result: [PendingExit] = []
       for (index, branch) in branches.enumerated() {
         let branchFlow = Int32(flows.count)
         flows.append(FlowOwner(dispatch: id, branch: index))
@@ -257,16 +273,15 @@ struct Compiler<Context: Sendable> {
           continue
         }
         let entry = push(branch, continuation: .end, flow: branchFlow)
-        result.append(PendingExit(label: .branch(index), target: entry))
+        pendingExits.append(PendingExit(label: .branch(index), target: entry))
       }
       if !state.isFinal {
-        result.append(PendingExit(label: .next, target: next))
+        pendingExits.append(PendingExit(label: .next, target: next))
       }
-      return result
     }
   }
 
-  private mutating func reportFinalWithExits(_ state: StateDeclaration<Context>, exits: String) {
+  private mutating func reportFinalWithExits(_ state: StateDeclaration, exits: String) {
     report(
       .finalStateWithExits, state.name, state.location,
       "\(describe(state)) is final but declares \(exits), which could never be taken. Remove isFinal: true, or remove the exits."
@@ -277,7 +292,7 @@ struct Compiler<Context: Sendable> {
 
   /// Looks names up and reports each bad reference once.
   struct Resolver {
-    let statesByName: [String: [Int32]]
+    let names: NameTable
     /// The references already reported. A `GoTo` that ends several blocks is resolved once
     /// per block; it is told apart from other references by its name and its location, so
     /// that two `GoTo`s written on one line are both reported.
@@ -298,29 +313,32 @@ struct Compiler<Context: Sendable> {
     }
 
     func resolve(_ name: String) -> Outcome {
-      guard let matches = statesByName[name] else { return .unknown }
-      return matches.count == 1 ? .found(matches[0]) : .ambiguous(matches)
+      switch names.match(name) {
+      case .none: return .unknown
+      case .one(let state): return .found(state)
+      case .several(let states): return .ambiguous(states)
+      }
     }
   }
 
   private mutating func resolveExits(
-    of index: Int, with resolver: inout Resolver
-  ) -> [(label: Exit.Label, target: Int32?)] {
-    let state = states[index]
-    return state.exits.map { exit in
+    of index: Int, into exits: inout ResolvedExits, with resolver: inout Resolver
+  ) {
+    let flow = states[index].flow
+    for position in states[index].exits {
+      let exit = pendingExits[Int(position)]
       switch exit.target {
       case .state(let target):
-        return (exit.label, target)
+        exits.targets[Int(position)] = target
       case .end:
-        reportNowhere(state, exit.label)
-        return (exit.label, nil)
+        reportNowhere(states[index], exit.label)
       case .name(let name, let location):
         guard let target = resolveName(name, at: location, what: "GoTo", with: &resolver) else {
-          return (exit.label, nil)
+          continue
         }
         // A branch's entry is written inside the branch: a GoTo there belongs to its flow.
-        var flow = state.flow
-        if case .branch(let branch) = exit.label { flow = state.branchFlows[branch] }
+        var flow = flow
+        if case .branch(let branch) = exit.label { flow = states[index].branchFlows[branch] }
         if states[Int(target)].flow != flow {
           if resolver.reported.insert(Resolver.Reference(name: name, location: location)).inserted {
             report(
@@ -328,9 +346,9 @@ struct Compiler<Context: Sendable> {
               "GoTo \(quoted(name)) in \(describeFlow(flow)) leads to a state in \(describeFlow(states[Int(target)].flow)). Arrows cannot cross a dispatch branch's boundary: move the state into the same flow, or end the branch with a final state and continue after the dispatch."
             )
           }
-          return (exit.label, nil)
+          continue
         }
-        return (exit.label, target)
+        exits.targets[Int(position)] = target
       }
     }
   }
@@ -349,7 +367,7 @@ struct Compiler<Context: Sendable> {
         let suggestion =
           resolver.suggestionsLeft < 0
           ? nil
-          : closestName(to: name, in: resolver.statesByName.keys).map {
+          : closestName(to: name, in: resolver.names.names).map {
             " (did you mean \(quoted($0))?)"
           }
         report(
@@ -416,7 +434,7 @@ struct Compiler<Context: Sendable> {
   private mutating func resolveEntryPoints(with resolver: inout Resolver) -> [Int32] {
     var result: [Int32] = []
     for name in requestedEntryPoints {
-      var unique = Resolver(statesByName: resolver.statesByName)
+      var unique = Resolver(names: resolver.names)
       guard let index = resolveName(name, at: location, what: "Entry point", with: &unique) else {
         continue
       }
@@ -435,7 +453,7 @@ struct Compiler<Context: Sendable> {
   // MARK: - Pass 3
 
   private mutating func checkReachability(
-    exits: [[(label: Exit.Label, target: Int32?)]], roots: [Int32]
+    exits: ResolvedExits, roots: [Int32]
   ) {
     var reached = [Bool](repeating: false, count: states.count)
     /// Marks what `roots` lead to as reached; returns how many states it newly reached.
@@ -447,8 +465,10 @@ struct Compiler<Context: Sendable> {
         if reached[Int(index)] { continue }
         reached[Int(index)] = true
         count += 1
-        for exit in exits[Int(index)] {
-          if let target = exit.target, !reached[Int(target)] { pending.append(target) }
+        for position in exits.ranges[Int(index)] {
+          if let target = exits.targets[Int(position)], !reached[Int(target)] {
+            pending.append(target)
+          }
         }
       }
       return count
@@ -459,8 +479,8 @@ struct Compiler<Context: Sendable> {
     // Report each unreachable region once, at the state that leads into it.
     var hasUnreachablePredecessor = [Bool](repeating: false, count: states.count)
     for index in states.indices where !reached[index] {
-      for exit in exits[index] {
-        if let target = exit.target, Int(target) != index {
+      for position in exits.ranges[index] {
+        if let target = exits.targets[Int(position)], Int(target) != index {
           hasUnreachablePredecessor[Int(target)] = true
         }
       }
@@ -481,27 +501,43 @@ struct Compiler<Context: Sendable> {
   }
 
   private mutating func checkFinalStatesAreReachable(
-    exits: [[(label: Exit.Label, target: Int32?)]]
+    exits: ResolvedExits
   ) {
     // Walk arrows backwards from every state whose flow can end there: final states, and
     // states already reported (their broken exits would otherwise be reported twice).
-    var predecessors = [[Int32]](repeating: [], count: states.count)
+    // The predecessors of every state in one array (compressed rows): state `i`'s are at
+    // `predecessors[firstPredecessor[i]..<firstPredecessor[i + 1]]`.
+    var firstPredecessor = [Int](repeating: 0, count: states.count + 1)
     var escapes = [Bool](repeating: false, count: states.count)
     for index in states.indices {
-      if states[index].declaration.isFinal { escapes[index] = true }
-      for exit in exits[index] {
-        if case .branch = exit.label { continue }
-        if let target = exit.target {
-          predecessors[Int(target)].append(Int32(index))
+      if states[index].isFinal { escapes[index] = true }
+      let range = exits.ranges[index]
+      if range.isEmpty { escapes[index] = true }
+      for position in range where !exits.isBranch(position) {
+        if let target = exits.targets[Int(position)] {
+          firstPredecessor[Int(target) + 1] += 1
         } else {
           escapes[index] = true
         }
       }
-      if exits[index].isEmpty { escapes[index] = true }
+    }
+    for index in states.indices {
+      firstPredecessor[index + 1] += firstPredecessor[index]
+    }
+    var predecessors = [Int32](repeating: 0, count: firstPredecessor[states.count])
+    var filled = firstPredecessor
+    for index in states.indices {
+      for position in exits.ranges[index] where !exits.isBranch(position) {
+        if let target = exits.targets[Int(position)] {
+          predecessors[filled[Int(target)]] = Int32(index)
+          filled[Int(target)] += 1
+        }
+      }
     }
     var pending = states.indices.filter { escapes[$0] }.map { Int32($0) }
     while let index = pending.popLast() {
-      for predecessor in predecessors[Int(index)] where !escapes[Int(predecessor)] {
+      let incoming = firstPredecessor[Int(index)]..<firstPredecessor[Int(index) + 1]
+      for predecessor in predecessors[incoming] where !escapes[Int(predecessor)] {
         escapes[Int(predecessor)] = true
         pending.append(predecessor)
       }
@@ -530,78 +566,76 @@ struct Compiler<Context: Sendable> {
   // MARK: - Pass 4
 
   private func emit(
-    exits: [[(label: Exit.Label, target: Int32?)]], start: Int32, entryPoints: [Int32],
-    statesByName: [String: [Int32]]
-  ) -> Graph<Context> {
-    var compiled: [CompiledState<Context>] = []
-    compiled.reserveCapacity(states.count)
+    exits: ResolvedExits, start: Int32, entryPoints: [Int32],
+    names: NameTable
+  ) -> CompiledChart {
+    var nodes: [Node] = []
+    nodes.reserveCapacity(states.count)
+    var codeBoxes: [any AnyObject & Sendable] = []
+    codeBoxes.reserveCapacity(states.count)
     var records: [StateRecord] = []
     records.reserveCapacity(states.count)
-    var dispatches: [DispatchPlan<Context>] = []
-    for (index, state) in states.enumerated() {
-      let declaration = state.declaration
+    var allExits: [Exit] = []
+    var dispatches: [DispatchPlan] = []
+    for index in states.indices {
+      let declaration = states[index].declaration
       // Every target is resolved here: unresolved ones were reported and threw above.
-      let resolved = exits[index].map { Exit(label: $0.label, target: StateID($0.target!)) }
-      let targets = exits[index].map { $0.target! }
-      let instruction: Instruction<Context>
+      let firstExit = Int32(allExits.count)
+      let range = exits.ranges[index]
+      let exitCount = range.count
+      /// The target of the state's exit at `offset`. Every target is resolved here:
+      /// unresolved ones were reported, and compiling threw.
+      func target(_ offset: Int) -> Int32 { exits.targets[Int(range.lowerBound) + offset]! }
+      for offset in 0..<exitCount {
+        let label = exits.labels[Int(range.lowerBound) + offset]
+        allExits.append(Exit(label: label, target: StateID(target(offset))))
+      }
+      var node = Node(
+        kind: .pass, isFinal: declaration.isFinal, next: Node.none, alternative: Node.none,
+        code: nil)
+      let code: Code?
       let kind: StateKind
-      var isAsynchronous = false
-      var next = Node.none
-      var alternative = Node.none
       switch declaration.body {
       case .action(let work):
         kind = .action
-        instruction = work.map(Self.instruction(for:)) ?? .pass
-        isAsynchronous = work?.isAsynchronous ?? false
-        next = targets.first ?? Node.none
+        code = work
+        node.next = exitCount > 0 ? target(0) : Node.none
       case .condition(let work, _, _, _):
         kind = .condition
-        instruction = Self.instruction(for: work)
-        isAsynchronous = work.isAsynchronous
-        if targets.count == 2 {
-          next = targets[0]
-          alternative = targets[1]
+        code = work
+        if exitCount == 2 {
+          node.next = target(0)
+          node.alternative = target(1)
         }
       case .multipleCondition(let decision, _):
         kind = .multipleCondition
-        instruction =
-          declaration.isFinal ? decision.makeFinalDecision() : decision.makeSelector(targets)
-        isAsynchronous = decision.isAsynchronous
+        code =
+          declaration.isFinal
+          ? decision.makeFinalDecision() : decision.makeSelector((0..<exitCount).map(target))
       case .dispatch(_, let merge):
         kind = .dispatch
-        let branchStarts = exits[index].compactMap { exit -> Int32? in
-          if case .branch = exit.label { return exit.target } else { return nil }
-        }
-        instruction = .dispatch(Int32(dispatches.count))
+        code = nil
+        let branchStarts = range.filter(exits.isBranch).map { exits.targets[Int($0)]! }
+        node.kind = .dispatch
+        node.alternative = Int32(dispatches.count)
         dispatches.append(DispatchPlan(branchStarts: branchStarts, merge: merge))
-        if !declaration.isFinal, let last = targets.last { next = last }
+        if !declaration.isFinal, exitCount > 0 { node.next = target(exitCount - 1) }
       }
-      compiled.append(
-        CompiledState(
-          instruction: instruction, next: next, alternative: alternative,
-          isFinal: declaration.isFinal))
+      if let code {
+        node.kind = code.kind
+        node.code = UnsafeRawPointer(Unmanaged.passUnretained(code.box).toOpaque())
+        codeBoxes.append(code.box)
+      }
+      nodes.append(node)
       records.append(
         StateRecord(
           name: declaration.name, kind: kind, isFinal: declaration.isFinal,
-          isAsynchronous: isAsynchronous, location: declaration.location, exits: resolved,
-          flow: state.flow))
+          isAsynchronous: code?.isAsynchronous ?? false, location: declaration.location,
+          exits: firstExit..<Int32(allExits.count), flow: states[index].flow))
     }
-    let graph = Graph(
-      states: compiled, dispatches: dispatches, records: records, start: start,
-      entryPoints: entryPoints, statesByName: statesByName)
-    #if DEBUG
-      graph.checkInvariants()
-    #endif
-    return graph
-  }
-
-  private static func instruction(for work: Work<Context>) -> Instruction<Context> {
-    switch work {
-    case .action(let perform): .action(perform)
-    case .asyncAction(let perform): .asyncAction(perform)
-    case .condition(let decide): .condition(decide)
-    case .asyncCondition(let decide): .asyncCondition(decide)
-    }
+    return CompiledChart(
+      nodes: nodes, codeBoxes: codeBoxes, dispatches: dispatches, records: records,
+      exits: allExits, start: start, entryPoints: entryPoints, names: names)
   }
 
   // MARK: - Messages
@@ -613,7 +647,7 @@ struct Compiler<Context: Sendable> {
       DefinitionError.Problem(kind: kind, name: name, location: location, message: message))
   }
 
-  private func describe(_ state: StateDeclaration<Context>) -> String {
+  private func describe(_ state: StateDeclaration) -> String {
     let kind: String
     switch state.body {
     case .action: kind = "Action"
@@ -648,7 +682,7 @@ private func quoted(_ name: String) -> String {
 
 /// The declared name closest to `name` by edit distance, if it is close enough to be a
 /// likely typo. Only runs while reporting an error.
-private func closestName(to name: String, in names: Dictionary<String, [Int32]>.Keys) -> String? {
+private func closestName(to name: String, in names: some Collection<String>) -> String? {
   // A suggestion is a courtesy: skip it where comparing every name would cost too much.
   guard names.count <= 10_000 else { return nil }
   let target = Array(name.lowercased())
@@ -679,4 +713,33 @@ private func editDistance(_ a: [Character], _ b: [Character]) -> Int {
     swap(&previous, &current)
   }
   return previous[b.count]
+}
+
+/// Whether `name` spans several lines. Checks bytes, and only looks at characters, which is
+/// much slower, when the name is not ASCII.
+private func containsLineBreak(_ name: String) -> Bool {
+  var isASCII = true
+  for byte in name.utf8 {
+    // Line feed, vertical tab, form feed, carriage return.
+    if (0x0A...0x0D).contains(byte) { return true }
+    if byte >= 0x80 { isASCII = false }
+  }
+  return !isASCII && name.contains(where: \.isNewline)
+}
+
+/// Every state's exits after names are resolved: labels and targets in flat arrays, with
+/// each state's range, so that a large chart costs a few arrays rather than one per state.
+struct ResolvedExits {
+  /// The label of each exit, as ``Compiler/pendingExits`` holds them.
+  var labels: [Exit.Label]
+  /// The state each exit leads to, or `nil` when it leads nowhere (a reported problem).
+  var targets: [Int32?]
+  /// Where each state's exits are in `labels` and `targets`.
+  var ranges: [Range<Int32>]
+
+  /// Whether the exit at `position` starts a dispatch branch.
+  func isBranch(_ position: Int32) -> Bool {
+    if case .branch = labels[Int(position)] { return true }
+    return false
+  }
 }

@@ -14,7 +14,7 @@
 /// The work may be synchronous or `async throws`; the overload is chosen from the closure
 /// you write, and synchronous work never suspends the run.
 public struct Action<Context: Sendable>: Sendable {
-  let declaration: Declaration<Context>
+  @usableFromInline let declaration: Declaration<Context>
 
   /// Declares an action that runs synchronous work on the context.
   ///
@@ -34,7 +34,9 @@ public struct Action<Context: Sendable>: Sendable {
     line: Int = #line,
     _ perform: @escaping @Sendable (inout Context) throws -> Void
   ) {
-    self.init(name, isFinal, SourceLocation(fileID: fileID, line: line), .action(perform))
+    self.init(
+      name, isFinal, SourceLocation(fileID: fileID, line: line),
+      Code(kind: .action, box: ActionBox(perform)))
   }
 
   /// Declares an action that runs asynchronous work on the context.
@@ -55,7 +57,9 @@ public struct Action<Context: Sendable>: Sendable {
     line: Int = #line,
     _ perform: @escaping @Sendable (inout Context) async throws -> Void
   ) {
-    self.init(name, isFinal, SourceLocation(fileID: fileID, line: line), .asyncAction(perform))
+    self.init(
+      name, isFinal, SourceLocation(fileID: fileID, line: line),
+      Code(kind: .asyncAction, box: AsyncActionBox(perform)))
   }
 
   /// Declares an action with no work: a named point of the flow, often a final state that
@@ -73,8 +77,7 @@ public struct Action<Context: Sendable>: Sendable {
     self.init(name, isFinal, SourceLocation(fileID: fileID, line: line), nil)
   }
 
-  private init(_ name: String, _ isFinal: Bool, _ location: SourceLocation, _ work: Work<Context>?)
-  {
+  private init(_ name: String, _ isFinal: Bool, _ location: SourceLocation, _ work: Code?) {
     declaration = Declaration(
       .state(
         StateDeclaration(name: name, isFinal: isFinal, location: location, body: .action(work)))

@@ -16,7 +16,7 @@
 /// directly. A final condition still decides, and the run's result reports the decision,
 /// but it has no exits.
 public struct Condition<Context: Sendable>: Sendable {
-  let declaration: Declaration<Context>
+  @usableFromInline let declaration: Declaration<Context>
 
   /// Declares a condition with a synchronous decision and its two exits.
   ///
@@ -38,7 +38,9 @@ public struct Condition<Context: Sendable>: Sendable {
     @FlowBuilder<Context> yes: () -> [Declaration<Context>],
     @FlowBuilder<Context> no: () -> [Declaration<Context>]
   ) {
-    self.init(name, isFinal, fileID, line, .condition(decide), yes(), no(), hasExits: true)
+    self.init(
+      name, isFinal, fileID, line, Code(kind: .condition, box: ConditionBox(decide)), yes(),
+      no(), hasExits: true)
   }
 
   /// Declares a condition with an asynchronous decision and its two exits.
@@ -60,7 +62,9 @@ public struct Condition<Context: Sendable>: Sendable {
     @FlowBuilder<Context> yes: () -> [Declaration<Context>],
     @FlowBuilder<Context> no: () -> [Declaration<Context>]
   ) {
-    self.init(name, isFinal, fileID, line, .asyncCondition(decide), yes(), no(), hasExits: true)
+    self.init(
+      name, isFinal, fileID, line, Code(kind: .asyncCondition, box: AsyncConditionBox(decide)),
+      yes(), no(), hasExits: true)
   }
 
   /// Declares a condition without exits: usually a final condition whose decision is the
@@ -79,7 +83,9 @@ public struct Condition<Context: Sendable>: Sendable {
     line: Int = #line,
     _ decide: @escaping @Sendable (inout Context) throws -> Bool
   ) {
-    self.init(name, isFinal, fileID, line, .condition(decide), [], [], hasExits: false)
+    self.init(
+      name, isFinal, fileID, line, Code(kind: .condition, box: ConditionBox(decide)), [], [],
+      hasExits: false)
   }
 
   /// Declares a condition without exits whose decision is asynchronous.
@@ -92,15 +98,18 @@ public struct Condition<Context: Sendable>: Sendable {
     line: Int = #line,
     _ decide: @escaping @Sendable (inout Context) async throws -> Bool
   ) {
-    self.init(name, isFinal, fileID, line, .asyncCondition(decide), [], [], hasExits: false)
+    self.init(
+      name, isFinal, fileID, line, Code(kind: .asyncCondition, box: AsyncConditionBox(decide)),
+      [], [], hasExits: false)
   }
 
   // swift-format-ignore: FunctionParameterCount
   private init(
-    _ name: String, _ isFinal: Bool, _ fileID: String, _ line: Int, _ work: Work<Context>,
+    _ name: String, _ isFinal: Bool, _ fileID: String, _ line: Int, _ work: Code,
     _ yes: [Declaration<Context>], _ no: [Declaration<Context>], hasExits: Bool
   ) {
-    let body = DeclaredBody<Context>.condition(work, yes: yes, no: no, hasExits: hasExits)
+    let body = DeclaredBody.condition(
+      work, yes: yes.map(\.node), no: no.map(\.node), hasExits: hasExits)
     let location = SourceLocation(fileID: fileID, line: line)
     declaration = Declaration(
       .state(StateDeclaration(name: name, isFinal: isFinal, location: location, body: body))

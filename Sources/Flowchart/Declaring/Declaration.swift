@@ -4,9 +4,12 @@
 /// ``Condition``, ``MultipleCondition``, ``Dispatch`` and ``GoTo`` — become declarations
 /// inside a ``FlowBuilder`` block. The value is opaque: only the compiler reads it.
 public struct Declaration<Context: Sendable>: Sendable {
-  let node: DeclarationNode<Context>
+  /// The declaration, with its context type erased: the compiler reads it without generic
+  /// code. The closures inside are boxed over `Context`.
+  @usableFromInline let node: DeclarationNode
 
-  init(_ node: DeclarationNode<Context>) {
+  @usableFromInline
+  init(_ node: DeclarationNode) {
     self.node = node
   }
 }
@@ -28,51 +31,45 @@ public struct SourceLocation: Hashable, Sendable, CustomStringConvertible {
   public var description: String { "\(fileID):\(line)" }
 }
 
-/// The internal tree the public declaration types lower into.
-enum DeclarationNode<Context: Sendable>: Sendable {
+/// The internal tree the public declaration types lower into. Not generic: each closure is
+/// already in its box over the chart's context (see ``Code``).
+@usableFromInline
+enum DeclarationNode: Sendable {
   /// A state, with its code and the blocks nested inside it.
-  case state(StateDeclaration<Context>)
+  case state(StateDeclaration)
   /// An arrow to the state with this name.
   case goTo(name: String, location: SourceLocation)
 }
 
 /// A declared state before compilation: name, flags, code and nested blocks.
-struct StateDeclaration<Context: Sendable>: Sendable {
-  var name: String
-  var isFinal: Bool
-  var location: SourceLocation
-  var body: DeclaredBody<Context>
-}
+///
+/// A class, so that the compiler's passes share one copy of each declaration instead of
+/// copying its strings and blocks field by field.
+@usableFromInline
+final class StateDeclaration: Sendable {
+  let name: String
+  let isFinal: Bool
+  let location: SourceLocation
+  let body: DeclaredBody
 
-/// The kind-specific part of a declared state.
-enum DeclaredBody<Context: Sendable>: Sendable {
-  /// An action and its work (`nil` for an action with nothing to do).
-  case action(Work<Context>?)
-  /// A condition, its decision and its two inline branches.
-  ///
-  /// `hasExits` is `false` when the declaration gave no `yes:`/`no:` blocks at all.
-  case condition(
-    Work<Context>, yes: [Declaration<Context>], no: [Declaration<Context>], hasExits: Bool)
-  /// A multiple condition: its type-erased key decision and its keyed exits.
-  case multipleCondition(KeyedDecision<Context>, hasExits: Bool)
-  /// A dispatch: its branches and how each branch's context folds back.
-  case dispatch(branches: [[Declaration<Context>]], merge: Merge<Context>?)
-}
-
-/// A state's code, as written: synchronous or asynchronous.
-enum Work<Context: Sendable>: Sendable {
-  case action(@Sendable (inout Context) throws -> Void)
-  case asyncAction(@Sendable (inout Context) async throws -> Void)
-  case condition(@Sendable (inout Context) throws -> Bool)
-  case asyncCondition(@Sendable (inout Context) async throws -> Bool)
-
-  var isAsynchronous: Bool {
-    switch self {
-    case .action, .condition: false
-    case .asyncAction, .asyncCondition: true
-    }
+  init(name: String, isFinal: Bool, location: SourceLocation, body: DeclaredBody) {
+    self.name = name
+    self.isFinal = isFinal
+    self.location = location
+    self.body = body
   }
 }
 
-/// How a dispatch folds a finished branch's copy of the context into the running context.
-typealias Merge<Context> = @Sendable (inout Context, Context) throws -> Void
+/// The kind-specific part of a declared state.
+enum DeclaredBody: Sendable {
+  /// An action and its work (`nil` for an action with nothing to do).
+  case action(Code?)
+  /// A condition, its decision and its two inline branches.
+  ///
+  /// `hasExits` is `false` when the declaration gave no `yes:`/`no:` blocks at all.
+  case condition(Code, yes: [DeclarationNode], no: [DeclarationNode], hasExits: Bool)
+  /// A multiple condition: its type-erased key decision and its keyed exits.
+  case multipleCondition(KeyedDecision, hasExits: Bool)
+  /// A dispatch: its branches and the ``MergeBox`` that folds each branch's context back.
+  case dispatch(branches: [[DeclarationNode]], merge: (any AnyObject & Sendable)?)
+}

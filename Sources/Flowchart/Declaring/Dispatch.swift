@@ -25,7 +25,7 @@
 /// ``RunError``. Run synchronously (``Flowchart/runSynchronously(with:startingAt:stepLimit:)-(_,StateID?,_)``),
 /// the branches run one after another, in declaration order.
 public struct Dispatch<Context: Sendable>: Sendable {
-  let declaration: Declaration<Context>
+  @usableFromInline let declaration: Declaration<Context>
 
   /// Declares a dispatch whose branches' changes to the context are dropped.
   ///
@@ -67,11 +67,13 @@ public struct Dispatch<Context: Sendable>: Sendable {
   }
 
   private init(
-    _ name: String, _ isFinal: Bool, _ fileID: String, _ line: Int, _ merge: Merge<Context>?,
+    _ name: String, _ isFinal: Bool, _ fileID: String, _ line: Int,
+    _ merge: (@Sendable (inout Context, Context) throws -> Void)?,
     _ branches: [Branch<Context>]
   ) {
     let location = SourceLocation(fileID: fileID, line: line)
-    let body = DeclaredBody<Context>.dispatch(branches: branches.map(\.body), merge: merge)
+    let body = DeclaredBody.dispatch(
+      branches: branches.map { $0.body.map(\.node) }, merge: merge.map(MergeBox.init))
     declaration = Declaration(
       .state(StateDeclaration(name: name, isFinal: isFinal, location: location, body: body))
     )
@@ -80,7 +82,7 @@ public struct Dispatch<Context: Sendable>: Sendable {
 
 /// One branch of a ``Dispatch``: a flow of its own that ends at one of its final states.
 public struct Branch<Context: Sendable>: Sendable {
-  let body: [Declaration<Context>]
+  @usableFromInline let body: [Declaration<Context>]
 
   /// Declares a branch.
   ///
@@ -98,23 +100,29 @@ public struct Branch<Context: Sendable>: Sendable {
 @resultBuilder
 public enum BranchBuilder<Context: Sendable> {
   /// Lifts a ``Branch`` into the list.
+  @inlinable
   public static func buildExpression(_ branch: Branch<Context>) -> [Branch<Context>] { [branch] }
 
   /// Joins the branches of a block, in order.
+  @inlinable
   public static func buildBlock(_ parts: [Branch<Context>]...) -> [Branch<Context>] {
     parts.flatMap { $0 }
   }
 
   /// Supports `if` without `else`.
+  @inlinable
   public static func buildOptional(_ part: [Branch<Context>]?) -> [Branch<Context>] { part ?? [] }
 
   /// Supports the first branch of `if`-`else` and `switch`.
+  @inlinable
   public static func buildEither(first part: [Branch<Context>]) -> [Branch<Context>] { part }
 
   /// Supports the second branch of `if`-`else` and `switch`.
+  @inlinable
   public static func buildEither(second part: [Branch<Context>]) -> [Branch<Context>] { part }
 
   /// Supports `for` loops.
+  @inlinable
   public static func buildArray(_ parts: [[Branch<Context>]]) -> [Branch<Context>] {
     parts.flatMap { $0 }
   }

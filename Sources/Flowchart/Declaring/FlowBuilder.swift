@@ -7,16 +7,19 @@
 @resultBuilder
 public enum FlowBuilder<Context: Sendable> {
   /// Lifts an ``Action`` into the block.
+  @inlinable
   public static func buildExpression(_ state: Action<Context>) -> [Declaration<Context>] {
     [state.declaration]
   }
 
   /// Lifts a ``Condition`` into the block.
+  @inlinable
   public static func buildExpression(_ state: Condition<Context>) -> [Declaration<Context>] {
     [state.declaration]
   }
 
   /// Lifts a ``MultipleCondition`` into the block.
+  @inlinable
   public static func buildExpression<Key>(
     _ state: MultipleCondition<Context, Key>
   ) -> [Declaration<Context>] {
@@ -24,16 +27,19 @@ public enum FlowBuilder<Context: Sendable> {
   }
 
   /// Lifts a ``Dispatch`` into the block.
+  @inlinable
   public static func buildExpression(_ state: Dispatch<Context>) -> [Declaration<Context>] {
     [state.declaration]
   }
 
   /// Lifts a ``GoTo`` into the block.
+  @inlinable
   public static func buildExpression(_ arrow: GoTo) -> [Declaration<Context>] {
     [Declaration(.goTo(name: arrow.name, location: arrow.location))]
   }
 
   /// Splices a list of declarations built elsewhere into the block.
+  @inlinable
   public static func buildExpression(_ declarations: [Declaration<Context>]) -> [Declaration<
     Context
   >] {
@@ -41,26 +47,31 @@ public enum FlowBuilder<Context: Sendable> {
   }
 
   /// Joins the declarations of a block, in order.
+  @inlinable
   public static func buildBlock(_ parts: [Declaration<Context>]...) -> [Declaration<Context>] {
     parts.flatMap { $0 }
   }
 
   /// Supports `if` without `else`.
+  @inlinable
   public static func buildOptional(_ part: [Declaration<Context>]?) -> [Declaration<Context>] {
     part ?? []
   }
 
   /// Supports the first branch of `if`-`else` and `switch`.
+  @inlinable
   public static func buildEither(first part: [Declaration<Context>]) -> [Declaration<Context>] {
     part
   }
 
   /// Supports the second branch of `if`-`else` and `switch`.
+  @inlinable
   public static func buildEither(second part: [Declaration<Context>]) -> [Declaration<Context>] {
     part
   }
 
   /// Supports `for` loops.
+  @inlinable
   public static func buildArray(_ parts: [[Declaration<Context>]]) -> [Declaration<Context>] {
     parts.flatMap { $0 }
   }

@@ -15,8 +15,8 @@
 /// The name must belong to exactly one state, in the same flow: an arrow may not enter or
 /// leave a ``Dispatch`` branch. Anything else is a ``DefinitionError``.
 public struct GoTo: Sendable {
-  let name: String
-  let location: SourceLocation
+  @usableFromInline let name: String
+  @usableFromInline let location: SourceLocation
 
   /// Declares an arrow to the state named `name`.
   public init(_ name: String, fileID: String = #fileID, line: Int = #line) {

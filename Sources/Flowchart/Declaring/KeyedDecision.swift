@@ -3,13 +3,13 @@
 ///
 /// Everything that needs the key type — duplicate keys, missing enum cases, the lookup
 /// from key to exit — is worked out here, while the type is still known.
-struct KeyedDecision<Context: Sendable>: Sendable {
+struct KeyedDecision: Sendable {
   /// One declared exit, in declaration order.
   struct Exit: Sendable {
     /// The key as printed (`String(describing:)`), or `nil` for the default exit.
     var label: String?
     var location: SourceLocation
-    var body: [Declaration<Context>]
+    var body: [DeclarationNode]
   }
 
   /// A key that has more than one exit: the later exit's index and the first one's.
@@ -19,7 +19,7 @@ struct KeyedDecision<Context: Sendable>: Sendable {
   }
 
   /// The decision as the user wrote it.
-  enum Decide<Key: Sendable>: Sendable {
+  enum Decide<Context: Sendable, Key: Sendable>: Sendable {
     case synchronous(@Sendable (inout Context) throws -> Key)
     case asynchronous(@Sendable (inout Context) async throws -> Key)
   }
@@ -30,15 +30,19 @@ struct KeyedDecision<Context: Sendable>: Sendable {
   /// no default exit; empty otherwise.
   var missingCases: [String]
   var isAsynchronous: Bool
-  /// Makes the runtime instruction of a non-final state, given the target of each exit
-  /// (in the order of `exits`).
-  var makeSelector: @Sendable (_ targets: [Int32]) -> Instruction<Context>
-  /// Makes the runtime instruction of a final state, which reports its key.
-  var makeFinalDecision: @Sendable () -> Instruction<Context>
+  /// Makes the code of a non-final state, given the target of each exit (in the order of
+  /// `exits`).
+  var makeSelector: @Sendable (_ targets: [Int32]) -> Code
+  /// Makes the code of a final state, which reports its key.
+  var makeFinalDecision: @Sendable () -> Code
 
-  init<Key: Hashable & Sendable>(_ decide: Decide<Key>, exits declared: [KeyedExit<Context, Key>]) {
+  init<Context: Sendable, Key: Hashable & Sendable>(
+    _ decide: Decide<Context, Key>, exits declared: [KeyedExit<Context, Key>]
+  ) {
     exits = declared.map {
-      Exit(label: $0.key.map { String(describing: $0) }, location: $0.location, body: $0.body)
+      Exit(
+        label: $0.key.map { String(describing: $0) }, location: $0.location,
+        body: $0.body.map(\.node))
     }
     var firstIndexOfKey: [Key: Int] = [:]
     var firstDefault: Int?
@@ -63,29 +67,42 @@ struct KeyedDecision<Context: Sendable>: Sendable {
       missingCases = []
     }
 
-    // Keys and default in declaration order, duplicates dropped (they are errors anyway).
+    // Keys and default in declaration order; duplicates are errors, so never compiled.
     let keyIndices = declared.indices.filter { declared[$0].key != nil }
-    let keys = keyIndices.map { declared[$0].key! }
+    let keys = keyIndices.compactMap { declared[$0].key }
     let defaultIndex = firstDefault
+    @Sendable func lookup(_ targets: [Int32]) -> KeyLookup<Key> {
+      KeyLookup(
+        keys: keys, targets: keyIndices.map { targets[$0] },
+        default: defaultIndex.map { targets[$0] })
+    }
     switch decide {
     case .synchronous(let decide):
       isAsynchronous = false
       makeSelector = { targets in
-        let lookup = KeyLookup(
-          keys: keys, targets: keyIndices.map { targets[$0] },
-          default: defaultIndex.map { targets[$0] })
-        return .select { context in try lookup.target(for: decide(&context)) }
+        let lookup = lookup(targets)
+        return Code(
+          kind: .select,
+          box: SelectBox<Context> { context in try lookup.target(for: decide(&context)) })
       }
-      makeFinalDecision = { .decideKey { context in try decide(&context) } }
+      makeFinalDecision = {
+        Code(kind: .decideKey, box: DecideKeyBox<Context> { context in try decide(&context) })
+      }
     case .asynchronous(let decide):
       isAsynchronous = true
       makeSelector = { targets in
-        let lookup = KeyLookup(
-          keys: keys, targets: keyIndices.map { targets[$0] },
-          default: defaultIndex.map { targets[$0] })
-        return .asyncSelect { context in try await lookup.target(for: decide(&context)) }
+        let lookup = lookup(targets)
+        return Code(
+          kind: .asyncSelect,
+          box: AsyncSelectBox<Context> { context in
+            try await lookup.target(for: decide(&context))
+          })
       }
-      makeFinalDecision = { .asyncDecideKey { context in try await decide(&context) } }
+      makeFinalDecision = {
+        Code(
+          kind: .asyncDecideKey,
+          box: AsyncDecideKeyBox<Context> { context in try await decide(&context) })
+      }
     }
   }
 }

@@ -19,7 +19,7 @@
 /// and no ``Default`` ends the run with a ``RunError``. A final multiple condition has no
 /// exits; the run's result reports the key it decided.
 public struct MultipleCondition<Context: Sendable, Key: Hashable & Sendable>: Sendable {
-  let declaration: Declaration<Context>
+  @usableFromInline let declaration: Declaration<Context>
 
   /// Declares a multiple condition with a synchronous decision and its keyed exits.
   ///
@@ -96,10 +96,10 @@ public struct MultipleCondition<Context: Sendable, Key: Hashable & Sendable>: Se
 
   private init(
     _ name: String, _ isFinal: Bool, _ fileID: String, _ line: Int,
-    _ decision: KeyedDecision<Context>, hasExits: Bool
+    _ decision: KeyedDecision, hasExits: Bool
   ) {
     let location = SourceLocation(fileID: fileID, line: line)
-    let body = DeclaredBody<Context>.multipleCondition(decision, hasExits: hasExits)
+    let body = DeclaredBody.multipleCondition(decision, hasExits: hasExits)
     declaration = Declaration(
       .state(StateDeclaration(name: name, isFinal: isFinal, location: location, body: body))
     )
@@ -112,7 +112,7 @@ public struct MultipleCondition<Context: Sendable, Key: Hashable & Sendable>: Se
 /// Case("retry") { GoTo("Fetch") }
 /// ```
 public struct Case<Context: Sendable, Key: Hashable & Sendable>: Sendable {
-  let exit: KeyedExit<Context, Key>
+  @usableFromInline let exit: KeyedExit<Context, Key>
 
   /// Declares the exit followed when the decision returns `key`.
   ///
@@ -138,8 +138,8 @@ public struct Case<Context: Sendable, Key: Hashable & Sendable>: Sendable {
 /// Default { Action("Unknown plan", isFinal: true) }
 /// ```
 public struct Default<Context: Sendable>: Sendable {
-  let location: SourceLocation
-  let body: [Declaration<Context>]
+  @usableFromInline let location: SourceLocation
+  @usableFromInline let body: [Declaration<Context>]
 
   /// Declares the exit followed for any key that has no ``Case``.
   ///
@@ -163,6 +163,13 @@ public struct KeyedExit<Context: Sendable, Key: Hashable & Sendable>: Sendable {
   let key: Key?
   let location: SourceLocation
   let body: [Declaration<Context>]
+
+  @usableFromInline
+  init(key: Key?, location: SourceLocation, body: [Declaration<Context>]) {
+    self.key = key
+    self.location = location
+    self.body = body
+  }
 }
 
 /// Builds the list of keyed exits of a ``MultipleCondition`` from ``Case`` and ``Default``
@@ -173,34 +180,40 @@ public struct KeyedExit<Context: Sendable, Key: Hashable & Sendable>: Sendable {
 @resultBuilder
 public enum ExitBuilder<Context: Sendable, Key: Hashable & Sendable> {
   /// Lifts a ``Case`` into the list of exits.
+  @inlinable
   public static func buildExpression(_ exit: Case<Context, Key>) -> [KeyedExit<Context, Key>] {
     [exit.exit]
   }
 
   /// Lifts a ``Default`` into the list of exits.
+  @inlinable
   public static func buildExpression(_ exit: Default<Context>) -> [KeyedExit<Context, Key>] {
     [KeyedExit(key: nil, location: exit.location, body: exit.body)]
   }
 
   /// Joins the exits of a block, in order.
+  @inlinable
   public static func buildBlock(_ parts: [KeyedExit<Context, Key>]...) -> [KeyedExit<Context, Key>]
   {
     parts.flatMap { $0 }
   }
 
   /// Supports `if` without `else`.
+  @inlinable
   public static func buildOptional(_ part: [KeyedExit<Context, Key>]?) -> [KeyedExit<Context, Key>]
   {
     part ?? []
   }
 
   /// Supports the first branch of `if`-`else` and `switch`.
+  @inlinable
   public static func buildEither(first part: [KeyedExit<Context, Key>]) -> [KeyedExit<Context, Key>]
   {
     part
   }
 
   /// Supports the second branch of `if`-`else` and `switch`.
+  @inlinable
   public static func buildEither(second part: [KeyedExit<Context, Key>]) -> [KeyedExit<
     Context, Key
   >] {
@@ -208,6 +221,7 @@ public enum ExitBuilder<Context: Sendable, Key: Hashable & Sendable> {
   }
 
   /// Supports `for` loops.
+  @inlinable
   public static func buildArray(_ parts: [[KeyedExit<Context, Key>]]) -> [KeyedExit<Context, Key>] {
     parts.flatMap { $0 }
   }

@@ -24,6 +24,7 @@
 public struct Flowchart<Context: Sendable>: Sendable {
   @usableFromInline let graph: Graph<Context>
 
+  @usableFromInline
   init(graph: Graph<Context>) {
     self.graph = graph
   }
@@ -41,15 +42,18 @@ public struct Flowchart<Context: Sendable>: Sendable {
   ///   - line: The line of the declaration, for definition errors; keep the default.
   /// - Throws: A ``DefinitionError`` listing every problem of the declaration.
   /// - Complexity: O(*n*) in the number of declared states and arrows.
+  @inlinable
   public init(
     entryPoints: [String] = [],
     fileID: String = #fileID,
     line: Int = #line,
     @FlowBuilder<Context> _ declarations: () -> [Declaration<Context>]
   ) throws(DefinitionError) {
-    var compiler = Compiler<Context>(
+    // Inlined, so that the caller's module specializes the one generic step: reading the
+    // declarations. The compiler itself is not generic.
+    var compiler = Compiler(
       entryPoints: entryPoints, location: SourceLocation(fileID: fileID, line: line))
-    graph = try compiler.compile(declarations())
+    graph = Graph(try compiler.compile(declarations().map(\.node)))
   }
 }
 
@@ -74,18 +78,19 @@ extension Flowchart {
     let record = graph.records[id.index]
     return StateInfo(
       id: id, name: record.name, kind: record.kind, isFinal: record.isFinal,
-      isAsynchronous: record.isAsynchronous, location: record.location, exits: record.exits,
+      isAsynchronous: record.isAsynchronous, location: record.location,
+      exits: Array(graph.exits(of: record)),
       isTopLevel: record.flow == 0)
   }
 
   /// The states with the given name, in ID order; empty when there is none.
   public func states(named name: String) -> [StateID] {
-    (graph.statesByName[name] ?? []).map(StateID.init)
+    graph.names.states(named: name).map(StateID.init)
   }
 
   /// The one state with the given name, or `nil` when no state or several states have it.
   public func state(named name: String) -> StateID? {
-    guard let matches = graph.statesByName[name], matches.count == 1 else { return nil }
-    return StateID(matches[0])
+    guard case .one(let state) = graph.names.match(name) else { return nil }
+    return StateID(state)
   }
 }

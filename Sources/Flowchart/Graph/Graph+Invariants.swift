@@ -8,7 +8,7 @@ extension Graph {
     for (index, node) in nodes.enumerated() {
       let record = records[index]
       precondition(node.isFinal == record.isFinal, "node and record agree on finality")
-      for exit in record.exits {
+      for exit in exits(of: record) {
         precondition(records.indices.contains(exit.target.index), "exits lead to states")
         let targetFlow = records[exit.target.index].flow
         if case .branch = exit.label {
@@ -29,15 +29,26 @@ extension Graph {
       case .decideKey, .asyncDecideKey:
         precondition(node.isFinal, "a final multiple condition reports its key")
       }
+      // Each node's code is the box its kind calls, over this graph's context: the run loop
+      // relies on it without checking.
+      let box = node.code.map { Unmanaged<AnyObject>.fromOpaque($0).takeUnretainedValue() }
       switch node.kind {
-      case .pass, .dispatch:
-        precondition(node.code == nil, "no code to call")
-      case .action, .condition, .select, .decideKey, .asyncAction, .asyncCondition,
-        .asyncSelect, .asyncDecideKey:
-        precondition(node.code != nil, "code to call")
+      case .pass, .dispatch: precondition(box == nil, "no code to call")
+      case .action: precondition(box is ActionBox<Context>, "an action box")
+      case .condition: precondition(box is ConditionBox<Context>, "a condition box")
+      case .select: precondition(box is SelectBox<Context>, "a select box")
+      case .decideKey: precondition(box is DecideKeyBox<Context>, "a decide-key box")
+      case .asyncAction: precondition(box is AsyncActionBox<Context>, "an async action box")
+      case .asyncCondition:
+        precondition(box is AsyncConditionBox<Context>, "an async condition box")
+      case .asyncSelect: precondition(box is AsyncSelectBox<Context>, "an async select box")
+      case .asyncDecideKey:
+        precondition(box is AsyncDecideKeyBox<Context>, "an async decide-key box")
       }
       if node.kind == .dispatch {
         precondition(dispatches.indices.contains(Int(node.alternative)), "a dispatch has a plan")
+        let merge = dispatches[Int(node.alternative)].merge
+        precondition(merge == nil || merge is MergeBox<Context>, "a merge box")
       }
     }
   }

@@ -1,28 +1,3 @@
-/// What a state does, as the compiler emits it: the closure to call, with its exact type.
-@usableFromInline
-enum Instruction<Context: Sendable>: Sendable {
-  /// An action with no work.
-  case pass
-  /// A synchronous action.
-  case action(@Sendable (inout Context) throws -> Void)
-  /// A synchronous condition.
-  case condition(@Sendable (inout Context) throws -> Bool)
-  /// A synchronous multiple condition: returns the index of the state its key leads to.
-  case select(@Sendable (inout Context) throws -> Int32)
-  /// A synchronous final multiple condition: returns the key it decided.
-  case decideKey(@Sendable (inout Context) throws -> any Hashable & Sendable)
-  /// An asynchronous action.
-  case asyncAction(@Sendable (inout Context) async throws -> Void)
-  /// An asynchronous condition.
-  case asyncCondition(@Sendable (inout Context) async throws -> Bool)
-  /// An asynchronous multiple condition: returns the index of the state its key leads to.
-  case asyncSelect(@Sendable (inout Context) async throws -> Int32)
-  /// An asynchronous final multiple condition: returns the key it decided.
-  case asyncDecideKey(@Sendable (inout Context) async throws -> any Hashable & Sendable)
-  /// A dispatch: the index of its plan in ``Graph/dispatches``.
-  case dispatch(Int32)
-}
-
 // A state's closure lives in a box of its own, so the run loop can call it through an
 // unmanaged reference without retaining and releasing it on every step. Each box stores
 // its closure with the closure's exact type (not a generic `Function`), so calling it
@@ -77,12 +52,45 @@ final class AsyncSelectBox<Context: Sendable>: Sendable {
   }
 }
 
-/// The box of a final multiple condition's instruction, synchronous or not: called once
-/// per run at most, so it needs no fast path.
+/// The box of a synchronous, final multiple condition, which reports its key.
 @usableFromInline
-final class InstructionBox<Context: Sendable>: Sendable {
-  @usableFromInline let instruction: Instruction<Context>
-  init(_ instruction: Instruction<Context>) { self.instruction = instruction }
+final class DecideKeyBox<Context: Sendable>: Sendable {
+  @usableFromInline let function: @Sendable (inout Context) throws -> any Hashable & Sendable
+  init(_ function: @escaping @Sendable (inout Context) throws -> any Hashable & Sendable) {
+    self.function = function
+  }
+}
+
+/// The box of an asynchronous, final multiple condition, which reports its key.
+@usableFromInline
+final class AsyncDecideKeyBox<Context: Sendable>: Sendable {
+  @usableFromInline let function: @Sendable (inout Context) async throws -> any Hashable & Sendable
+  init(_ function: @escaping @Sendable (inout Context) async throws -> any Hashable & Sendable) {
+    self.function = function
+  }
+}
+
+/// The box of a dispatch's merge.
+@usableFromInline
+final class MergeBox<Context: Sendable>: Sendable {
+  @usableFromInline let function: @Sendable (inout Context, Context) throws -> Void
+  init(_ function: @escaping @Sendable (inout Context, Context) throws -> Void) {
+    self.function = function
+  }
+}
+
+/// A state's code as the declaration made it: its kind, and the box that holds its closure.
+///
+/// The box's type is one of the boxes above, chosen by `kind`, over the chart's context.
+/// Holding it as an object lets the compiler, which never calls the code, be written once
+/// for every context type, instead of as generic code that looks up type metadata at
+/// every step.
+struct Code: Sendable {
+  let kind: Node.Kind
+  let box: any AnyObject & Sendable
+
+  /// Whether the code runs asynchronously.
+  var isAsynchronous: Bool { kind.suspends }
 }
 
 /// One compiled state, as the run loop sees it: a plain value with no reference counting,
@@ -175,29 +183,43 @@ struct Node {
     return try await box.function(&context)
   }
 
-  /// The instruction of a final multiple condition, whose key becomes the run's decision.
+  /// Calls the state's synchronous, final multiple condition, borrowed; returns its key.
   ///
-  /// - Precondition: ``kind`` is ``Kind/decideKey`` or ``Kind/asyncDecideKey``.
-  @inlinable
-  func instruction<Context: Sendable>(_ context: Context.Type) -> Instruction<Context> {
-    Unmanaged<InstructionBox<Context>>.fromOpaque(code.unsafelyUnwrapped)
-      .takeUnretainedValue().instruction
+  /// - Precondition: ``kind`` is ``Kind/decideKey``, and the graph is alive.
+  @inlinable @inline(__always)
+  func decideKey<Context: Sendable>(_ context: inout Context) throws -> any Hashable & Sendable {
+    try Unmanaged<DecideKeyBox<Context>>.fromOpaque(code.unsafelyUnwrapped)
+      ._withUnsafeGuaranteedRef { try $0.function(&context) }
   }
-}
 
-/// A compiled state as the compiler emits it, before ``Graph`` lowers it into a ``Node``.
-struct CompiledState<Context: Sendable>: Sendable {
-  var instruction: Instruction<Context>
-  var next: Int32
-  var alternative: Int32
-  var isFinal: Bool
+  /// Calls the state's asynchronous, final multiple condition; returns its key.
+  ///
+  /// - Precondition: ``kind`` is ``Kind/asyncDecideKey``, and the graph stays alive.
+  @inlinable
+  func decideKey<Context: Sendable>(
+    _ context: inout Context
+  ) async throws -> any Hashable & Sendable {
+    unowned(unsafe) let box = Unmanaged<AsyncDecideKeyBox<Context>>.fromOpaque(
+      code.unsafelyUnwrapped
+    ).takeUnretainedValue()
+    return try await box.function(&context)
+  }
 }
 
 /// How a dispatch runs: where each branch starts and how its context folds back.
 @usableFromInline
-struct DispatchPlan<Context: Sendable>: Sendable {
+struct DispatchPlan: Sendable {
   @usableFromInline var branchStarts: [Int32]
-  @usableFromInline var merge: (@Sendable (inout Context, Context) throws -> Void)?
+  /// A ``MergeBox`` over the chart's context, or `nil` when the branches' contexts are
+  /// dropped.
+  @usableFromInline var merge: (any AnyObject & Sendable)?
+
+  /// Calls the merge, if any, to fold `branch` into `context`.
+  @inlinable
+  func merge<Context: Sendable>(_ branch: Context, into context: inout Context) throws {
+    guard let merge else { return }
+    try unsafeDowncast(merge, to: MergeBox<Context>.self).function(&context, branch)
+  }
 }
 
 /// What the graph knows of a state beyond what the run loop needs: for queries, printing
@@ -208,9 +230,25 @@ struct StateRecord: Sendable {
   var isFinal: Bool
   var isAsynchronous: Bool
   var location: SourceLocation
-  var exits: [Exit]
+  /// Where the state's exits are in ``Graph/exits``.
+  var exits: Range<Int32>
   /// The flow the state belongs to: 0 for the top level, then one per dispatch branch.
   var flow: Int32
+}
+
+/// What the compiler produces, the same for every context type: the nodes, pointing into
+/// the boxes that hold the states' code, and everything else a ``Graph`` holds.
+@usableFromInline
+struct CompiledChart {
+  var nodes: [Node]
+  var codeBoxes: [any AnyObject & Sendable]
+  var dispatches: [DispatchPlan]
+  var records: [StateRecord]
+  /// Every state's exits, one state after another.
+  var exits: [Exit]
+  var start: Int32
+  var entryPoints: [Int32]
+  var names: NameTable
 }
 
 /// The compiled, immutable graph shared by every copy of a ``Flowchart``.
@@ -226,71 +264,45 @@ final class Graph<Context: Sendable>: @unchecked Sendable {
   /// a node with one load and no bounds check: every index in the graph was checked when
   /// it was compiled.
   @usableFromInline let nodeBase: UnsafeMutablePointer<Node>
-  @usableFromInline let dispatches: [DispatchPlan<Context>]
-  /// Owns the closures ``nodes`` point to.
-  private let codeBoxes: [AnyObject]
+  @usableFromInline let dispatches: [DispatchPlan]
+  /// Owns the boxes ``nodeBase``'s nodes point to.
+  let codeBoxes: [any AnyObject & Sendable]
   let records: [StateRecord]
+  /// Every state's exits, one state after another; ``StateRecord/exits`` says where.
+  let exits: [Exit]
   let start: Int32
   let entryPoints: [Int32]
-  let statesByName: [String: [Int32]]
+  let names: NameTable
   /// The states that are asynchronous: empty when the chart can run synchronously.
   let asynchronousStates: [Int32]
 
-  init(
-    states: [CompiledState<Context>], dispatches: [DispatchPlan<Context>],
-    records: [StateRecord], start: Int32, entryPoints: [Int32], statesByName: [String: [Int32]]
-  ) {
-    var boxes: [AnyObject] = []
-    boxes.reserveCapacity(states.count)
-    var nodes: [Node] = []
-    nodes.reserveCapacity(states.count)
-    for state in states {
-      var node = Node(
-        kind: .pass, isFinal: state.isFinal, next: state.next, alternative: state.alternative,
-        code: nil)
-      switch state.instruction {
-      case .pass: node.kind = .pass
-      case .action: node.kind = .action
-      case .condition: node.kind = .condition
-      case .select: node.kind = .select
-      case .decideKey: node.kind = .decideKey
-      case .asyncAction: node.kind = .asyncAction
-      case .asyncCondition: node.kind = .asyncCondition
-      case .asyncSelect: node.kind = .asyncSelect
-      case .asyncDecideKey: node.kind = .asyncDecideKey
-      case .dispatch(let plan): (node.kind, node.alternative) = (.dispatch, plan)
-      }
-      let box: AnyObject?
-      switch state.instruction {
-      case .pass, .dispatch: box = nil
-      case .action(let function): box = ActionBox(function)
-      case .condition(let function): box = ConditionBox(function)
-      case .select(let function): box = SelectBox(function)
-      case .asyncAction(let function): box = AsyncActionBox(function)
-      case .asyncCondition(let function): box = AsyncConditionBox(function)
-      case .asyncSelect(let function): box = AsyncSelectBox(function)
-      case .decideKey, .asyncDecideKey: box = InstructionBox(state.instruction)
-      }
-      if let box {
-        boxes.append(box)
-        node.code = UnsafeRawPointer(Unmanaged.passUnretained(box).toOpaque())
-      }
-      nodes.append(node)
-    }
-    nodeBase = .allocate(capacity: nodes.count)
-    nodeBase.initialize(from: nodes, count: nodes.count)
-    codeBoxes = boxes
-    self.dispatches = dispatches
-    self.records = records
-    self.start = start
-    self.entryPoints = entryPoints
-    self.statesByName = statesByName
-    asynchronousStates = records.indices.filter { records[$0].isAsynchronous }.map { Int32($0) }
+  /// Takes over a compiled chart; in debug builds, checks its invariants.
+  @usableFromInline
+  init(_ chart: CompiledChart) {
+    nodeBase = .allocate(capacity: chart.nodes.count)
+    nodeBase.initialize(from: chart.nodes, count: chart.nodes.count)
+    codeBoxes = chart.codeBoxes
+    dispatches = chart.dispatches
+    records = chart.records
+    start = chart.start
+    entryPoints = chart.entryPoints
+    exits = chart.exits
+    names = chart.names
+    asynchronousStates = chart.records.indices.filter { chart.records[$0].isAsynchronous }
+      .map { Int32($0) }
+    #if DEBUG
+      checkInvariants()
+    #endif
   }
 
   deinit {
     nodeBase.deinitialize(count: records.count)
     nodeBase.deallocate()
+  }
+
+  /// The exits of the state `record` describes.
+  func exits(of record: StateRecord) -> ArraySlice<Exit> {
+    exits[Int(record.exits.lowerBound)..<Int(record.exits.upperBound)]
   }
 
   /// The nodes, for code off the hot path.

@@ -87,7 +87,7 @@ extension Flowchart {
   }
 
   private func startState(named name: String) throws(RunError) -> StateID {
-    let matches = graph.statesByName[name] ?? []
+    let matches = graph.names.states(named: name)
     guard matches.count == 1 else {
       let problem =
         matches.isEmpty

@@ -72,10 +72,8 @@ struct Interpreter<Context: Sendable>: Sendable {
         case .select:
           transition = .select(try nodes[Int(state)].select(&context))
         case .decideKey:
-          guard case .decideKey(let decide) = nodes[Int(state)].instruction(Context.self) else {
-            preconditionFailure("a final multiple condition holds its decision")
-          }
-          return .final(state, .key(try decide(&context)))
+          let key = try nodes[Int(state)].decideKey(&context)
+          return .final(state, .key(key))
         case .asyncAction, .asyncCondition, .asyncSelect, .asyncDecideKey, .dispatch:
           preconditionFailure("asynchronous states return before they are entered")
         }
@@ -163,10 +161,8 @@ struct Interpreter<Context: Sendable>: Sendable {
         case .asyncSelect:
           state = try await node.select(&context)
         case .asyncDecideKey:
-          guard case .asyncDecideKey(let decide) = node.instruction(Context.self) else {
-            preconditionFailure("a final multiple condition holds its decision")
-          }
-          return (state, .key(try await decide(&context)))
+          let key = try await node.decideKey(&context)
+          return (state, .key(key))
         case .pass, .action, .condition, .select, .decideKey, .dispatch:
           preconditionFailure("synchronous states and dispatches are handled above")
         }
@@ -184,7 +180,7 @@ struct Interpreter<Context: Sendable>: Sendable {
   /// before each state.
   @inlinable
   func runDispatch(
-    _ plan: DispatchPlan<Context>, at state: Int32, context: inout Context,
+    _ plan: DispatchPlan, at state: Int32, context: inout Context,
     path: inout PathRecorder
   ) async throws(RunError) {
     let snapshot = context
@@ -269,7 +265,7 @@ struct Interpreter<Context: Sendable>: Sendable {
   /// order.
   @usableFromInline
   func runDispatchSynchronously(
-    _ plan: DispatchPlan<Context>, at state: Int32, context: inout Context,
+    _ plan: DispatchPlan, at state: Int32, context: inout Context,
     path: inout PathRecorder
   ) throws(RunError) {
     // Every branch ends before any joins, as in a concurrent run, so a failing branch's
@@ -325,13 +321,12 @@ struct Interpreter<Context: Sendable>: Sendable {
   /// Folds one finished branch into the dispatching flow.
   @usableFromInline
   func join(
-    _ branch: FinishedBranch<Context>, with plan: DispatchPlan<Context>,
+    _ branch: FinishedBranch<Context>, with plan: DispatchPlan,
     at state: Int32, into context: inout Context, path: inout PathRecorder
   ) throws(RunError) {
     path.append(branch.path)
-    guard let merge = plan.merge else { return }
     do {
-      try merge(&context, branch.context)
+      try plan.merge(branch.context, into: &context)
     } catch {
       throw failure(error, at: state, path: path)
     }
