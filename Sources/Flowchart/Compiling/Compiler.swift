@@ -15,7 +15,8 @@ struct Compiler {
   /// Where an exit leads, before names are resolved.
   enum Target {
     case state(Int32)
-    case name(String, SourceLocation)
+    /// The state a `GoTo` names.
+    case name(GoToDeclaration)
     /// Past the last state of a flow.
     case end
   }
@@ -27,10 +28,12 @@ struct Compiler {
   }
 
   /// A state numbered in pass 1, with what pass 4 needs to emit it.
+  ///
+  /// Small on purpose: compiling a large chart is bound by the memory it touches, so the
+  /// state keeps its declaration by reference and copies out only the final flag, which
+  /// the graph checks read for every state.
   struct PendingState {
     var declaration: StateDeclaration
-    /// The declaration's final flag, kept here for the graph checks, which read it for every
-    /// state and need not reach into the declaration.
     var isFinal: Bool
     var flow: Int32
     /// Where the state's exits are in ``Compiler/pendingExits``.
@@ -42,8 +45,8 @@ struct Compiler {
   /// A block waiting to be walked in pass 1.
   struct PendingBlock {
     var declarations: [DeclarationNode]
-    /// The index of each state declaration, `nil` for a `GoTo`.
-    var ids: [Int32?]
+    /// The index of the block's first state: its states are numbered in order from it.
+    var firstID: Int32
     var continuation: Target
     var flow: Int32
   }
@@ -60,14 +63,12 @@ struct Compiler {
   /// Every state's declared exits, one state after another: one array for the whole chart
   /// rather than one per state.
   private var pendingExits: [PendingExit] = []
-  /// Every state's name, in numbering order.
-  private var names: [String] = []
   private var stack: [PendingBlock] = []
   private var flows: [FlowOwner] = [FlowOwner(dispatch: nil, branch: 0)]
   private var problems: [DefinitionError.Problem] = []
   /// Every `GoTo` of the walked blocks, so that names are checked even where no arrow
   /// takes the `GoTo` (after a final state or another `GoTo`).
-  private var goTos: [(name: String, location: SourceLocation)] = []
+  private var goTos: [GoToDeclaration] = []
 
   @usableFromInline
   init(entryPoints: [String], location: SourceLocation) {
@@ -93,8 +94,11 @@ struct Compiler {
     }
 
     // Pass 2: resolve names and check each exit.
-    let names = NameTable(self.names)
-    var resolver = Resolver(names: names)
+    let referenced = Set(goTos.lazy.map(\.name)).union(requestedEntryPoints)
+    let names = states.map(\.declaration.name)
+    var resolver = Resolver(
+      names: referenced.isEmpty ? NameTable([]) : NameTable(names, only: referenced),
+      allNames: names)
     var exits = ResolvedExits(
       labels: pendingExits.map(\.label),
       targets: [Int32?](repeating: nil, count: pendingExits.count),
@@ -125,7 +129,7 @@ struct Compiler {
     }
 
     // Pass 4: emit.
-    return emit(exits: exits, start: start, entryPoints: entryPoints, names: names)
+    return emit(exits: exits, start: start, entryPoints: entryPoints)
   }
 
   // MARK: - Pass 1
@@ -134,45 +138,44 @@ struct Compiler {
   private mutating func push(
     _ declarations: [DeclarationNode], continuation: Target, flow: Int32
   ) -> Target {
-    var ids: [Int32?] = []
-    ids.reserveCapacity(declarations.count)
+    let firstID = Int32(states.count)
     for declaration in declarations {
-      switch declaration {
-      case .state(let state):
-        ids.append(Int32(states.count))
+      if case .state(let state) = declaration {
         states.append(PendingState(declaration: state, isFinal: state.isFinal, flow: flow))
-        names.append(state.name)
-      case .goTo:
-        ids.append(nil)
       }
     }
     stack.append(
-      PendingBlock(declarations: declarations, ids: ids, continuation: continuation, flow: flow))
-    return target(of: declarations.indices.first, in: declarations, ids: ids, or: continuation)
+      PendingBlock(
+        declarations: declarations, firstID: firstID, continuation: continuation, flow: flow))
+    return target(of: declarations.first, id: firstID, or: continuation)
   }
 
+  /// Where an arrow to `declaration` leads: the state numbered `id` if it is a state, the
+  /// named state if it is a `GoTo`, and `continuation` if there is no declaration.
   private func target(
-    of index: Int?, in declarations: [DeclarationNode], ids: [Int32?], or continuation: Target
+    of declaration: DeclarationNode?, id: Int32, or continuation: Target
   ) -> Target {
-    guard let index else { return continuation }
-    switch declarations[index] {
-    case .state: return .state(ids[index]!)
-    case .goTo(let name, let location): return .name(name, location)
+    switch declaration {
+    case .state: .state(id)
+    case .goTo(let goTo): .name(goTo)
+    case nil: continuation
     }
   }
 
   /// Records the exits of each state of a block and schedules its nested blocks.
   private mutating func walk(_ block: PendingBlock) {
-    for (position, declaration) in block.declarations.enumerated() {
-      guard case .state(let state) = declaration, let id = block.ids[position] else {
-        if case .goTo(let name, let location) = declaration {
-          goTos.append((name, location))
-        }
+    let declarations = block.declarations
+    // The number the block's next state declaration has.
+    var nextID = block.firstID
+    for position in declarations.indices {
+      guard case .state(let state) = declarations[position] else {
+        if case .goTo(let goTo) = declarations[position] { goTos.append(goTo) }
         continue
       }
-      let following = position + 1 < block.declarations.count ? position + 1 : nil
-      let next = target(
-        of: following, in: block.declarations, ids: block.ids, or: block.continuation)
+      let id = nextID
+      nextID += 1
+      let following = position + 1 < declarations.count ? declarations[position + 1] : nil
+      let next = target(of: following, id: nextID, or: block.continuation)
       checkName(state)
       let first = Int32(pendingExits.count)
       appendExits(of: state, id: id, next: next, flow: block.flow)
@@ -292,7 +295,10 @@ struct Compiler {
 
   /// Looks names up and reports each bad reference once.
   struct Resolver {
+    /// The states of the names that `GoTo`s and entry points refer to.
     let names: NameTable
+    /// Every state's name, for suggestions.
+    let allNames: [String]
     /// The references already reported. A `GoTo` that ends several blocks is resolved once
     /// per block; it is told apart from other references by its name and its location, so
     /// that two `GoTo`s written on one line are both reported.
@@ -332,7 +338,8 @@ struct Compiler {
         exits.targets[Int(position)] = target
       case .end:
         reportNowhere(states[index], exit.label)
-      case .name(let name, let location):
+      case .name(let goTo):
+        let (name, location) = (goTo.name, goTo.location)
         guard let target = resolveName(name, at: location, what: "GoTo", with: &resolver) else {
           continue
         }
@@ -367,7 +374,7 @@ struct Compiler {
         let suggestion =
           resolver.suggestionsLeft < 0
           ? nil
-          : closestName(to: name, in: resolver.names.names).map {
+          : closestName(to: name, in: resolver.allNames).map {
             " (did you mean \(quoted($0))?)"
           }
         report(
@@ -389,7 +396,6 @@ struct Compiler {
   }
 
   private mutating func reportNowhere(_ state: PendingState, _ label: Exit.Label) {
-    let declaration = state.declaration
     let place = describeFlow(state.flow)
     let advice =
       state.flow == 0
@@ -398,13 +404,13 @@ struct Compiler {
     switch label {
     case .next:
       report(
-        .exitLeadsNowhere, declaration.name, declaration.location,
-        "\(describe(declaration)) is the last state of \(place) and is not final, so the flow has nowhere to go after it. \(advice)"
+        .exitLeadsNowhere, state.declaration.name, state.declaration.location,
+        "\(describe(state.declaration)) is the last state of \(place) and is not final, so the flow has nowhere to go after it. \(advice)"
       )
     default:
       report(
-        .exitLeadsNowhere, declaration.name, declaration.location,
-        "The \(quoted("\(label)")) exit of \(describe(declaration)) leads nowhere: its block is empty and nothing follows it in \(place). Put a state or a GoTo in that exit, or add a state after it."
+        .exitLeadsNowhere, state.declaration.name, state.declaration.location,
+        "The \(quoted("\(label)")) exit of \(describe(state.declaration)) leads nowhere: its block is empty and nothing follows it in \(place). Put a state or a GoTo in that exit, or add a state after it."
       )
     }
   }
@@ -413,7 +419,8 @@ struct Compiler {
     switch target {
     case .state(let index): return index
     case .end: return nil
-    case .name(let name, let location):
+    case .name(let goTo):
+      let (name, location) = (goTo.name, goTo.location)
       guard let index = resolveName(name, at: location, what: "GoTo", with: &resolver) else {
         return nil
       }
@@ -434,7 +441,7 @@ struct Compiler {
   private mutating func resolveEntryPoints(with resolver: inout Resolver) -> [Int32] {
     var result: [Int32] = []
     for name in requestedEntryPoints {
-      var unique = Resolver(names: resolver.names)
+      var unique = Resolver(names: resolver.names, allNames: resolver.allNames)
       guard let index = resolveName(name, at: location, what: "Entry point", with: &unique) else {
         continue
       }
@@ -567,7 +574,6 @@ struct Compiler {
 
   private func emit(
     exits: ResolvedExits, start: Int32, entryPoints: [Int32],
-    names: NameTable
   ) -> CompiledChart {
     var nodes: [Node] = []
     nodes.reserveCapacity(states.count)
@@ -579,7 +585,6 @@ struct Compiler {
     var dispatches: [DispatchPlan] = []
     for index in states.indices {
       let declaration = states[index].declaration
-      // Every target is resolved here: unresolved ones were reported and threw above.
       let firstExit = Int32(allExits.count)
       let range = exits.ranges[index]
       let exitCount = range.count
@@ -635,7 +640,7 @@ struct Compiler {
     }
     return CompiledChart(
       nodes: nodes, codeBoxes: codeBoxes, dispatches: dispatches, records: records,
-      exits: allExits, start: start, entryPoints: entryPoints, names: names)
+      exits: allExits, start: start, entryPoints: entryPoints)
   }
 
   // MARK: - Messages
@@ -648,14 +653,19 @@ struct Compiler {
   }
 
   private func describe(_ state: StateDeclaration) -> String {
-    let kind: String
+    let kind: StateKind
     switch state.body {
-    case .action: kind = "Action"
-    case .condition: kind = "Condition"
-    case .multipleCondition: kind = "Multiple condition"
-    case .dispatch: kind = "Dispatch"
+    case .action: kind = .action
+    case .condition: kind = .condition
+    case .multipleCondition: kind = .multipleCondition
+    case .dispatch: kind = .dispatch
     }
-    return "\(kind) \(quoted(state.name))"
+    return describe(kind, state.name)
+  }
+
+  /// `Action 'Fetch'`, `Multiple condition 'Plan?'`, …
+  private func describe(_ kind: StateKind, _ name: String) -> String {
+    "\(kind.description.capitalizedFirst) \(quoted(name))"
   }
 
   private func describeFlow(_ flow: Int32) -> String {
@@ -718,13 +728,13 @@ private func editDistance(_ a: [Character], _ b: [Character]) -> Int {
 /// Whether `name` spans several lines. Checks bytes, and only looks at characters, which is
 /// much slower, when the name is not ASCII.
 private func containsLineBreak(_ name: String) -> Bool {
-  var isASCII = true
-  for byte in name.utf8 {
-    // Line feed, vertical tab, form feed, carriage return.
-    if (0x0A...0x0D).contains(byte) { return true }
-    if byte >= 0x80 { isASCII = false }
+  var name = name
+  let isASCII = name.withUTF8 { bytes in
+    bytes.allSatisfy { $0 < 0x80 }
   }
-  return !isASCII && name.contains(where: \.isNewline)
+  guard isASCII else { return name.contains(where: \.isNewline) }
+  // Line feed, vertical tab, form feed, carriage return.
+  return name.withUTF8 { bytes in bytes.contains { (0x0A...0x0D).contains($0) } }
 }
 
 /// Every state's exits after names are resolved: labels and targets in flat arrays, with

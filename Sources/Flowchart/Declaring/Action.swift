@@ -27,6 +27,7 @@ public struct Action<Context: Sendable>: Sendable {
   ///     ends the run with a ``RunError``.
   ///   - fileID: The file of the declaration, for definition errors; keep the default.
   ///   - line: The line of the declaration, for definition errors; keep the default.
+  @inlinable
   public init(
     _ name: String,
     isFinal: Bool = false,
@@ -34,9 +35,8 @@ public struct Action<Context: Sendable>: Sendable {
     line: Int = #line,
     _ perform: @escaping @Sendable (inout Context) throws -> Void
   ) {
-    self.init(
-      name, isFinal, SourceLocation(fileID: fileID, line: line),
-      Code(kind: .action, box: ActionBox(perform)))
+    declaration = Declaration(
+      .action(name, isFinal, fileID, line, Code(kind: .action, box: ActionBox(perform))))
   }
 
   /// Declares an action that runs asynchronous work on the context.
@@ -50,6 +50,7 @@ public struct Action<Context: Sendable>: Sendable {
   ///   - perform: The asynchronous work.
   ///   - fileID: The file of the declaration, for definition errors; keep the default.
   ///   - line: The line of the declaration, for definition errors; keep the default.
+  @inlinable
   public init(
     _ name: String,
     isFinal: Bool = false,
@@ -57,9 +58,8 @@ public struct Action<Context: Sendable>: Sendable {
     line: Int = #line,
     _ perform: @escaping @Sendable (inout Context) async throws -> Void
   ) {
-    self.init(
-      name, isFinal, SourceLocation(fileID: fileID, line: line),
-      Code(kind: .asyncAction, box: AsyncActionBox(perform)))
+    declaration = Declaration(
+      .action(name, isFinal, fileID, line, Code(kind: .asyncAction, box: AsyncActionBox(perform))))
   }
 
   /// Declares an action with no work: a named point of the flow, often a final state that
@@ -68,19 +68,13 @@ public struct Action<Context: Sendable>: Sendable {
   /// ```swift
   /// Action("Healthy", isFinal: true)
   /// ```
+  @inlinable
   public init(
     _ name: String,
     isFinal: Bool = false,
     fileID: String = #fileID,
     line: Int = #line
   ) {
-    self.init(name, isFinal, SourceLocation(fileID: fileID, line: line), nil)
-  }
-
-  private init(_ name: String, _ isFinal: Bool, _ location: SourceLocation, _ work: Code?) {
-    declaration = Declaration(
-      .state(
-        StateDeclaration(name: name, isFinal: isFinal, location: location, body: .action(work)))
-    )
+    declaration = Declaration(.action(name, isFinal, fileID, line, nil))
   }
 }

@@ -29,6 +29,7 @@ public struct Condition<Context: Sendable>: Sendable {
   ///   - no: The states to run when the decision is `false`.
   ///   - fileID: The file of the declaration, for definition errors; keep the default.
   ///   - line: The line of the declaration, for definition errors; keep the default.
+  @inlinable
   public init(
     _ name: String,
     isFinal: Bool = false,
@@ -38,9 +39,11 @@ public struct Condition<Context: Sendable>: Sendable {
     @FlowBuilder<Context> yes: () -> [Declaration<Context>],
     @FlowBuilder<Context> no: () -> [Declaration<Context>]
   ) {
-    self.init(
-      name, isFinal, fileID, line, Code(kind: .condition, box: ConditionBox(decide)), yes(),
-      no(), hasExits: true)
+    declaration = Declaration(
+      .condition(
+        name, isFinal, fileID, line, Code(kind: .condition, box: ConditionBox(decide)),
+        yes: yes().map(\.node),
+        no: no().map(\.node), hasExits: true))
   }
 
   /// Declares a condition with an asynchronous decision and its two exits.
@@ -53,6 +56,7 @@ public struct Condition<Context: Sendable>: Sendable {
   ///   - no: The states to run when the decision is `false`.
   ///   - fileID: The file of the declaration, for definition errors; keep the default.
   ///   - line: The line of the declaration, for definition errors; keep the default.
+  @inlinable
   public init(
     _ name: String,
     isFinal: Bool = false,
@@ -62,9 +66,11 @@ public struct Condition<Context: Sendable>: Sendable {
     @FlowBuilder<Context> yes: () -> [Declaration<Context>],
     @FlowBuilder<Context> no: () -> [Declaration<Context>]
   ) {
-    self.init(
-      name, isFinal, fileID, line, Code(kind: .asyncCondition, box: AsyncConditionBox(decide)),
-      yes(), no(), hasExits: true)
+    declaration = Declaration(
+      .condition(
+        name, isFinal, fileID, line, Code(kind: .asyncCondition, box: AsyncConditionBox(decide)),
+        yes: yes().map(\.node),
+        no: no().map(\.node), hasExits: true))
   }
 
   /// Declares a condition without exits: usually a final condition whose decision is the
@@ -76,6 +82,7 @@ public struct Condition<Context: Sendable>: Sendable {
   ///
   /// A condition declared this way that is not final is a definition error, since it has
   /// nowhere to go.
+  @inlinable
   public init(
     _ name: String,
     isFinal: Bool = false,
@@ -83,14 +90,16 @@ public struct Condition<Context: Sendable>: Sendable {
     line: Int = #line,
     _ decide: @escaping @Sendable (inout Context) throws -> Bool
   ) {
-    self.init(
-      name, isFinal, fileID, line, Code(kind: .condition, box: ConditionBox(decide)), [], [],
-      hasExits: false)
+    declaration = Declaration(
+      .condition(
+        name, isFinal, fileID, line, Code(kind: .condition, box: ConditionBox(decide)), yes: [],
+        no: [], hasExits: false))
   }
 
   /// Declares a condition without exits whose decision is asynchronous.
   ///
   /// A condition declared this way that is not final is a definition error.
+  @inlinable
   public init(
     _ name: String,
     isFinal: Bool = false,
@@ -98,21 +107,9 @@ public struct Condition<Context: Sendable>: Sendable {
     line: Int = #line,
     _ decide: @escaping @Sendable (inout Context) async throws -> Bool
   ) {
-    self.init(
-      name, isFinal, fileID, line, Code(kind: .asyncCondition, box: AsyncConditionBox(decide)),
-      [], [], hasExits: false)
-  }
-
-  // swift-format-ignore: FunctionParameterCount
-  private init(
-    _ name: String, _ isFinal: Bool, _ fileID: String, _ line: Int, _ work: Code,
-    _ yes: [Declaration<Context>], _ no: [Declaration<Context>], hasExits: Bool
-  ) {
-    let body = DeclaredBody.condition(
-      work, yes: yes.map(\.node), no: no.map(\.node), hasExits: hasExits)
-    let location = SourceLocation(fileID: fileID, line: line)
     declaration = Declaration(
-      .state(StateDeclaration(name: name, isFinal: isFinal, location: location, body: body))
-    )
+      .condition(
+        name, isFinal, fileID, line, Code(kind: .asyncCondition, box: AsyncConditionBox(decide)),
+        yes: [], no: [], hasExits: false))
   }
 }

@@ -37,8 +37,48 @@ public struct SourceLocation: Hashable, Sendable, CustomStringConvertible {
 enum DeclarationNode: Sendable {
   /// A state, with its code and the blocks nested inside it.
   case state(StateDeclaration)
-  /// An arrow to the state with this name.
-  case goTo(name: String, location: SourceLocation)
+  /// An arrow to the state with a name.
+  case goTo(GoToDeclaration)
+}
+
+/// A declared `GoTo`. A class, like ``StateDeclaration``, so that a declaration is one
+/// reference wide and blocks of them stay small.
+@usableFromInline
+final class GoToDeclaration: Sendable {
+  let name: String
+  let location: SourceLocation
+
+  @usableFromInline
+  init(name: String, location: SourceLocation) {
+    self.name = name
+    self.location = location
+  }
+}
+
+extension DeclarationNode {
+  /// An action's declaration. Not generic, so that the inlinable public initializers,
+  /// which box the closure over the caller's context, share it.
+  @usableFromInline
+  static func action(
+    _ name: String, _ isFinal: Bool, _ fileID: String, _ line: Int, _ code: Code?
+  ) -> DeclarationNode {
+    .state(
+      StateDeclaration(
+        name: name, isFinal: isFinal, location: SourceLocation(fileID: fileID, line: line),
+        body: .action(code)))
+  }
+
+  /// A condition's declaration, its branches already read into nodes.
+  @usableFromInline
+  static func condition(
+    _ name: String, _ isFinal: Bool, _ fileID: String, _ line: Int, _ code: Code,
+    yes: [DeclarationNode], no: [DeclarationNode], hasExits: Bool
+  ) -> DeclarationNode {
+    .state(
+      StateDeclaration(
+        name: name, isFinal: isFinal, location: SourceLocation(fileID: fileID, line: line),
+        body: .condition(code, yes: yes, no: no, hasExits: hasExits)))
+  }
 }
 
 /// A declared state before compilation: name, flags, code and nested blocks.

@@ -35,7 +35,7 @@ public enum FlowBuilder<Context: Sendable> {
   /// Lifts a ``GoTo`` into the block.
   @inlinable
   public static func buildExpression(_ arrow: GoTo) -> [Declaration<Context>] {
-    [Declaration(.goTo(name: arrow.name, location: arrow.location))]
+    [Declaration(.goTo(GoToDeclaration(name: arrow.name, location: arrow.location)))]
   }
 
   /// Splices a list of declarations built elsewhere into the block.
@@ -46,10 +46,25 @@ public enum FlowBuilder<Context: Sendable> {
     declarations
   }
 
-  /// Joins the declarations of a block, in order.
+  /// Makes an empty block.
   @inlinable
-  public static func buildBlock(_ parts: [Declaration<Context>]...) -> [Declaration<Context>] {
-    parts.flatMap { $0 }
+  public static func buildBlock() -> [Declaration<Context>] { [] }
+
+  /// Starts a block with its first statement's declarations.
+  @inlinable
+  public static func buildPartialBlock(first: [Declaration<Context>]) -> [Declaration<Context>] {
+    first
+  }
+
+  /// Adds a statement's declarations to a block: appending, so a block costs one array
+  /// whatever its length.
+  @inlinable
+  public static func buildPartialBlock(
+    accumulated: consuming [Declaration<Context>], next: [Declaration<Context>]
+  ) -> [Declaration<Context>] {
+    var block = accumulated
+    block.append(contentsOf: next)
+    return block
   }
 
   /// Supports `if` without `else`.
@@ -73,6 +88,11 @@ public enum FlowBuilder<Context: Sendable> {
   /// Supports `for` loops.
   @inlinable
   public static func buildArray(_ parts: [[Declaration<Context>]]) -> [Declaration<Context>] {
-    parts.flatMap { $0 }
+    var block: [Declaration<Context>] = []
+    block.reserveCapacity(parts.reduce(0) { $0 + $1.count })
+    for part in parts {
+      block.append(contentsOf: part)
+    }
+    return block
   }
 }

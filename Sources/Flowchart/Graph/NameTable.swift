@@ -18,15 +18,20 @@ struct NameTable: Sendable {
   private var first: [String: Int32] = [:]
   private var shared: [String: [Int32]] = [:]
 
-  /// Indexes `names`, the name of each state in numbering order.
-  init(_ names: some Collection<String>) {
-    first.reserveCapacity(names.count)
+  /// Indexes `names`, the name of each state in numbering order; when `wanted` is given,
+  /// only the names it holds.
+  ///
+  /// The compiler indexes only the names that `GoTo`s and entry points refer to: a small
+  /// table that stays in cache, where one over every name of a large chart would miss it
+  /// at every step.
+  init(_ names: some Collection<String>, only wanted: Set<String>? = nil) {
+    if wanted == nil { first.reserveCapacity(names.count) }
     for (index, name) in names.enumerated() {
+      if let wanted, !wanted.contains(name) { continue }
       let state = Int32(index)
-      if let earlier = first[name] {
+      if let earlier = first.updateValue(state, forKey: name) {
+        first[name] = earlier
         shared[name, default: [earlier]].append(state)
-      } else {
-        first[name] = state
       }
     }
   }
@@ -47,6 +52,4 @@ struct NameTable: Sendable {
     }
   }
 
-  /// Every distinct name.
-  var names: Dictionary<String, Int32>.Keys { first.keys }
 }

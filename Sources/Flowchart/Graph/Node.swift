@@ -1,3 +1,5 @@
+import Synchronization
+
 // A state's closure lives in a box of its own, so the run loop can call it through an
 // unmanaged reference without retaining and releasing it on every step. Each box stores
 // its closure with the closure's exact type (not a generic `Function`), so calling it
@@ -8,6 +10,7 @@
 @usableFromInline
 final class ActionBox<Context: Sendable>: Sendable {
   @usableFromInline let function: @Sendable (inout Context) throws -> Void
+  @usableFromInline
   init(_ function: @escaping @Sendable (inout Context) throws -> Void) { self.function = function }
 }
 
@@ -15,6 +18,7 @@ final class ActionBox<Context: Sendable>: Sendable {
 @usableFromInline
 final class ConditionBox<Context: Sendable>: Sendable {
   @usableFromInline let function: @Sendable (inout Context) throws -> Bool
+  @usableFromInline
   init(_ function: @escaping @Sendable (inout Context) throws -> Bool) { self.function = function }
 }
 
@@ -22,6 +26,7 @@ final class ConditionBox<Context: Sendable>: Sendable {
 @usableFromInline
 final class SelectBox<Context: Sendable>: Sendable {
   @usableFromInline let function: @Sendable (inout Context) throws -> Int32
+  @usableFromInline
   init(_ function: @escaping @Sendable (inout Context) throws -> Int32) { self.function = function }
 }
 
@@ -29,6 +34,7 @@ final class SelectBox<Context: Sendable>: Sendable {
 @usableFromInline
 final class AsyncActionBox<Context: Sendable>: Sendable {
   @usableFromInline let function: @Sendable (inout Context) async throws -> Void
+  @usableFromInline
   init(_ function: @escaping @Sendable (inout Context) async throws -> Void) {
     self.function = function
   }
@@ -38,6 +44,7 @@ final class AsyncActionBox<Context: Sendable>: Sendable {
 @usableFromInline
 final class AsyncConditionBox<Context: Sendable>: Sendable {
   @usableFromInline let function: @Sendable (inout Context) async throws -> Bool
+  @usableFromInline
   init(_ function: @escaping @Sendable (inout Context) async throws -> Bool) {
     self.function = function
   }
@@ -47,6 +54,7 @@ final class AsyncConditionBox<Context: Sendable>: Sendable {
 @usableFromInline
 final class AsyncSelectBox<Context: Sendable>: Sendable {
   @usableFromInline let function: @Sendable (inout Context) async throws -> Int32
+  @usableFromInline
   init(_ function: @escaping @Sendable (inout Context) async throws -> Int32) {
     self.function = function
   }
@@ -56,6 +64,7 @@ final class AsyncSelectBox<Context: Sendable>: Sendable {
 @usableFromInline
 final class DecideKeyBox<Context: Sendable>: Sendable {
   @usableFromInline let function: @Sendable (inout Context) throws -> any Hashable & Sendable
+  @usableFromInline
   init(_ function: @escaping @Sendable (inout Context) throws -> any Hashable & Sendable) {
     self.function = function
   }
@@ -65,6 +74,7 @@ final class DecideKeyBox<Context: Sendable>: Sendable {
 @usableFromInline
 final class AsyncDecideKeyBox<Context: Sendable>: Sendable {
   @usableFromInline let function: @Sendable (inout Context) async throws -> any Hashable & Sendable
+  @usableFromInline
   init(_ function: @escaping @Sendable (inout Context) async throws -> any Hashable & Sendable) {
     self.function = function
   }
@@ -74,6 +84,7 @@ final class AsyncDecideKeyBox<Context: Sendable>: Sendable {
 @usableFromInline
 final class MergeBox<Context: Sendable>: Sendable {
   @usableFromInline let function: @Sendable (inout Context, Context) throws -> Void
+  @usableFromInline
   init(_ function: @escaping @Sendable (inout Context, Context) throws -> Void) {
     self.function = function
   }
@@ -85,9 +96,16 @@ final class MergeBox<Context: Sendable>: Sendable {
 /// Holding it as an object lets the compiler, which never calls the code, be written once
 /// for every context type, instead of as generic code that looks up type metadata at
 /// every step.
+@usableFromInline
 struct Code: Sendable {
   let kind: Node.Kind
   let box: any AnyObject & Sendable
+
+  @usableFromInline
+  init(kind: Node.Kind, box: any AnyObject & Sendable) {
+    self.kind = kind
+    self.box = box
+  }
 
   /// Whether the code runs asynchronously.
   var isAsynchronous: Bool { kind.suspends }
@@ -248,7 +266,6 @@ struct CompiledChart {
   var exits: [Exit]
   var start: Int32
   var entryPoints: [Int32]
-  var names: NameTable
 }
 
 /// The compiled, immutable graph shared by every copy of a ``Flowchart``.
@@ -272,7 +289,9 @@ final class Graph<Context: Sendable>: @unchecked Sendable {
   let exits: [Exit]
   let start: Int32
   let entryPoints: [Int32]
-  let names: NameTable
+  /// Every state's name, indexed on first use: only queries and runs that start at a named
+  /// state need it, so compiling does not pay for it.
+  private let nameTable = Mutex<NameTable?>(nil)
   /// The states that are asynchronous: empty when the chart can run synchronously.
   let asynchronousStates: [Int32]
 
@@ -287,7 +306,6 @@ final class Graph<Context: Sendable>: @unchecked Sendable {
     start = chart.start
     entryPoints = chart.entryPoints
     exits = chart.exits
-    names = chart.names
     asynchronousStates = chart.records.indices.filter { chart.records[$0].isAsynchronous }
       .map { Int32($0) }
     #if DEBUG
@@ -298,6 +316,16 @@ final class Graph<Context: Sendable>: @unchecked Sendable {
   deinit {
     nodeBase.deinitialize(count: records.count)
     nodeBase.deallocate()
+  }
+
+  /// Finds states by name.
+  var names: NameTable {
+    nameTable.withLock { table in
+      if let table { return table }
+      let built = NameTable(records.lazy.map(\.name))
+      table = built
+      return built
+    }
   }
 
   /// The exits of the state `record` describes.
