@@ -27,15 +27,17 @@ struct Compiler {
     var target: Target
   }
 
-  /// A state numbered in pass 1, with what pass 4 needs to emit it.
+  /// A state numbered in pass 1, with what later passes need that is not in its record.
   ///
-  /// Small on purpose: compiling a large chart is bound by the memory it touches, so the
-  /// state keeps its declaration by reference and copies out only the final flag, which
-  /// the graph checks read for every state.
+  /// Small on purpose: compiling a large chart is bound by the memory it touches. `walk`
+  /// reads each declaration once, writing the state's ``StateRecord`` and ``Node`` in
+  /// place, so a declaration is freed with its block, while it is still in cache.
   struct PendingState {
-    var declaration: StateDeclaration
-    var isFinal: Bool
     var flow: Int32
+    var isFinal = false
+    /// The declaration of a multiple condition, whose code depends on its targets, or of a
+    /// dispatch, whose plan does: pass 4 finishes them. `nil` for other states.
+    var declaration: StateDeclaration?
     /// Where the state's exits are in ``Compiler/pendingExits``.
     var exits: Range<Int32> = 0..<0
     /// For a dispatch: the flows of its branches, for messages.
@@ -60,6 +62,10 @@ struct Compiler {
   private let requestedEntryPoints: [String]
   private let location: SourceLocation
   private var states: [PendingState] = []
+  /// The output, written in place by `walk` and completed by pass 4.
+  private var records: [StateRecord] = []
+  private var nodes: [Node] = []
+  private var codeBoxes: [any AnyObject & Sendable] = []
   /// Every state's declared exits, one state after another: one array for the whole chart
   /// rather than one per state.
   private var pendingExits: [PendingExit] = []
@@ -95,7 +101,7 @@ struct Compiler {
 
     // Pass 2: resolve names and check each exit.
     let referenced = Set(goTos.lazy.map(\.name)).union(requestedEntryPoints)
-    let names = states.map(\.declaration.name)
+    let names = records.map(\.name)
     var resolver = Resolver(
       names: referenced.isEmpty ? NameTable([]) : NameTable(names, only: referenced),
       allNames: names)
@@ -140,8 +146,14 @@ struct Compiler {
   ) -> Target {
     let firstID = Int32(states.count)
     for declaration in declarations {
-      if case .state(let state) = declaration {
-        states.append(PendingState(declaration: state, isFinal: state.isFinal, flow: flow))
+      if case .state = declaration {
+        states.append(PendingState(flow: flow))
+        records.append(
+          StateRecord(
+            name: "", kind: .action, isFinal: false, isAsynchronous: false,
+            location: location, exits: 0..<0, flow: flow))
+        nodes.append(
+          Node(kind: .pass, isFinal: false, next: Node.none, alternative: Node.none, code: nil))
       }
     }
     stack.append(
@@ -177,10 +189,44 @@ struct Compiler {
       let following = position + 1 < declarations.count ? declarations[position + 1] : nil
       let next = target(of: following, id: nextID, or: block.continuation)
       checkName(state)
+      record(state, at: Int(id))
       let first = Int32(pendingExits.count)
       appendExits(of: state, id: id, next: next, flow: block.flow)
       states[Int(id)].exits = first..<Int32(pendingExits.count)
     }
+  }
+
+  /// Writes what the declaration says of the state into its record and node.
+  private mutating func record(_ state: StateDeclaration, at index: Int) {
+    var code: Code?
+    let kind: StateKind
+    var isAsynchronous = false
+    switch state.body {
+    case .action(let work):
+      kind = .action
+      code = work
+    case .condition(let work, _, _, _):
+      kind = .condition
+      code = work
+    case .multipleCondition(let decision, _):
+      kind = .multipleCondition
+      isAsynchronous = decision.isAsynchronous
+      states[index].declaration = state
+    case .dispatch:
+      kind = .dispatch
+      states[index].declaration = state
+    }
+    if let code {
+      isAsynchronous = code.isAsynchronous
+      nodes[index].kind = code.kind
+      nodes[index].code = UnsafeRawPointer(Unmanaged.passUnretained(code.box).toOpaque())
+      codeBoxes.append(code.box)
+    }
+    nodes[index].isFinal = state.isFinal
+    states[index].isFinal = state.isFinal
+    records[index] = StateRecord(
+      name: state.name, kind: kind, isFinal: state.isFinal, isAsynchronous: isAsynchronous,
+      location: state.location, exits: 0..<0, flow: states[index].flow)
   }
 
   private mutating func checkName(_ state: StateDeclaration) {
@@ -337,7 +383,7 @@ struct Compiler {
       case .state(let target):
         exits.targets[Int(position)] = target
       case .end:
-        reportNowhere(states[index], exit.label)
+        reportNowhere(index, exit.label)
       case .name(let goTo):
         let (name, location) = (goTo.name, goTo.location)
         guard let target = resolveName(name, at: location, what: "GoTo", with: &resolver) else {
@@ -385,7 +431,7 @@ struct Compiler {
       return nil
     case .ambiguous(let matches):
       if resolver.reported.insert(Resolver.Reference(name: name, location: location)).inserted {
-        let lines = matches.map { String(states[Int($0)].declaration.location.line) }
+        let lines = matches.map { String(records[Int($0)].location.line) }
         report(
           .ambiguousName, name, location,
           "\(what) \(quoted(name)) is ambiguous: \(matches.count) states have that name (declared at lines \(lines.joined(separator: ", "))). Rename them so the reference names one state."
@@ -395,7 +441,9 @@ struct Compiler {
     }
   }
 
-  private mutating func reportNowhere(_ state: PendingState, _ label: Exit.Label) {
+  private mutating func reportNowhere(_ index: Int, _ label: Exit.Label) {
+    let state = states[index]
+    let record = records[index]
     let place = describeFlow(state.flow)
     let advice =
       state.flow == 0
@@ -404,13 +452,13 @@ struct Compiler {
     switch label {
     case .next:
       report(
-        .exitLeadsNowhere, state.declaration.name, state.declaration.location,
-        "\(describe(state.declaration)) is the last state of \(place) and is not final, so the flow has nowhere to go after it. \(advice)"
+        .exitLeadsNowhere, record.name, record.location,
+        "\(describe(record)) is the last state of \(place) and is not final, so the flow has nowhere to go after it. \(advice)"
       )
     default:
       report(
-        .exitLeadsNowhere, state.declaration.name, state.declaration.location,
-        "The \(quoted("\(label)")) exit of \(describe(state.declaration)) leads nowhere: its block is empty and nothing follows it in \(place). Put a state or a GoTo in that exit, or add a state after it."
+        .exitLeadsNowhere, record.name, record.location,
+        "The \(quoted("\(label)")) exit of \(describe(record)) leads nowhere: its block is empty and nothing follows it in \(place). Put a state or a GoTo in that exit, or add a state after it."
       )
     }
   }
@@ -497,7 +545,7 @@ struct Compiler {
       + states.indices.filter { !reached[$0] && hasUnreachablePredecessor[$0] }
     for index in candidates where !reached[index] {
       let others = visit(from: [Int32(index)]) - 1
-      let state = states[index].declaration
+      let state = records[index]
       let tail =
         others > 0 ? " (nor can the \(others) state\(others == 1 ? "" : "s") it leads to)" : ""
       report(
@@ -553,8 +601,8 @@ struct Compiler {
     let byFlow = Dictionary(grouping: trapped) { states[$0].flow }
     for flow in byFlow.keys.sorted() {
       let members = byFlow[flow]!
-      let first = states[members[0]].declaration
-      let names = members.prefix(5).map { quoted(states[$0].declaration.name) }
+      let first = records[members[0]]
+      let names = members.prefix(5).map { quoted(records[$0].name) }
       let more = members.count > 5 ? " and \(members.count - 5) more" : ""
       let isOne = members.count == 1
       let looping =
@@ -572,19 +620,13 @@ struct Compiler {
 
   // MARK: - Pass 4
 
-  private func emit(
-    exits: ResolvedExits, start: Int32, entryPoints: [Int32],
+  private mutating func emit(
+    exits: ResolvedExits, start: Int32, entryPoints: [Int32]
   ) -> CompiledChart {
-    var nodes: [Node] = []
-    nodes.reserveCapacity(states.count)
-    var codeBoxes: [any AnyObject & Sendable] = []
-    codeBoxes.reserveCapacity(states.count)
-    var records: [StateRecord] = []
-    records.reserveCapacity(states.count)
     var allExits: [Exit] = []
+    allExits.reserveCapacity(exits.targets.count)
     var dispatches: [DispatchPlan] = []
     for index in states.indices {
-      let declaration = states[index].declaration
       let firstExit = Int32(allExits.count)
       let range = exits.ranges[index]
       let exitCount = range.count
@@ -595,48 +637,36 @@ struct Compiler {
         let label = exits.labels[Int(range.lowerBound) + offset]
         allExits.append(Exit(label: label, target: StateID(target(offset))))
       }
-      var node = Node(
-        kind: .pass, isFinal: declaration.isFinal, next: Node.none, alternative: Node.none,
-        code: nil)
-      let code: Code?
-      let kind: StateKind
-      switch declaration.body {
-      case .action(let work):
-        kind = .action
-        code = work
-        node.next = exitCount > 0 ? target(0) : Node.none
-      case .condition(let work, _, _, _):
-        kind = .condition
-        code = work
+      records[index].exits = firstExit..<Int32(allExits.count)
+      let isFinal = states[index].isFinal
+      switch records[index].kind {
+      case .action:
+        if exitCount > 0 { nodes[index].next = target(0) }
+      case .condition:
         if exitCount == 2 {
-          node.next = target(0)
-          node.alternative = target(1)
+          nodes[index].next = target(0)
+          nodes[index].alternative = target(1)
         }
-      case .multipleCondition(let decision, _):
-        kind = .multipleCondition
-        code =
-          declaration.isFinal
+      case .multipleCondition:
+        guard case .multipleCondition(let decision, _) = states[index].declaration?.body else {
+          preconditionFailure("a multiple condition keeps its declaration for pass 4")
+        }
+        let code =
+          isFinal
           ? decision.makeFinalDecision() : decision.makeSelector((0..<exitCount).map(target))
-      case .dispatch(_, let merge):
-        kind = .dispatch
-        code = nil
-        let branchStarts = range.filter(exits.isBranch).map { exits.targets[Int($0)]! }
-        node.kind = .dispatch
-        node.alternative = Int32(dispatches.count)
-        dispatches.append(DispatchPlan(branchStarts: branchStarts, merge: merge))
-        if !declaration.isFinal, exitCount > 0 { node.next = target(exitCount - 1) }
-      }
-      if let code {
-        node.kind = code.kind
-        node.code = UnsafeRawPointer(Unmanaged.passUnretained(code.box).toOpaque())
+        nodes[index].kind = code.kind
+        nodes[index].code = UnsafeRawPointer(Unmanaged.passUnretained(code.box).toOpaque())
         codeBoxes.append(code.box)
+      case .dispatch:
+        guard case .dispatch(_, let merge) = states[index].declaration?.body else {
+          preconditionFailure("a dispatch keeps its declaration for pass 4")
+        }
+        let branchStarts = range.filter(exits.isBranch).map { exits.targets[Int($0)]! }
+        nodes[index].kind = .dispatch
+        nodes[index].alternative = Int32(dispatches.count)
+        dispatches.append(DispatchPlan(branchStarts: branchStarts, merge: merge))
+        if !isFinal, exitCount > 0 { nodes[index].next = target(exitCount - 1) }
       }
-      nodes.append(node)
-      records.append(
-        StateRecord(
-          name: declaration.name, kind: kind, isFinal: declaration.isFinal,
-          isAsynchronous: code?.isAsynchronous ?? false, location: declaration.location,
-          exits: firstExit..<Int32(allExits.count), flow: states[index].flow))
     }
     return CompiledChart(
       nodes: nodes, codeBoxes: codeBoxes, dispatches: dispatches, records: records,
@@ -663,6 +693,10 @@ struct Compiler {
     return describe(kind, state.name)
   }
 
+  private func describe(_ record: StateRecord) -> String {
+    describe(record.kind, record.name)
+  }
+
   /// `Action 'Fetch'`, `Multiple condition 'Plan?'`, …
   private func describe(_ kind: StateKind, _ name: String) -> String {
     "\(kind.description.capitalizedFirst) \(quoted(name))"
@@ -671,7 +705,7 @@ struct Compiler {
   private func describeFlow(_ flow: Int32) -> String {
     let owner = flows[Int(flow)]
     guard let dispatch = owner.dispatch else { return "the top level" }
-    let name = states[Int(dispatch)].declaration.name
+    let name = records[Int(dispatch)].name
     return "branch \(owner.branch + 1) of dispatch \(quoted(name))"
   }
 }
