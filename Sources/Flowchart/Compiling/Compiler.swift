@@ -15,6 +15,8 @@ struct Compiler {
   /// Where an exit leads, before names are resolved.
   enum Target {
     case state(Int32)
+    /// The first state of the block pushed `n`-th, numbered when the block is walked.
+    case block(Int32)
     /// The state a `GoTo` names.
     case name(GoToDeclaration)
     /// Past the last state of a flow.
@@ -47,8 +49,8 @@ struct Compiler {
   /// A block waiting to be walked in pass 1.
   struct PendingBlock {
     var declarations: [DeclarationNode]
-    /// The index of the block's first state: its states are numbered in order from it.
-    var firstID: Int32
+    /// The block's place in ``Compiler/blockFirstIDs``.
+    var index: Int32
     var continuation: Target
     var flow: Int32
   }
@@ -69,7 +71,13 @@ struct Compiler {
   /// Every state's declared exits, one state after another: one array for the whole chart
   /// rather than one per state.
   private var pendingExits: [PendingExit] = []
+  /// Blocks waiting to be walked, last in, first out: depth first, so a nested block is
+  /// walked soon after its parent, while their declarations are still in cache.
   private var stack: [PendingBlock] = []
+  /// The number of the first state of each block, set when the block is walked; states
+  /// are numbered in the order they are walked, so records, nodes and exits are written
+  /// front to back.
+  private var blockFirstIDs: [Int32] = []
   private var flows: [FlowOwner] = [FlowOwner(dispatch: nil, branch: 0)]
   private var problems: [DefinitionError.Problem] = []
   /// Every `GoTo` of the walked blocks, so that names are checked even where no arrow
@@ -140,64 +148,53 @@ struct Compiler {
 
   // MARK: - Pass 1
 
-  /// Numbers the states of a block, schedules it for walking and returns its entry.
+  /// Schedules a block for walking and returns its entry.
   private mutating func push(
     _ declarations: [DeclarationNode], continuation: Target, flow: Int32
   ) -> Target {
-    let firstID = Int32(states.count)
-    for declaration in declarations {
-      if case .state = declaration {
-        states.append(PendingState(flow: flow))
-        records.append(
-          StateRecord(
-            name: "", kind: .action, isFinal: false, isAsynchronous: false,
-            location: location, exits: 0..<0, flow: flow))
-        nodes.append(
-          Node(kind: .pass, isFinal: false, next: Node.none, alternative: Node.none, code: nil))
-      }
-    }
+    let index = Int32(blockFirstIDs.count)
+    blockFirstIDs.append(-1)
     stack.append(
       PendingBlock(
-        declarations: declarations, firstID: firstID, continuation: continuation, flow: flow))
-    return target(of: declarations.first, id: firstID, or: continuation)
-  }
-
-  /// Where an arrow to `declaration` leads: the state numbered `id` if it is a state, the
-  /// named state if it is a `GoTo`, and `continuation` if there is no declaration.
-  private func target(
-    of declaration: DeclarationNode?, id: Int32, or continuation: Target
-  ) -> Target {
-    switch declaration {
-    case .state: .state(id)
-    case .goTo(let goTo): .name(goTo)
-    case nil: continuation
+        declarations: declarations, index: index, continuation: continuation, flow: flow))
+    switch declarations.first {
+    case .state: return .block(index)
+    case .goTo(let goTo): return .name(goTo)
+    case nil: return continuation
     }
   }
 
-  /// Records the exits of each state of a block and schedules its nested blocks.
+  /// Numbers the states of a block, records each one and its exits, and schedules the
+  /// blocks nested in them.
   private mutating func walk(_ block: PendingBlock) {
     let declarations = block.declarations
-    // The number the block's next state declaration has.
-    var nextID = block.firstID
+    blockFirstIDs[Int(block.index)] = Int32(states.count)
     for position in declarations.indices {
       guard case .state(let state) = declarations[position] else {
         if case .goTo(let goTo) = declarations[position] { goTos.append(goTo) }
         continue
       }
-      let id = nextID
-      nextID += 1
-      let following = position + 1 < declarations.count ? declarations[position + 1] : nil
-      let next = target(of: following, id: nextID, or: block.continuation)
+      let id = Int32(states.count)
+      let next: Target
+      switch position + 1 < declarations.count ? declarations[position + 1] : nil {
+      case .state: next = .state(id + 1)
+      case .goTo(let goTo): next = .name(goTo)
+      case nil: next = block.continuation
+      }
       checkName(state)
-      record(state, at: Int(id))
+      record(state, flow: block.flow)
       let first = Int32(pendingExits.count)
       appendExits(of: state, id: id, next: next, flow: block.flow)
       states[Int(id)].exits = first..<Int32(pendingExits.count)
     }
   }
 
-  /// Writes what the declaration says of the state into its record and node.
-  private mutating func record(_ state: StateDeclaration, at index: Int) {
+  /// Appends the state's pending state, record and node, from what its declaration says.
+  private mutating func record(_ state: StateDeclaration, flow: Int32) {
+    let index = states.count
+    states.append(PendingState(flow: flow))
+    nodes.append(
+      Node(kind: .pass, isFinal: false, next: Node.none, alternative: Node.none, code: nil))
     var code: Code?
     let kind: StateKind
     var isAsynchronous = false
@@ -224,9 +221,10 @@ struct Compiler {
     }
     nodes[index].isFinal = state.isFinal
     states[index].isFinal = state.isFinal
-    records[index] = StateRecord(
-      name: state.name, kind: kind, isFinal: state.isFinal, isAsynchronous: isAsynchronous,
-      location: state.location, exits: 0..<0, flow: states[index].flow)
+    records.append(
+      StateRecord(
+        name: state.name, kind: kind, isFinal: state.isFinal, isAsynchronous: isAsynchronous,
+        location: state.location, exits: 0..<0, flow: flow))
   }
 
   private mutating func checkName(_ state: StateDeclaration) {
@@ -382,6 +380,8 @@ struct Compiler {
       switch exit.target {
       case .state(let target):
         exits.targets[Int(position)] = target
+      case .block(let block):
+        exits.targets[Int(position)] = blockFirstIDs[Int(block)]
       case .end:
         reportNowhere(index, exit.label)
       case .name(let goTo):
@@ -431,7 +431,7 @@ struct Compiler {
       return nil
     case .ambiguous(let matches):
       if resolver.reported.insert(Resolver.Reference(name: name, location: location)).inserted {
-        let lines = matches.map { String(records[Int($0)].location.line) }
+        let lines = matches.map { records[Int($0)].location.line }.sorted().map(String.init)
         report(
           .ambiguousName, name, location,
           "\(what) \(quoted(name)) is ambiguous: \(matches.count) states have that name (declared at lines \(lines.joined(separator: ", "))). Rename them so the reference names one state."
@@ -466,6 +466,7 @@ struct Compiler {
   private mutating func resolveStart(_ target: Target, with resolver: inout Resolver) -> Int32? {
     switch target {
     case .state(let index): return index
+    case .block(let block): return blockFirstIDs[Int(block)]
     case .end: return nil
     case .name(let goTo):
       let (name, location) = (goTo.name, goTo.location)
