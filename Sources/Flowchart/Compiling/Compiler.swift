@@ -94,7 +94,13 @@ struct Compiler {
   mutating func compile(
     _ declarations: [DeclarationNode]
   ) throws(DefinitionError) -> CompiledChart {
-    // Pass 1: number the states.
+    // Pass 1: number the states, into arrays sized once.
+    let stateCount = declarations.reduce(0) { $0 + $1.stateCount }
+    states.reserveCapacity(stateCount)
+    records.reserveCapacity(stateCount)
+    nodes.reserveCapacity(stateCount)
+    codeBoxes.reserveCapacity(stateCount)
+    pendingExits.reserveCapacity(stateCount * 2)
     let startTarget = push(declarations, continuation: .end, flow: 0)
     while let block = stack.popLast() {
       walk(block)

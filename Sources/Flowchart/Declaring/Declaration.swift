@@ -91,12 +91,36 @@ final class StateDeclaration: Sendable {
   let isFinal: Bool
   let location: SourceLocation
   let body: DeclaredBody
+  /// How many states this declaration holds, itself and those nested in it: counted as the
+  /// declaration is built, from its blocks' counts, so the compiler can size its arrays
+  /// once.
+  let stateCount: Int
 
   init(name: String, isFinal: Bool, location: SourceLocation, body: DeclaredBody) {
     self.name = name
     self.isFinal = isFinal
     self.location = location
     self.body = body
+    func count(_ block: [DeclarationNode]) -> Int {
+      block.reduce(0) { $0 + $1.stateCount }
+    }
+    switch body {
+    case .action: stateCount = 1
+    case .condition(_, let yes, let no, _): stateCount = 1 + count(yes) + count(no)
+    case .multipleCondition(let decision, _):
+      stateCount = decision.exits.reduce(1) { $0 + count($1.body) }
+    case .dispatch(let branches, _): stateCount = branches.reduce(1) { $0 + count($1) }
+    }
+  }
+}
+
+extension DeclarationNode {
+  /// How many states the declaration holds: none for a `GoTo`.
+  var stateCount: Int {
+    switch self {
+    case .state(let state): state.stateCount
+    case .goTo: 0
+    }
   }
 }
 
