@@ -1,15 +1,19 @@
-/// Turns a declaration into a validated ``Graph``, or collects every problem into one
-/// ``DefinitionError``.
+/// Turns a declaration into a validated ``CompiledChart``, or collects every problem into
+/// one ``DefinitionError``.
 ///
-/// The compiler works in passes, each linear in the size of the declaration and none
-/// recursive, so a chart of any size or nesting compiles without growing the stack:
-/// 1. *Number*: walk the blocks with an explicit stack, give each state an index, and note
-///    each exit as a ``Target`` (a state, a name to resolve, or the end of the flow).
+/// The compiler is not generic: declarations hold their code already boxed over the chart's
+/// context, so it is written once for every context type. It works in passes, each linear
+/// in the size of the declaration and none recursive, so a chart of any size or nesting
+/// compiles without growing the stack:
+/// 1. *Number*: walk the blocks depth first with an explicit stack; number each state as it
+///    is walked, write its record and node, and note each exit as a ``Target`` (a state, a
+///    block's first state, a name to resolve, or the end of the flow).
 /// 2. *Resolve*: look names up once, check that every `GoTo` names one state, that arrows
 ///    stay inside their flow and that every exit of a non-final state leads somewhere.
 /// 3. *Check the graph*: every state reachable from the start or an entry point, every
 ///    state able to reach a final state.
-/// 4. *Emit*: the flat node array the runtime walks.
+/// 4. *Emit*: fill in each node's exits, make the multiple conditions' code, which depends
+///    on their targets, and plan the dispatches.
 @usableFromInline
 struct Compiler {
   /// Where an exit leads, before names are resolved.
