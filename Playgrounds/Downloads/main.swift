@@ -63,6 +63,7 @@ func milliseconds(_ duration: Duration) -> Int64 {
 func showDownloads() async throws {
   let chart = try makeDownloadsChart()
   print(chart)
+  print()
 
   let clock = ContinuousClock()
   let start = clock.now

@@ -41,6 +41,7 @@ func report(_ title: String, _ result: RunResult<Launch>, in chart: Flowchart<La
 func showFirstLaunch() throws {
   let chart = try makeFirstLaunchChart()
   print(chart)
+  print()
 
   let runs: [(title: String, launch: Launch)] = [
     ("First launch", Launch(isFirstLaunch: true, passesOtherCheck: false)),

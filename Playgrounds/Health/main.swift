@@ -54,6 +54,7 @@ func outcome(of result: RunResult<Subject>) -> Outcome? {
 func showHealth() async throws {
   let workflow = try makeHealthWorkflow()
   print(workflow)
+  print()
 
   let subjects: [(title: String, subject: Subject)] = [
     ("Willing to exercise", Subject(isWillingToExercise: true, isInjured: false)),
