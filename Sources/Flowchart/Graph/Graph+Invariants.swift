@@ -2,7 +2,6 @@ extension Graph {
   /// Checks what every compiled graph guarantees, so a compiler bug fails loudly in debug
   /// builds instead of misleading a run. Called after every compilation in debug builds.
   func checkInvariants() {
-    precondition(nodes.count == records.count, "one record per node")
     precondition(records.indices.contains(Int(start)), "the start is a state")
     precondition(records[Int(start)].flow == 0, "the start is at the top level")
     for (index, node) in nodes.enumerated() {

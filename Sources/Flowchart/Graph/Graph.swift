@@ -44,6 +44,8 @@ final class Graph<Context: Sendable>: @unchecked Sendable {
   /// Takes over a compiled chart; in debug builds, checks its invariants.
   @usableFromInline
   init(_ chart: CompiledChart) {
+    // The node buffer's length is taken from the records: they must agree.
+    precondition(chart.nodes.count == chart.records.count, "one record per node")
     nodeBase = .allocate(capacity: chart.nodes.count)
     nodeBase.initialize(from: chart.nodes, count: chart.nodes.count)
     codeBoxes = chart.codeBoxes
