@@ -33,21 +33,28 @@ struct Compiler {
     var target: Target
   }
 
-  /// A state numbered in pass 1, with what later passes need that is not in its record.
-  ///
-  /// Small on purpose: compiling a large chart is bound by the memory it touches. `walk`
-  /// reads each declaration once, writing the state's ``StateRecord`` and ``Node`` in
-  /// place, so a declaration is freed with its block, while it is still in cache.
+  /// What passes 2 and 3 read of every state, apart from its record so that they read
+  /// 12 bytes per state rather than a whole record: compiling a large chart is bound by
+  /// the memory it touches.
   struct PendingState {
     var flow: Int32
-    var isFinal = false
-    /// The declaration of a multiple condition, whose code depends on its targets, or of a
-    /// dispatch, whose plan does: pass 4 finishes them. `nil` for other states.
-    var declaration: StateDeclaration?
-    /// Where the state's exits are in ``Compiler/pendingExits``.
-    var exits: Range<Int32> = 0..<0
-    /// For a dispatch: the flows of its branches, for messages.
-    var branchFlows: [Int32] = []
+    /// Where the state's exits start in ``Compiler/pendingExits``; they end where the
+    /// next state's begin.
+    var firstExit: Int32
+    var isFinal: Bool
+  }
+
+  /// A multiple condition, whose code depends on its targets, or a dispatch, whose plan
+  /// does: pass 4 finishes them.
+  struct Unfinished {
+    enum Work {
+      case multipleCondition(
+        makeSelector: @Sendable ([Int32]) -> Code, makeFinalDecision: @Sendable () -> Code)
+      case dispatch(merge: (any AnyObject & Sendable)?)
+    }
+
+    var state: Int32
+    var work: Work
   }
 
   /// A block waiting to be walked in pass 1.
@@ -72,9 +79,14 @@ struct Compiler {
   private var records: [StateRecord] = []
   private var nodes: [Node] = []
   private var codeBoxes: [any AnyObject & Sendable] = []
+  private var asynchronousStates: [Int32] = []
   /// Every state's declared exits, one state after another: one array for the whole chart
-  /// rather than one per state.
+  /// rather than one per state. An exit keeps its position in the compiled chart.
   private var pendingExits: [PendingExit] = []
+  /// The multiple conditions and dispatches, for pass 4.
+  private var unfinished: [Unfinished] = []
+  /// The first flow of each dispatch's branches, which are numbered one after another.
+  private var firstBranchFlow: [Int32: Int32] = [:]
   /// Blocks waiting to be walked, last in, first out: depth first, so a nested block is
   /// walked soon after its parent, while their declarations are still in cache.
   private var stack: [PendingBlock] = []
@@ -119,16 +131,13 @@ struct Compiler {
 
     // Pass 2: resolve names and check each exit.
     let referenced = Set(goTos.lazy.map(\.name)).union(requestedEntryPoints)
-    let names = records.map(\.name)
     var resolver = Resolver(
-      names: referenced.isEmpty ? NameTable([]) : NameTable(names, only: referenced),
-      allNames: names)
-    var exits = ResolvedExits(
-      labels: pendingExits.map(\.label),
-      targets: [Int32?](repeating: nil, count: pendingExits.count),
-      ranges: states.map(\.exits))
+      names: referenced.isEmpty
+        ? NameTable([]) : NameTable(records.lazy.map(\.name), only: referenced),
+      records: records)
+    var targets = [Int32](repeating: Node.none, count: pendingExits.count)
     for index in states.indices {
-      resolveExits(of: index, into: &exits, with: &resolver)
+      resolveExits(of: index, into: &targets, with: &resolver)
     }
     let start = resolveStart(startTarget, with: &resolver)
     let entryPoints = resolveEntryPoints(with: &resolver)
@@ -140,9 +149,9 @@ struct Compiler {
     // Without a start every state would be reported unreachable: the start's own problem
     // says enough.
     if let start {
-      checkReachability(exits: exits, roots: [start] + entryPoints)
+      checkReachability(targets: targets, roots: [start] + entryPoints)
     }
-    checkFinalStatesAreReachable(exits: exits)
+    checkFinalStatesAreReachable(targets: targets)
 
     guard problems.isEmpty, let start else {
       let sorted = problems.enumerated().sorted {
@@ -153,7 +162,7 @@ struct Compiler {
     }
 
     // Pass 4: emit.
-    return emit(exits: exits, start: start, entryPoints: entryPoints)
+    return emit(targets: targets, start: start, entryPoints: entryPoints)
   }
 
   // MARK: - Pass 1
@@ -192,49 +201,58 @@ struct Compiler {
       case nil: next = block.continuation
       }
       checkName(state)
-      record(state, flow: block.flow)
-      let first = Int32(pendingExits.count)
+      let firstExit = Int32(pendingExits.count)
       appendExits(of: state, id: id, next: next, flow: block.flow)
-      states[Int(id)].exits = first..<Int32(pendingExits.count)
+      record(state, flow: block.flow, exits: firstExit..<Int32(pendingExits.count))
     }
   }
 
   /// Appends the state's pending state, record and node, from what its declaration says.
-  private mutating func record(_ state: StateDeclaration, flow: Int32) {
-    let index = states.count
-    states.append(PendingState(flow: flow))
-    nodes.append(
-      Node(kind: .pass, isFinal: false, next: Node.none, alternative: Node.none, code: nil))
-    var code: Code?
+  private mutating func record(_ state: StateDeclaration, flow: Int32, exits: Range<Int32>) {
+    let id = Int32(states.count)
+    states.append(PendingState(flow: flow, firstExit: exits.lowerBound, isFinal: state.isFinal))
+    var node = Node(
+      kind: .pass, isFinal: state.isFinal, next: Node.none, alternative: Node.none, code: nil)
     let kind: StateKind
-    var isAsynchronous = false
+    let isAsynchronous: Bool
     switch state.body {
-    case .action(let work):
+    case .action(let code):
       kind = .action
-      code = work
-    case .condition(let work, _, _, _):
+      isAsynchronous = code?.isAsynchronous ?? false
+      if let code { attach(code, to: &node) }
+    case .condition(let code, _, _, _):
       kind = .condition
-      code = work
+      isAsynchronous = code.isAsynchronous
+      attach(code, to: &node)
     case .multipleCondition(let decision, _):
       kind = .multipleCondition
       isAsynchronous = decision.isAsynchronous
-      states[index].declaration = state
-    case .dispatch:
+      // A placeholder until pass 4 makes the code.
+      node.kind = isAsynchronous ? .asyncSelect : .select
+      unfinished.append(
+        Unfinished(
+          state: id,
+          work: .multipleCondition(
+            makeSelector: decision.makeSelector, makeFinalDecision: decision.makeFinalDecision)))
+    case .dispatch(_, let merge):
       kind = .dispatch
-      states[index].declaration = state
+      isAsynchronous = false
+      node.kind = .dispatch
+      unfinished.append(Unfinished(state: id, work: .dispatch(merge: merge)))
     }
-    if let code {
-      isAsynchronous = code.isAsynchronous
-      nodes[index].kind = code.kind
-      nodes[index].code = UnsafeRawPointer(Unmanaged.passUnretained(code.box).toOpaque())
-      codeBoxes.append(code.box)
-    }
-    nodes[index].isFinal = state.isFinal
-    states[index].isFinal = state.isFinal
+    nodes.append(node)
+    if isAsynchronous { asynchronousStates.append(id) }
     records.append(
       StateRecord(
-        name: state.name, kind: kind, isFinal: state.isFinal, isAsynchronous: isAsynchronous,
-        location: state.location, exits: 0..<0, flow: flow))
+        name: state.name, location: state.location, exits: exits, flow: flow, kind: kind,
+        isFinal: state.isFinal, isAsynchronous: isAsynchronous))
+  }
+
+  /// Points `node` at `code`'s box, which the chart keeps alive.
+  private mutating func attach(_ code: Code, to node: inout Node) {
+    node.kind = code.kind
+    node.code = UnsafeRawPointer(Unmanaged.passUnretained(code.box).toOpaque())
+    codeBoxes.append(code.box)
   }
 
   private mutating func checkName(_ state: StateDeclaration) {
@@ -318,10 +336,10 @@ struct Compiler {
           "\(describe(state)) has no branches. Declare at least one Branch, or use an Action instead."
         )
       }
+      firstBranchFlow[id] = Int32(flows.count)
       for (index, branch) in branches.enumerated() {
         let branchFlow = Int32(flows.count)
         flows.append(FlowOwner(dispatch: id, branch: index))
-        states[Int(id)].branchFlows.append(branchFlow)
         if branch.isEmpty {
           report(
             .emptyBranch, state.name, state.location,
@@ -351,8 +369,8 @@ struct Compiler {
   struct Resolver {
     /// The states of the names that `GoTo`s and entry points refer to.
     let names: NameTable
-    /// Every state's name, for suggestions.
-    let allNames: [String]
+    /// Every state's record, for the names suggestions compare with.
+    let records: [StateRecord]
     /// The references already reported. A `GoTo` that ends several blocks is resolved once
     /// per block; it is told apart from other references by its name and its location, so
     /// that two `GoTo`s written on one line are both reported.
@@ -382,16 +400,16 @@ struct Compiler {
   }
 
   private mutating func resolveExits(
-    of index: Int, into exits: inout ResolvedExits, with resolver: inout Resolver
+    of index: Int, into targets: inout [Int32], with resolver: inout Resolver
   ) {
     let flow = states[index].flow
-    for position in states[index].exits {
-      let exit = pendingExits[Int(position)]
+    for position in exitRange(of: index) {
+      let exit = pendingExits[position]
       switch exit.target {
       case .state(let target):
-        exits.targets[Int(position)] = target
+        targets[position] = target
       case .block(let block):
-        exits.targets[Int(position)] = blockFirstIDs[Int(block)]
+        targets[position] = blockFirstIDs[Int(block)]
       case .end:
         reportNowhere(index, exit.label)
       case .name(let goTo):
@@ -401,7 +419,11 @@ struct Compiler {
         }
         // A branch's entry is written inside the branch: a GoTo there belongs to its flow.
         var flow = flow
-        if case .branch(let branch) = exit.label { flow = states[index].branchFlows[branch] }
+        if case .branch(let branch) = exit.label,
+          let first = firstBranchFlow[Int32(index)]
+        {
+          flow = first + Int32(branch)
+        }
         if states[Int(target)].flow != flow {
           if resolver.reported.insert(Resolver.Reference(name: name, location: location)).inserted {
             report(
@@ -411,9 +433,21 @@ struct Compiler {
           }
           continue
         }
-        exits.targets[Int(position)] = target
+        targets[position] = target
       }
     }
+  }
+
+  /// Where the exits of the state `index` are in ``pendingExits``.
+  private func exitRange(of index: Int) -> Range<Int> {
+    let end = index + 1 < states.count ? states[index + 1].firstExit : Int32(pendingExits.count)
+    return Int(states[index].firstExit)..<Int(end)
+  }
+
+  /// Whether the exit at `position` starts a dispatch branch.
+  private func isBranch(_ position: Int) -> Bool {
+    if case .branch = pendingExits[position].label { return true }
+    return false
   }
 
   private mutating func resolveName(
@@ -430,7 +464,7 @@ struct Compiler {
         let suggestion =
           resolver.suggestionsLeft < 0
           ? nil
-          : closestName(to: name, in: resolver.allNames).map {
+          : closestName(to: name, in: resolver.records.lazy.map(\.name)).map {
             " (did you mean \(quoted($0))?)"
           }
         report(
@@ -500,7 +534,7 @@ struct Compiler {
   private mutating func resolveEntryPoints(with resolver: inout Resolver) -> [Int32] {
     var result: [Int32] = []
     for name in requestedEntryPoints {
-      var unique = Resolver(names: resolver.names, allNames: resolver.allNames)
+      var unique = Resolver(names: resolver.names, records: resolver.records)
       guard let index = resolveName(name, at: location, what: "Entry point", with: &unique) else {
         continue
       }
@@ -518,9 +552,7 @@ struct Compiler {
 
   // MARK: - Pass 3
 
-  private mutating func checkReachability(
-    exits: ResolvedExits, roots: [Int32]
-  ) {
+  private mutating func checkReachability(targets: [Int32], roots: [Int32]) {
     var reached = [Bool](repeating: false, count: states.count)
     /// Marks what `roots` lead to as reached; returns how many states it newly reached.
     @discardableResult
@@ -531,8 +563,9 @@ struct Compiler {
         if reached[Int(index)] { continue }
         reached[Int(index)] = true
         count += 1
-        for position in exits.ranges[Int(index)] {
-          if let target = exits.targets[Int(position)], !reached[Int(target)] {
+        for position in exitRange(of: Int(index)) {
+          let target = targets[position]
+          if target != Node.none, !reached[Int(target)] {
             pending.append(target)
           }
         }
@@ -545,8 +578,9 @@ struct Compiler {
     // Report each unreachable region once, at the state that leads into it.
     var hasUnreachablePredecessor = [Bool](repeating: false, count: states.count)
     for index in states.indices where !reached[index] {
-      for position in exits.ranges[index] {
-        if let target = exits.targets[Int(position)], Int(target) != index {
+      for position in exitRange(of: index) {
+        let target = targets[position]
+        if target != Node.none, Int(target) != index {
           hasUnreachablePredecessor[Int(target)] = true
         }
       }
@@ -566,21 +600,19 @@ struct Compiler {
     }
   }
 
-  private mutating func checkFinalStatesAreReachable(
-    exits: ResolvedExits
-  ) {
+  private mutating func checkFinalStatesAreReachable(targets: [Int32]) {
     // Walk arrows backwards from every state whose flow can end there: final states, and
     // states already reported (their broken exits would otherwise be reported twice).
     // The predecessors of every state in one array (compressed rows): state `i`'s are at
     // `predecessors[firstPredecessor[i]..<firstPredecessor[i + 1]]`.
-    var firstPredecessor = [Int](repeating: 0, count: states.count + 1)
+    var firstPredecessor = [Int32](repeating: 0, count: states.count + 1)
     var escapes = [Bool](repeating: false, count: states.count)
     for index in states.indices {
-      if states[index].isFinal { escapes[index] = true }
-      let range = exits.ranges[index]
-      if range.isEmpty { escapes[index] = true }
-      for position in range where !exits.isBranch(position) {
-        if let target = exits.targets[Int(position)] {
+      let range = exitRange(of: index)
+      if states[index].isFinal || range.isEmpty { escapes[index] = true }
+      for position in range where !isBranch(position) {
+        let target = targets[position]
+        if target != Node.none {
           firstPredecessor[Int(target) + 1] += 1
         } else {
           escapes[index] = true
@@ -590,19 +622,21 @@ struct Compiler {
     for index in states.indices {
       firstPredecessor[index + 1] += firstPredecessor[index]
     }
-    var predecessors = [Int32](repeating: 0, count: firstPredecessor[states.count])
+    var predecessors = [Int32](repeating: 0, count: Int(firstPredecessor[states.count]))
     var filled = firstPredecessor
     for index in states.indices {
-      for position in exits.ranges[index] where !exits.isBranch(position) {
-        if let target = exits.targets[Int(position)] {
-          predecessors[filled[Int(target)]] = Int32(index)
-          filled[Int(target)] += 1
+      for position in exitRange(of: index) where !isBranch(position) {
+        let target = Int(targets[position])
+        if target != Int(Node.none) {
+          predecessors[Int(filled[target])] = Int32(index)
+          filled[target] += 1
         }
       }
     }
     var pending = states.indices.filter { escapes[$0] }.map { Int32($0) }
     while let index = pending.popLast() {
-      let incoming = firstPredecessor[Int(index)]..<firstPredecessor[Int(index) + 1]
+      let incoming =
+        Int(firstPredecessor[Int(index)])..<Int(firstPredecessor[Int(index) + 1])
       for predecessor in predecessors[incoming] where !escapes[Int(predecessor)] {
         escapes[Int(predecessor)] = true
         pending.append(predecessor)
@@ -632,56 +666,48 @@ struct Compiler {
   // MARK: - Pass 4
 
   private mutating func emit(
-    exits: ResolvedExits, start: Int32, entryPoints: [Int32]
+    targets: [Int32], start: Int32, entryPoints: [Int32]
   ) -> CompiledChart {
-    var allExits: [Exit] = []
-    allExits.reserveCapacity(exits.targets.count)
-    var dispatches: [DispatchPlan] = []
+    // Every target is resolved here: unresolved ones were reported, and compiling threw.
     for index in states.indices {
-      let firstExit = Int32(allExits.count)
-      let range = exits.ranges[index]
-      let exitCount = range.count
-      /// The target of the state's exit at `offset`. Every target is resolved here:
-      /// unresolved ones were reported, and compiling threw.
-      func target(_ offset: Int) -> Int32 { exits.targets[Int(range.lowerBound) + offset]! }
-      for offset in 0..<exitCount {
-        let label = exits.labels[Int(range.lowerBound) + offset]
-        allExits.append(Exit(label: label, target: StateID(target(offset))))
+      let range = exitRange(of: index)
+      switch nodes[index].kind {
+      case .pass, .action, .asyncAction:
+        if !range.isEmpty { nodes[index].next = targets[range.lowerBound] }
+      case .condition, .asyncCondition:
+        if range.count == 2 {
+          nodes[index].next = targets[range.lowerBound]
+          nodes[index].alternative = targets[range.lowerBound + 1]
+        }
+      default:
+        break  // Multiple conditions and dispatches: finished below.
       }
-      records[index].exits = firstExit..<Int32(allExits.count)
-      let isFinal = states[index].isFinal
-      switch records[index].kind {
-      case .action:
-        if exitCount > 0 { nodes[index].next = target(0) }
-      case .condition:
-        if exitCount == 2 {
-          nodes[index].next = target(0)
-          nodes[index].alternative = target(1)
-        }
-      case .multipleCondition:
-        guard case .multipleCondition(let decision, _) = states[index].declaration?.body else {
-          preconditionFailure("a multiple condition keeps its declaration for pass 4")
-        }
+    }
+    var dispatches: [DispatchPlan] = []
+    for item in unfinished {
+      let index = Int(item.state)
+      let range = exitRange(of: index)
+      switch item.work {
+      case .multipleCondition(let makeSelector, let makeFinalDecision):
         let code =
-          isFinal
-          ? decision.makeFinalDecision() : decision.makeSelector((0..<exitCount).map(target))
-        nodes[index].kind = code.kind
-        nodes[index].code = UnsafeRawPointer(Unmanaged.passUnretained(code.box).toOpaque())
-        codeBoxes.append(code.box)
-      case .dispatch:
-        guard case .dispatch(_, let merge) = states[index].declaration?.body else {
-          preconditionFailure("a dispatch keeps its declaration for pass 4")
-        }
-        let branchStarts = range.filter(exits.isBranch).map { exits.targets[Int($0)]! }
-        nodes[index].kind = .dispatch
+          states[index].isFinal ? makeFinalDecision() : makeSelector(Array(targets[range]))
+        var node = nodes[index]
+        attach(code, to: &node)
+        nodes[index] = node
+      case .dispatch(let merge):
+        let branchStarts = range.filter(isBranch).map { targets[$0] }
         nodes[index].alternative = Int32(dispatches.count)
         dispatches.append(DispatchPlan(branchStarts: branchStarts, merge: merge))
-        if !isFinal, exitCount > 0 { nodes[index].next = target(exitCount - 1) }
+        if !states[index].isFinal, let last = range.last { nodes[index].next = targets[last] }
       }
+    }
+    let exits = pendingExits.indices.map {
+      Exit(label: pendingExits[$0].label, target: StateID(targets[$0]))
     }
     return CompiledChart(
       nodes: nodes, codeBoxes: codeBoxes, dispatches: dispatches, records: records,
-      exits: allExits, start: start, entryPoints: entryPoints)
+      exits: exits, start: start, entryPoints: entryPoints,
+      asynchronousStates: asynchronousStates)
   }
 
   // MARK: - Messages
@@ -780,21 +806,4 @@ private func containsLineBreak(_ name: String) -> Bool {
   guard isASCII else { return name.contains(where: \.isNewline) }
   // Line feed, vertical tab, form feed, carriage return.
   return name.withUTF8 { bytes in bytes.contains { (0x0A...0x0D).contains($0) } }
-}
-
-/// Every state's exits after names are resolved: labels and targets in flat arrays, with
-/// each state's range, so that a large chart costs a few arrays rather than one per state.
-struct ResolvedExits {
-  /// The label of each exit, as ``Compiler/pendingExits`` holds them.
-  var labels: [Exit.Label]
-  /// The state each exit leads to, or `nil` when it leads nowhere (a reported problem).
-  var targets: [Int32?]
-  /// Where each state's exits are in `labels` and `targets`.
-  var ranges: [Range<Int32>]
-
-  /// Whether the exit at `position` starts a dispatch branch.
-  func isBranch(_ position: Int32) -> Bool {
-    if case .branch = labels[Int(position)] { return true }
-    return false
-  }
 }

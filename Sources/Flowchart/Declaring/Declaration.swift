@@ -87,14 +87,16 @@ extension DeclarationNode {
 /// copying its strings and blocks field by field.
 @usableFromInline
 final class StateDeclaration: Sendable {
+  // Stored in this order so that the object stays small (under 112 bytes): compiling a
+  // large chart is bound by the memory it touches.
   let name: String
-  let isFinal: Bool
   let location: SourceLocation
-  let body: DeclaredBody
   /// How many states this declaration holds, itself and those nested in it: counted as the
   /// declaration is built, from its blocks' counts, so the compiler can size its arrays
   /// once.
   let stateCount: Int
+  let body: DeclaredBody
+  let isFinal: Bool
 
   init(name: String, isFinal: Bool, location: SourceLocation, body: DeclaredBody) {
     self.name = name
@@ -132,8 +134,9 @@ enum DeclaredBody: Sendable {
   ///
   /// `hasExits` is `false` when the declaration gave no `yes:`/`no:` blocks at all.
   case condition(Code, yes: [DeclarationNode], no: [DeclarationNode], hasExits: Bool)
-  /// A multiple condition: its type-erased key decision and its keyed exits.
-  case multipleCondition(KeyedDecision, hasExits: Bool)
+  /// A multiple condition: its type-erased key decision and its keyed exits. Indirect, so
+  /// that the rare large payload does not make every declaration larger.
+  indirect case multipleCondition(KeyedDecision, hasExits: Bool)
   /// A dispatch: its branches and the ``MergeBox`` that folds each branch's context back.
   case dispatch(branches: [[DeclarationNode]], merge: (any AnyObject & Sendable)?)
 }

@@ -12,6 +12,8 @@ struct CompiledChart {
   var exits: [Exit]
   var start: Int32
   var entryPoints: [Int32]
+  /// The states that are asynchronous, in numbering order.
+  var asynchronousStates: [Int32]
 }
 
 /// The compiled, immutable graph shared by every copy of a ``Flowchart``.
@@ -54,8 +56,7 @@ final class Graph<Context: Sendable>: @unchecked Sendable {
     start = chart.start
     entryPoints = chart.entryPoints
     exits = chart.exits
-    asynchronousStates = chart.records.indices.filter { chart.records[$0].isAsynchronous }
-      .map { Int32($0) }
+    asynchronousStates = chart.asynchronousStates
     #if DEBUG
       checkInvariants()
     #endif
