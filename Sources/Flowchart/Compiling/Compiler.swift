@@ -74,6 +74,8 @@ struct Compiler {
 
   private let requestedEntryPoints: [String]
   private let location: SourceLocation
+  /// The declaration being compiled, which the compiled chart keeps.
+  private var declarations: [DeclarationNode] = []
   private var states: [PendingState] = []
   /// The output, written in place by `walk` and completed by pass 4.
   private var records: [StateRecord] = []
@@ -110,12 +112,12 @@ struct Compiler {
   mutating func compile(
     _ declarations: [DeclarationNode]
   ) throws(DefinitionError) -> CompiledChart {
+    self.declarations = declarations
     // Pass 1: number the states, into arrays sized once.
     let stateCount = declarations.reduce(0) { $0 + $1.stateCount }
     states.reserveCapacity(stateCount)
     records.reserveCapacity(stateCount)
     nodes.reserveCapacity(stateCount)
-    codeBoxes.reserveCapacity(stateCount)
     pendingExits.reserveCapacity(stateCount * 2)
     let startTarget = push(declarations, continuation: .end, flow: 0)
     while let block = stack.popLast() {
@@ -212,23 +214,22 @@ struct Compiler {
     let id = Int32(states.count)
     states.append(PendingState(flow: flow, firstExit: exits.lowerBound, isFinal: state.isFinal))
     var node = Node(
-      kind: .pass, isFinal: state.isFinal, next: Node.none, alternative: Node.none, code: nil)
+      kind: state.code, isFinal: state.isFinal, next: Node.none, alternative: Node.none,
+      code: nil)
+    if state.code != .pass {
+      // The declaration is the box; the records keep it alive.
+      node.code = UnsafeRawPointer(Unmanaged.passUnretained(state).toOpaque())
+    }
     let kind: StateKind
-    let isAsynchronous: Bool
     switch state.body {
-    case .action(let code):
+    case .action:
       kind = .action
-      isAsynchronous = code?.isAsynchronous ?? false
-      if let code { attach(code, to: &node) }
-    case .condition(let code, _, _, _):
+    case .condition:
       kind = .condition
-      isAsynchronous = code.isAsynchronous
-      attach(code, to: &node)
     case .multipleCondition(let decision, _):
       kind = .multipleCondition
-      isAsynchronous = decision.isAsynchronous
       // A placeholder until pass 4 makes the code.
-      node.kind = isAsynchronous ? .asyncSelect : .select
+      node.kind = decision.isAsynchronous ? .asyncSelect : .select
       unfinished.append(
         Unfinished(
           state: id,
@@ -236,16 +237,16 @@ struct Compiler {
             makeSelector: decision.makeSelector, makeFinalDecision: decision.makeFinalDecision)))
     case .dispatch(_, let merge):
       kind = .dispatch
-      isAsynchronous = false
       node.kind = .dispatch
       unfinished.append(Unfinished(state: id, work: .dispatch(merge: merge)))
     }
     nodes.append(node)
+    let isAsynchronous = state.isAsynchronous
     if isAsynchronous { asynchronousStates.append(id) }
     records.append(
       StateRecord(
-        name: state.name, location: state.location, exits: exits, flow: flow, kind: kind,
-        isFinal: state.isFinal, isAsynchronous: isAsynchronous))
+        declaration: state, exits: exits, flow: flow, kind: kind, isAsynchronous: isAsynchronous
+      ))
   }
 
   /// Points `node` at `code`'s box, which the chart keeps alive.
@@ -278,7 +279,7 @@ struct Compiler {
     case .action:
       if !state.isFinal { pendingExits.append(PendingExit(label: .next, target: next)) }
 
-    case .condition(_, let yes, let no, let hasExits):
+    case .condition(let yes, let no, let hasExits):
       if state.isFinal {
         // Even empty branches say the author expected the flow to go on.
         if hasExits { reportFinalWithExits(state, exits: "yes: and no: branches") }
@@ -705,7 +706,8 @@ struct Compiler {
       Exit(label: pendingExits[$0].label, target: StateID(targets[$0]))
     }
     return CompiledChart(
-      nodes: nodes, codeBoxes: codeBoxes, dispatches: dispatches, records: records,
+      declarations: declarations, nodes: nodes, codeBoxes: codeBoxes, dispatches: dispatches,
+      records: records,
       exits: exits, start: start, entryPoints: entryPoints,
       asynchronousStates: asynchronousStates)
   }

@@ -36,7 +36,10 @@ public struct Action<Context: Sendable>: Sendable {
     _ perform: @escaping @Sendable (inout Context) throws -> Void
   ) {
     declaration = Declaration(
-      .action(name, isFinal, fileID, line, Code(kind: .action, box: ActionBox(perform))))
+      .state(
+        ActionBox(
+          perform, name: name, isFinal: isFinal,
+          location: SourceLocation(fileID: fileID, line: line))))
   }
 
   /// Declares an action that runs asynchronous work on the context.
@@ -59,7 +62,10 @@ public struct Action<Context: Sendable>: Sendable {
     _ perform: @escaping @Sendable (inout Context) async throws -> Void
   ) {
     declaration = Declaration(
-      .action(name, isFinal, fileID, line, Code(kind: .asyncAction, box: AsyncActionBox(perform))))
+      .state(
+        AsyncActionBox(
+          perform, name: name, isFinal: isFinal,
+          location: SourceLocation(fileID: fileID, line: line))))
   }
 
   /// Declares an action with no work: a named point of the flow, often a final state that
@@ -75,6 +81,10 @@ public struct Action<Context: Sendable>: Sendable {
     fileID: String = #fileID,
     line: Int = #line
   ) {
-    declaration = Declaration(.action(name, isFinal, fileID, line, nil))
+    declaration = Declaration(
+      .state(
+        StateDeclaration(
+          name: name, isFinal: isFinal, location: SourceLocation(fileID: fileID, line: line),
+          body: .action)))
   }
 }

@@ -40,10 +40,11 @@ public struct Condition<Context: Sendable>: Sendable {
     @FlowBuilder<Context> no: () -> [Declaration<Context>]
   ) {
     declaration = Declaration(
-      .condition(
-        name, isFinal, fileID, line, Code(kind: .condition, box: ConditionBox(decide)),
-        yes: yes().map(\.node),
-        no: no().map(\.node), hasExits: true))
+      .state(
+        ConditionBox(
+          decide, name: name, isFinal: isFinal,
+          location: SourceLocation(fileID: fileID, line: line),
+          body: .condition(yes: yes().map(\.node), no: no().map(\.node), hasExits: true))))
   }
 
   /// Declares a condition with an asynchronous decision and its two exits.
@@ -67,10 +68,11 @@ public struct Condition<Context: Sendable>: Sendable {
     @FlowBuilder<Context> no: () -> [Declaration<Context>]
   ) {
     declaration = Declaration(
-      .condition(
-        name, isFinal, fileID, line, Code(kind: .asyncCondition, box: AsyncConditionBox(decide)),
-        yes: yes().map(\.node),
-        no: no().map(\.node), hasExits: true))
+      .state(
+        AsyncConditionBox(
+          decide, name: name, isFinal: isFinal,
+          location: SourceLocation(fileID: fileID, line: line),
+          body: .condition(yes: yes().map(\.node), no: no().map(\.node), hasExits: true))))
   }
 
   /// Declares a condition without exits: usually a final condition whose decision is the
@@ -91,9 +93,11 @@ public struct Condition<Context: Sendable>: Sendable {
     _ decide: @escaping @Sendable (inout Context) throws -> Bool
   ) {
     declaration = Declaration(
-      .condition(
-        name, isFinal, fileID, line, Code(kind: .condition, box: ConditionBox(decide)), yes: [],
-        no: [], hasExits: false))
+      .state(
+        ConditionBox(
+          decide, name: name, isFinal: isFinal,
+          location: SourceLocation(fileID: fileID, line: line),
+          body: .condition(yes: [], no: [], hasExits: false))))
   }
 
   /// Declares a condition without exits whose decision is asynchronous.
@@ -108,8 +112,10 @@ public struct Condition<Context: Sendable>: Sendable {
     _ decide: @escaping @Sendable (inout Context) async throws -> Bool
   ) {
     declaration = Declaration(
-      .condition(
-        name, isFinal, fileID, line, Code(kind: .asyncCondition, box: AsyncConditionBox(decide)),
-        yes: [], no: [], hasExits: false))
+      .state(
+        AsyncConditionBox(
+          decide, name: name, isFinal: isFinal,
+          location: SourceLocation(fileID: fileID, line: line),
+          body: .condition(yes: [], no: [], hasExits: false))))
   }
 }

@@ -55,40 +55,23 @@ final class GoToDeclaration: Sendable {
   }
 }
 
-extension DeclarationNode {
-  /// An action's declaration. Not generic, so that the inlinable public initializers,
-  /// which box the closure over the caller's context, share it.
-  @usableFromInline
-  static func action(
-    _ name: String, _ isFinal: Bool, _ fileID: String, _ line: Int, _ code: Code?
-  ) -> DeclarationNode {
-    .state(
-      StateDeclaration(
-        name: name, isFinal: isFinal, location: SourceLocation(fileID: fileID, line: line),
-        body: .action(code)))
-  }
-
-  /// A condition's declaration, its branches already read into nodes.
-  @usableFromInline
-  static func condition(
-    _ name: String, _ isFinal: Bool, _ fileID: String, _ line: Int, _ code: Code,
-    yes: [DeclarationNode], no: [DeclarationNode], hasExits: Bool
-  ) -> DeclarationNode {
-    .state(
-      StateDeclaration(
-        name: name, isFinal: isFinal, location: SourceLocation(fileID: fileID, line: line),
-        body: .condition(code, yes: yes, no: no, hasExits: hasExits)))
-  }
-}
-
-/// A declared state before compilation: name, flags, code and nested blocks.
+/// A declared state before compilation: name, flags and nested blocks.
 ///
-/// A class, so that the compiler's passes share one copy of each declaration instead of
-/// copying its strings and blocks field by field.
+/// A class, so that the compiler's passes and the compiled chart share one copy of each
+/// declaration instead of copying its strings and blocks field by field. An action or a
+/// condition with code is an instance of the subclass that boxes its closure (see
+/// ``ActionBox``): one object per declared state, which the compiled chart keeps as the
+/// record of the state and whose closure the run loop calls. Other states are instances of
+/// this class.
+///
+/// `@unchecked Sendable` only because the class is not final, which checked conformance
+/// requires: every stored property is a `let` of a `Sendable` type, and each subclass is
+/// final and adds only `let`s of `@Sendable` closures, so an instance never changes after
+/// `init` and may be shared across concurrency domains.
 @usableFromInline
-final class StateDeclaration: Sendable {
-  // Stored in this order so that the object stays small (under 112 bytes): compiling a
-  // large chart is bound by the memory it touches.
+class StateDeclaration: @unchecked Sendable {
+  // Stored in this order so that the object stays small: compiling a large chart is bound
+  // by the memory it touches.
   let name: String
   let location: SourceLocation
   /// How many states this declaration holds, itself and those nested in it: counted as the
@@ -96,23 +79,37 @@ final class StateDeclaration: Sendable {
   /// once.
   let stateCount: Int
   let body: DeclaredBody
+  /// Which box this is, and so which closure the run loop calls: ``Node/Kind/pass`` for a
+  /// state with no code of its own.
+  let code: Node.Kind
   let isFinal: Bool
 
-  init(name: String, isFinal: Bool, location: SourceLocation, body: DeclaredBody) {
+  @usableFromInline
+  init(
+    name: String, isFinal: Bool, location: SourceLocation, body: DeclaredBody,
+    code: Node.Kind = .pass
+  ) {
     self.name = name
     self.isFinal = isFinal
     self.location = location
     self.body = body
+    self.code = code
     func count(_ block: [DeclarationNode]) -> Int {
       block.reduce(0) { $0 + $1.stateCount }
     }
     switch body {
     case .action: stateCount = 1
-    case .condition(_, let yes, let no, _): stateCount = 1 + count(yes) + count(no)
+    case .condition(let yes, let no, _): stateCount = 1 + count(yes) + count(no)
     case .multipleCondition(let decision, _):
       stateCount = decision.exits.reduce(1) { $0 + count($1.body) }
     case .dispatch(let branches, _): stateCount = branches.reduce(1) { $0 + count($1) }
     }
+  }
+
+  /// Whether the state's code runs asynchronously.
+  var isAsynchronous: Bool {
+    if case .multipleCondition(let decision, _) = body { return decision.isAsynchronous }
+    return code.suspends
   }
 }
 
@@ -127,13 +124,14 @@ extension DeclarationNode {
 }
 
 /// The kind-specific part of a declared state.
+@usableFromInline
 enum DeclaredBody: Sendable {
-  /// An action and its work (`nil` for an action with nothing to do).
-  case action(Code?)
-  /// A condition, its decision and its two inline branches.
+  /// An action. Its work, if any, is in its box.
+  case action
+  /// A condition and its two inline branches. Its decision is in its box.
   ///
   /// `hasExits` is `false` when the declaration gave no `yes:`/`no:` blocks at all.
-  case condition(Code, yes: [DeclarationNode], no: [DeclarationNode], hasExits: Bool)
+  case condition(yes: [DeclarationNode], no: [DeclarationNode], hasExits: Bool)
   /// A multiple condition: its type-erased key decision and its keyed exits. Indirect, so
   /// that the rare large payload does not make every declaration larger.
   indirect case multipleCondition(KeyedDecision, hasExits: Bool)

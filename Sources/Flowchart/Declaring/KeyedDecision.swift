@@ -3,6 +3,7 @@
 ///
 /// Everything that needs the key type — duplicate keys, missing enum cases, the lookup
 /// from key to exit — is worked out here, while the type is still known.
+@usableFromInline
 struct KeyedDecision: Sendable {
   /// One declared exit, in declaration order.
   struct Exit: Sendable {

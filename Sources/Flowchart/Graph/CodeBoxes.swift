@@ -1,23 +1,40 @@
-// A state's closure lives in a box of its own, so the run loop can call it through an
-// unmanaged reference without retaining and releasing it on every step. Each box stores
+// A state's closure lives in a box, so the run loop can call it through an unmanaged
+// reference without retaining and releasing it on every step. An action's or a
+// condition's box is its declaration (a subclass of `StateDeclaration`), so a declared
+// state costs one object; a multiple condition's code, made once its exits are resolved,
+// and a dispatch's merge have boxes of their own. Each box stores
 // its closure with the closure's exact type (not a generic `Function`), so calling it
 // needs no reabstraction thunk. There is one box type per kind of code; a node's kind
 // says which one its pointer holds.
 
-/// The box of a synchronous action.
+/// The box of a synchronous action: the action's declaration, and its work.
 @usableFromInline
-final class ActionBox<Context: Sendable>: Sendable {
+final class ActionBox<Context: Sendable>: StateDeclaration {
   @usableFromInline let function: @Sendable (inout Context) throws -> Void
+
   @usableFromInline
-  init(_ function: @escaping @Sendable (inout Context) throws -> Void) { self.function = function }
+  init(
+    _ function: @escaping @Sendable (inout Context) throws -> Void,
+    name: String, isFinal: Bool, location: SourceLocation
+  ) {
+    self.function = function
+    super.init(name: name, isFinal: isFinal, location: location, body: .action, code: .action)
+  }
 }
 
-/// The box of a synchronous condition.
+/// The box of a synchronous condition: the condition's declaration, and its decision.
 @usableFromInline
-final class ConditionBox<Context: Sendable>: Sendable {
+final class ConditionBox<Context: Sendable>: StateDeclaration {
   @usableFromInline let function: @Sendable (inout Context) throws -> Bool
+
   @usableFromInline
-  init(_ function: @escaping @Sendable (inout Context) throws -> Bool) { self.function = function }
+  init(
+    _ function: @escaping @Sendable (inout Context) throws -> Bool,
+    name: String, isFinal: Bool, location: SourceLocation, body: DeclaredBody
+  ) {
+    self.function = function
+    super.init(name: name, isFinal: isFinal, location: location, body: body, code: .condition)
+  }
 }
 
 /// The box of a synchronous, non-final multiple condition.
@@ -28,23 +45,35 @@ final class SelectBox<Context: Sendable>: Sendable {
   init(_ function: @escaping @Sendable (inout Context) throws -> Int32) { self.function = function }
 }
 
-/// The box of an asynchronous action.
+/// The box of an asynchronous action: the action's declaration, and its work.
 @usableFromInline
-final class AsyncActionBox<Context: Sendable>: Sendable {
+final class AsyncActionBox<Context: Sendable>: StateDeclaration {
   @usableFromInline let function: @Sendable (inout Context) async throws -> Void
+
   @usableFromInline
-  init(_ function: @escaping @Sendable (inout Context) async throws -> Void) {
+  init(
+    _ function: @escaping @Sendable (inout Context) async throws -> Void,
+    name: String, isFinal: Bool, location: SourceLocation
+  ) {
     self.function = function
+    super.init(
+      name: name, isFinal: isFinal, location: location, body: .action, code: .asyncAction)
   }
 }
 
-/// The box of an asynchronous condition.
+/// The box of an asynchronous condition: the condition's declaration, and its decision.
 @usableFromInline
-final class AsyncConditionBox<Context: Sendable>: Sendable {
+final class AsyncConditionBox<Context: Sendable>: StateDeclaration {
   @usableFromInline let function: @Sendable (inout Context) async throws -> Bool
+
   @usableFromInline
-  init(_ function: @escaping @Sendable (inout Context) async throws -> Bool) {
+  init(
+    _ function: @escaping @Sendable (inout Context) async throws -> Bool,
+    name: String, isFinal: Bool, location: SourceLocation, body: DeclaredBody
+  ) {
     self.function = function
+    super.init(
+      name: name, isFinal: isFinal, location: location, body: body, code: .asyncCondition)
   }
 }
 

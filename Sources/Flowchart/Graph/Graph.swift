@@ -4,6 +4,8 @@ import Synchronization
 /// the boxes that hold the states' code, and everything else a ``Graph`` holds.
 @usableFromInline
 struct CompiledChart {
+  /// The declaration the chart was compiled from.
+  var declarations: [DeclarationNode]
   var nodes: [Node]
   var codeBoxes: [any AnyObject & Sendable]
   var dispatches: [DispatchPlan]
@@ -19,9 +21,10 @@ struct CompiledChart {
 /// The compiled, immutable graph shared by every copy of a ``Flowchart``.
 ///
 /// `@unchecked Sendable` because the nodes live in a raw buffer and hold unmanaged pointers
-/// to the boxes in ``codeBoxes``. That is safe: every property is a `let` set once in
-/// `init`; the node buffer is written only in `init` and freed only in `deinit`; the boxes
-/// are immutable `Sendable` classes that `codeBoxes` keeps alive for the graph's whole
+/// to boxes. That is safe: every property is a `let` set once in `init`; the node buffer is
+/// written only in `init` and freed only in `deinit`; the boxes are immutable `Sendable`
+/// classes that ``records`` (for actions and conditions, whose declarations are their
+/// boxes) and ``codeBoxes`` (for multiple conditions) keep alive for the graph's whole
 /// life; and a run holds the graph while it reads the nodes.
 @usableFromInline
 final class Graph<Context: Sendable>: @unchecked Sendable {
@@ -30,7 +33,12 @@ final class Graph<Context: Sendable>: @unchecked Sendable {
   /// it was compiled.
   @usableFromInline let nodeBase: UnsafeMutablePointer<Node>
   @usableFromInline let dispatches: [DispatchPlan]
-  /// Owns the boxes ``nodeBase``'s nodes point to.
+  /// The declaration the chart was compiled from. The records refer to its states, whose
+  /// boxes the nodes of actions and conditions point to; keeping it whole also spares
+  /// compiling a release of every declaration, which for a large chart means touching
+  /// every state once more.
+  let declarations: [DeclarationNode]
+  /// Owns the boxes of the multiple conditions' code, which ``nodeBase``'s nodes point to.
   let codeBoxes: [any AnyObject & Sendable]
   let records: [StateRecord]
   /// Every state's exits, one state after another; ``StateRecord/exits`` says where.
@@ -50,6 +58,7 @@ final class Graph<Context: Sendable>: @unchecked Sendable {
     precondition(chart.nodes.count == chart.records.count, "one record per node")
     nodeBase = .allocate(capacity: chart.nodes.count)
     nodeBase.initialize(from: chart.nodes, count: chart.nodes.count)
+    declarations = chart.declarations
     codeBoxes = chart.codeBoxes
     dispatches = chart.dispatches
     records = chart.records

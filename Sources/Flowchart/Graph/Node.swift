@@ -130,14 +130,20 @@ struct DispatchPlan: Sendable {
 /// What the graph knows of a state beyond what the run loop needs: for queries, printing
 /// and messages. Never read on the hot path.
 struct StateRecord: Sendable {
-  // Stored largest first, so that a record takes 56 bytes rather than 64.
-  var name: String
-  var location: SourceLocation
+  /// The state's declaration, which the chart keeps: it holds the name, the location and
+  /// the finality, and for an action or a condition it is the box the node calls.
+  let declaration: StateDeclaration
   /// Where the state's exits are in ``Graph/exits``.
   var exits: Range<Int32>
   /// The flow the state belongs to: 0 for the top level, then one per dispatch branch.
   var flow: Int32
   var kind: StateKind
-  var isFinal: Bool
   var isAsynchronous: Bool
+
+  /// The state's name, as declared.
+  var name: String { declaration.name }
+  /// Where the state was declared.
+  var location: SourceLocation { declaration.location }
+  /// Whether the state ends its flow.
+  var isFinal: Bool { declaration.isFinal }
 }
