@@ -17,20 +17,17 @@
 @usableFromInline
 struct Compiler {
   /// Where an exit leads, before names are resolved.
+  ///
+  /// A plain value, so that copying one costs no reference counting.
   enum Target {
     case state(Int32)
-    /// The first state of the block pushed `n`-th, numbered when the block is walked.
+    /// The entry of the block pushed `n`-th, known once the block is walked: its first
+    /// state, the `GoTo` it starts with, or its continuation when it is empty.
     case block(Int32)
-    /// The state a `GoTo` names.
-    case name(GoToDeclaration)
+    /// The state the `n`-th walked `GoTo` names.
+    case name(Int32)
     /// Past the last state of a flow.
     case end
-  }
-
-  /// A declared exit of a state, before resolution.
-  struct PendingExit {
-    var label: Exit.Label
-    var target: Target
   }
 
   /// What passes 2 and 3 read of every state, apart from its record so that they read
@@ -38,7 +35,7 @@ struct Compiler {
   /// the memory it touches.
   struct PendingState {
     var flow: Int32
-    /// Where the state's exits start in ``Compiler/pendingExits``; they end where the
+    /// Where the state's exits start in ``Compiler/exits``; they end where the
     /// next state's begin.
     var firstExit: Int32
     var isFinal: Bool
@@ -58,9 +55,17 @@ struct Compiler {
   }
 
   /// A block waiting to be walked in pass 1.
+  ///
+  /// It names its block by the state that holds it, unretained, rather than holding the
+  /// block's array: retaining an array that is not in cache waits for memory, and the
+  /// compiler's ``Compiler/declarations`` keeps every declaration alive anyway.
   struct PendingBlock {
-    var declarations: [DeclarationNode]
-    /// The block's place in ``Compiler/blockFirstIDs``.
+    /// The state the block belongs to; `nil` for the top level.
+    var owner: Unmanaged<StateDeclaration>?
+    /// Which of the owner's blocks: `yes` (0) or `no` (1) of a condition, or the index of
+    /// a multiple condition's exit or of a dispatch's branch.
+    var part: Int
+    /// The block's place in ``Compiler/blockEntries``.
     var index: Int32
     var continuation: Target
     var flow: Int32
@@ -79,12 +84,18 @@ struct Compiler {
   private var states: [PendingState] = []
   /// The output, written in place by `walk` and completed by pass 4.
   private var records: [StateRecord] = []
-  private var nodes: [Node] = []
+  private var nodes = NodeBuffer(capacity: 0)
   private var codeBoxes: [any AnyObject & Sendable] = []
   private var asynchronousStates: [Int32] = []
-  /// Every state's declared exits, one state after another: one array for the whole chart
-  /// rather than one per state. An exit keeps its position in the compiled chart.
-  private var pendingExits: [PendingExit] = []
+  /// Every state's exits, one state after another: one array for the whole chart rather
+  /// than one per state, which becomes the compiled chart's. Pass 2 writes each exit's
+  /// target, ``Node/none`` until then and where it leads nowhere.
+  private var exits: [StoredExit] = []
+  /// Where each exit of ``exits`` leads, as declared.
+  private var exitTargets: [Target] = []
+  /// The text of the multiple conditions' keys, which ``StoredExit/Label/key(_:)`` refers
+  /// to.
+  private var keyLabels: [String] = []
   /// The multiple conditions and dispatches, for pass 4.
   private var unfinished: [Unfinished] = []
   /// The first flow of each dispatch's branches, which are numbered one after another.
@@ -92,14 +103,14 @@ struct Compiler {
   /// Blocks waiting to be walked, last in, first out: depth first, so a nested block is
   /// walked soon after its parent, while their declarations are still in cache.
   private var stack: [PendingBlock] = []
-  /// The number of the first state of each block, set when the block is walked; states
-  /// are numbered in the order they are walked, so records, nodes and exits are written
-  /// front to back.
-  private var blockFirstIDs: [Int32] = []
+  /// The entry of each block, set when the block is walked; states are numbered in the
+  /// order they are walked, so records, nodes and exits are written front to back.
+  private var blockEntries: [Target] = []
   private var flows: [FlowOwner] = [FlowOwner(dispatch: nil, branch: 0)]
   private var problems: [DefinitionError.Problem] = []
-  /// Every `GoTo` of the walked blocks, so that names are checked even where no arrow
-  /// takes the `GoTo` (after a final state or another `GoTo`).
+  /// Every `GoTo` of the walked blocks, in the order they are walked: ``Target/name``
+  /// refers to them by position. Names are checked even where no arrow takes the `GoTo`
+  /// (after a final state or another `GoTo`).
   private var goTos: [GoToDeclaration] = []
 
   @usableFromInline
@@ -117,9 +128,10 @@ struct Compiler {
     let stateCount = declarations.reduce(0) { $0 + $1.stateCount }
     states.reserveCapacity(stateCount)
     records.reserveCapacity(stateCount)
-    nodes.reserveCapacity(stateCount)
-    pendingExits.reserveCapacity(stateCount * 2)
-    let startTarget = push(declarations, continuation: .end, flow: 0)
+    nodes = NodeBuffer(capacity: stateCount)
+    exits.reserveCapacity(stateCount * 2)
+    exitTargets.reserveCapacity(stateCount * 2)
+    let startTarget = push(nil, part: 0, continuation: .end, flow: 0)
     while let block = stack.popLast() {
       walk(block)
     }
@@ -137,9 +149,8 @@ struct Compiler {
       names: referenced.isEmpty
         ? NameTable([]) : NameTable(records.lazy.map(\.name), only: referenced),
       records: records)
-    var targets = [Int32](repeating: Node.none, count: pendingExits.count)
     for index in states.indices {
-      resolveExits(of: index, into: &targets, with: &resolver)
+      resolveExits(of: index, with: &resolver)
     }
     let start = resolveStart(startTarget, with: &resolver)
     let entryPoints = resolveEntryPoints(with: &resolver)
@@ -151,9 +162,9 @@ struct Compiler {
     // Without a start every state would be reported unreachable: the start's own problem
     // says enough.
     if let start {
-      checkReachability(targets: targets, roots: [start] + entryPoints)
+      checkReachability(roots: [start] + entryPoints)
     }
-    checkFinalStatesAreReachable(targets: targets)
+    checkFinalStatesAreReachable()
 
     guard problems.isEmpty, let start else {
       let sorted = problems.enumerated().sorted {
@@ -164,34 +175,60 @@ struct Compiler {
     }
 
     // Pass 4: emit.
-    return emit(targets: targets, start: start, entryPoints: entryPoints)
+    return emit(start: start, entryPoints: entryPoints)
   }
 
   // MARK: - Pass 1
 
-  /// Schedules a block for walking and returns its entry.
+  /// Schedules a block of `owner` (of the top level when `nil`) for walking, and returns
+  /// its entry.
   private mutating func push(
-    _ declarations: [DeclarationNode], continuation: Target, flow: Int32
+    _ owner: StateDeclaration?, part: Int, continuation: Target, flow: Int32
   ) -> Target {
-    let index = Int32(blockFirstIDs.count)
-    blockFirstIDs.append(-1)
+    let index = Int32(blockEntries.count)
+    blockEntries.append(continuation)
     stack.append(
       PendingBlock(
-        declarations: declarations, index: index, continuation: continuation, flow: flow))
-    switch declarations.first {
-    case .state: return .block(index)
-    case .goTo(let goTo): return .name(goTo)
-    case nil: return continuation
+        owner: owner.map(Unmanaged.passUnretained), part: part, index: index,
+        continuation: continuation, flow: flow))
+    return .block(index)
+  }
+
+  /// Walks the block `block` names.
+  private mutating func walk(_ block: PendingBlock) {
+    guard let owner = block.owner else {
+      walk(declarations, of: block)
+      return
+    }
+    owner._withUnsafeGuaranteedRef { owner in
+      switch owner.body {
+      case .condition(let yes, let no, _):
+        // Not `block.part == 0 ? yes : no`, which would copy, and so retain, the array.
+        if block.part == 0 {
+          walk(yes, of: block)
+        } else {
+          walk(no, of: block)
+        }
+      case .multipleCondition(let decision, _):
+        walk(decision.exits[block.part].body, of: block)
+      case .dispatch(let branches, _):
+        walk(branches[block.part], of: block)
+      case .action:
+        preconditionFailure("an action has no blocks")
+      }
     }
   }
 
   /// Numbers the states of a block, records each one and its exits, and schedules the
   /// blocks nested in them.
-  private mutating func walk(_ block: PendingBlock) {
-    let declarations = block.declarations
-    blockFirstIDs[Int(block.index)] = Int32(states.count)
+  private mutating func walk(_ declarations: [DeclarationNode], of block: PendingBlock) {
+    switch declarations.first {
+    case .state: blockEntries[Int(block.index)] = .state(Int32(states.count))
+    case .goTo: blockEntries[Int(block.index)] = .name(Int32(goTos.count))
+    case nil: break  // The entry is the continuation.
+    }
     for position in declarations.indices {
-      guard case .state(let state) = declarations[position] else {
+      guard let state = declarations[position].unretainedState else {
         if case .goTo(let goTo) = declarations[position] { goTos.append(goTo) }
         continue
       }
@@ -199,13 +236,15 @@ struct Compiler {
       let next: Target
       switch position + 1 < declarations.count ? declarations[position + 1] : nil {
       case .state: next = .state(id + 1)
-      case .goTo(let goTo): next = .name(goTo)
+      case .goTo: next = .name(Int32(goTos.count))  // The GoTo is walked next.
       case nil: next = block.continuation
       }
-      checkName(state)
-      let firstExit = Int32(pendingExits.count)
-      appendExits(of: state, id: id, next: next, flow: block.flow)
-      record(state, flow: block.flow, exits: firstExit..<Int32(pendingExits.count))
+      state._withUnsafeGuaranteedRef { state in
+        checkName(state)
+        let firstExit = Int32(exits.count)
+        appendExits(of: state, id: id, next: next, flow: block.flow)
+        record(state, flow: block.flow, exits: firstExit..<Int32(exits.count))
+      }
     }
   }
 
@@ -217,7 +256,7 @@ struct Compiler {
       kind: state.code, isFinal: state.isFinal, next: Node.none, alternative: Node.none,
       code: nil)
     if state.code != .pass {
-      // The declaration is the box; the records keep it alive.
+      // The declaration is the box; the chart keeps its declarations alive.
       node.code = UnsafeRawPointer(Unmanaged.passUnretained(state).toOpaque())
     }
     let kind: StateKind
@@ -270,16 +309,16 @@ struct Compiler {
     }
   }
 
-  /// Appends the exits of `state` to ``pendingExits`` and schedules the blocks they lead
+  /// Appends the exits of `state` to ``exits`` and schedules the blocks they lead
   /// into.
   private mutating func appendExits(
     of state: StateDeclaration, id: Int32, next: Target, flow: Int32
   ) {
     switch state.body {
     case .action:
-      if !state.isFinal { pendingExits.append(PendingExit(label: .next, target: next)) }
+      if !state.isFinal { appendExit(.next, to: next) }
 
-    case .condition(let yes, let no, let hasExits):
+    case .condition(_, _, let hasExits):
       if state.isFinal {
         // Even empty branches say the author expected the flow to go on.
         if hasExits { reportFinalWithExits(state, exits: "yes: and no: branches") }
@@ -292,10 +331,10 @@ struct Compiler {
         )
         return
       }
-      let yesEntry = push(yes, continuation: next, flow: flow)
-      let noEntry = push(no, continuation: next, flow: flow)
-      pendingExits.append(PendingExit(label: .yes, target: yesEntry))
-      pendingExits.append(PendingExit(label: .no, target: noEntry))
+      let yesEntry = push(state, part: 0, continuation: next, flow: flow)
+      let noEntry = push(state, part: 1, continuation: next, flow: flow)
+      appendExit(.yes, to: yesEntry)
+      appendExit(.no, to: noEntry)
 
     case .multipleCondition(let decision, let hasExits):
       if state.isFinal {
@@ -324,10 +363,14 @@ struct Compiler {
           .missingCase, state.name, state.location,
           "\(describe(state)) has no exit for \(cases). Add a Case for each, or a Default.")
       }
-      for exit in decision.exits {
-        let entry = push(exit.body, continuation: next, flow: flow)
-        pendingExits.append(
-          PendingExit(label: exit.label.map(Exit.Label.key) ?? .default, target: entry))
+      for (index, exit) in decision.exits.enumerated() {
+        let entry = push(state, part: index, continuation: next, flow: flow)
+        var label = StoredExit.Label.default
+        if let key = exit.label {
+          label = .key(Int32(keyLabels.count))
+          keyLabels.append(key)
+        }
+        appendExit(label, to: entry)
       }
 
     case .dispatch(let branches, _):
@@ -348,11 +391,11 @@ struct Compiler {
           )
           continue
         }
-        let entry = push(branch, continuation: .end, flow: branchFlow)
-        pendingExits.append(PendingExit(label: .branch(index), target: entry))
+        let entry = push(state, part: index, continuation: .end, flow: branchFlow)
+        appendExit(.branch(Int32(index)), to: entry)
       }
       if !state.isFinal {
-        pendingExits.append(PendingExit(label: .next, target: next))
+        appendExit(.next, to: next)
       }
     }
   }
@@ -401,20 +444,20 @@ struct Compiler {
   }
 
   private mutating func resolveExits(
-    of index: Int, into targets: inout [Int32], with resolver: inout Resolver
+    of index: Int, with resolver: inout Resolver
   ) {
     let flow = states[index].flow
     for position in exitRange(of: index) {
-      let exit = pendingExits[position]
-      switch exit.target {
+      let exit = exits[position]
+      switch entry(exitTargets[position]) {
       case .state(let target):
-        targets[position] = target
-      case .block(let block):
-        targets[position] = blockFirstIDs[Int(block)]
+        exits[position].target = target
+      case .block:
+        preconditionFailure("a block's entry is never a block")
       case .end:
         reportNowhere(index, exit.label)
       case .name(let goTo):
-        let (name, location) = (goTo.name, goTo.location)
+        let (name, location) = (goTos[Int(goTo)].name, goTos[Int(goTo)].location)
         guard let target = resolveName(name, at: location, what: "GoTo", with: &resolver) else {
           continue
         }
@@ -434,20 +477,26 @@ struct Compiler {
           }
           continue
         }
-        targets[position] = target
+        exits[position].target = target
       }
     }
   }
 
-  /// Where the exits of the state `index` are in ``pendingExits``.
+  /// Where the exits of the state `index` are in ``exits``.
   private func exitRange(of index: Int) -> Range<Int> {
-    let end = index + 1 < states.count ? states[index + 1].firstExit : Int32(pendingExits.count)
+    let end = index + 1 < states.count ? states[index + 1].firstExit : Int32(exits.count)
     return Int(states[index].firstExit)..<Int(end)
+  }
+
+  /// Appends an exit, whose target pass 2 resolves.
+  private mutating func appendExit(_ label: StoredExit.Label, to target: Target) {
+    exits.append(StoredExit(label: label, target: Node.none))
+    exitTargets.append(target)
   }
 
   /// Whether the exit at `position` starts a dispatch branch.
   private func isBranch(_ position: Int) -> Bool {
-    if case .branch = pendingExits[position].label { return true }
+    if case .branch = exits[position].label { return true }
     return false
   }
 
@@ -486,7 +535,7 @@ struct Compiler {
     }
   }
 
-  private mutating func reportNowhere(_ index: Int, _ label: Exit.Label) {
+  private mutating func reportNowhere(_ index: Int, _ label: StoredExit.Label) {
     let state = states[index]
     let record = records[index]
     let place = describeFlow(state.flow)
@@ -503,18 +552,24 @@ struct Compiler {
     default:
       report(
         .exitLeadsNowhere, record.name, record.location,
-        "The \(quoted("\(label)")) exit of \(describe(record)) leads nowhere: its block is empty and nothing follows it in \(place). Put a state or a GoTo in that exit, or add a state after it."
+        "The \(quoted("\(label.label(keyLabels: keyLabels))")) exit of \(describe(record)) leads nowhere: its block is empty and nothing follows it in \(place). Put a state or a GoTo in that exit, or add a state after it."
       )
     }
   }
 
+  /// `target`, with a block replaced by its entry.
+  private func entry(_ target: Target) -> Target {
+    guard case .block(let block) = target else { return target }
+    return blockEntries[Int(block)]
+  }
+
   private mutating func resolveStart(_ target: Target, with resolver: inout Resolver) -> Int32? {
-    switch target {
+    switch entry(target) {
     case .state(let index): return index
-    case .block(let block): return blockFirstIDs[Int(block)]
+    case .block: preconditionFailure("a block's entry is never a block")
     case .end: return nil
     case .name(let goTo):
-      let (name, location) = (goTo.name, goTo.location)
+      let (name, location) = (goTos[Int(goTo)].name, goTos[Int(goTo)].location)
       guard let index = resolveName(name, at: location, what: "GoTo", with: &resolver) else {
         return nil
       }
@@ -553,7 +608,7 @@ struct Compiler {
 
   // MARK: - Pass 3
 
-  private mutating func checkReachability(targets: [Int32], roots: [Int32]) {
+  private mutating func checkReachability(roots: [Int32]) {
     var reached = [Bool](repeating: false, count: states.count)
     /// Marks what `roots` lead to as reached; returns how many states it newly reached.
     @discardableResult
@@ -565,7 +620,7 @@ struct Compiler {
         reached[Int(index)] = true
         count += 1
         for position in exitRange(of: Int(index)) {
-          let target = targets[position]
+          let target = exits[position].target
           if target != Node.none, !reached[Int(target)] {
             pending.append(target)
           }
@@ -580,7 +635,7 @@ struct Compiler {
     var hasUnreachablePredecessor = [Bool](repeating: false, count: states.count)
     for index in states.indices where !reached[index] {
       for position in exitRange(of: index) {
-        let target = targets[position]
+        let target = exits[position].target
         if target != Node.none, Int(target) != index {
           hasUnreachablePredecessor[Int(target)] = true
         }
@@ -601,7 +656,7 @@ struct Compiler {
     }
   }
 
-  private mutating func checkFinalStatesAreReachable(targets: [Int32]) {
+  private mutating func checkFinalStatesAreReachable() {
     // Walk arrows backwards from every state whose flow can end there: final states, and
     // states already reported (their broken exits would otherwise be reported twice).
     // The predecessors of every state in one array (compressed rows): state `i`'s are at
@@ -612,7 +667,7 @@ struct Compiler {
       let range = exitRange(of: index)
       if states[index].isFinal || range.isEmpty { escapes[index] = true }
       for position in range where !isBranch(position) {
-        let target = targets[position]
+        let target = exits[position].target
         if target != Node.none {
           firstPredecessor[Int(target) + 1] += 1
         } else {
@@ -627,7 +682,7 @@ struct Compiler {
     var filled = firstPredecessor
     for index in states.indices {
       for position in exitRange(of: index) where !isBranch(position) {
-        let target = Int(targets[position])
+        let target = Int(exits[position].target)
         if target != Int(Node.none) {
           predecessors[Int(filled[target])] = Int32(index)
           filled[target] += 1
@@ -667,18 +722,18 @@ struct Compiler {
   // MARK: - Pass 4
 
   private mutating func emit(
-    targets: [Int32], start: Int32, entryPoints: [Int32]
+    start: Int32, entryPoints: [Int32]
   ) -> CompiledChart {
     // Every target is resolved here: unresolved ones were reported, and compiling threw.
     for index in states.indices {
       let range = exitRange(of: index)
       switch nodes[index].kind {
       case .pass, .action, .asyncAction:
-        if !range.isEmpty { nodes[index].next = targets[range.lowerBound] }
+        if !range.isEmpty { nodes[index].next = exits[range.lowerBound].target }
       case .condition, .asyncCondition:
         if range.count == 2 {
-          nodes[index].next = targets[range.lowerBound]
-          nodes[index].alternative = targets[range.lowerBound + 1]
+          nodes[index].next = exits[range.lowerBound].target
+          nodes[index].alternative = exits[range.lowerBound + 1].target
         }
       default:
         break  // Multiple conditions and dispatches: finished below.
@@ -691,24 +746,21 @@ struct Compiler {
       switch item.work {
       case .multipleCondition(let makeSelector, let makeFinalDecision):
         let code =
-          states[index].isFinal ? makeFinalDecision() : makeSelector(Array(targets[range]))
+          states[index].isFinal ? makeFinalDecision() : makeSelector(exits[range].map(\.target))
         var node = nodes[index]
         attach(code, to: &node)
         nodes[index] = node
       case .dispatch(let merge):
-        let branchStarts = range.filter(isBranch).map { targets[$0] }
+        let branchStarts = range.filter(isBranch).map { exits[$0].target }
         nodes[index].alternative = Int32(dispatches.count)
         dispatches.append(DispatchPlan(branchStarts: branchStarts, merge: merge))
-        if !states[index].isFinal, let last = range.last { nodes[index].next = targets[last] }
+        if !states[index].isFinal, let last = range.last { nodes[index].next = exits[last].target }
       }
-    }
-    let exits = pendingExits.indices.map {
-      Exit(label: pendingExits[$0].label, target: StateID(targets[$0]))
     }
     return CompiledChart(
       declarations: declarations, nodes: nodes, codeBoxes: codeBoxes, dispatches: dispatches,
       records: records,
-      exits: exits, start: start, entryPoints: entryPoints,
+      exits: exits, keyLabels: keyLabels, start: start, entryPoints: entryPoints,
       asynchronousStates: asynchronousStates)
   }
 

@@ -70,19 +70,20 @@ final class GoToDeclaration: Sendable {
 /// `init` and may be shared across concurrency domains.
 @usableFromInline
 class StateDeclaration: @unchecked Sendable {
-  // Stored in this order so that the object stays small: compiling a large chart is bound
-  // by the memory it touches.
+  // Stored in this order so that what compiling reads of every state (the body's kind,
+  // the code's kind, finality and the name) shares the object's first cache line, and the
+  // object stays small: compiling a large chart is bound by the memory it touches.
+  let body: DeclaredBody
+  /// Which box this is, and so which closure the run loop calls: ``Node/Kind/pass`` for a
+  /// state with no code of its own.
+  let code: Node.Kind
+  let isFinal: Bool
   let name: String
   let location: SourceLocation
   /// How many states this declaration holds, itself and those nested in it: counted as the
   /// declaration is built, from its blocks' counts, so the compiler can size its arrays
   /// once.
   let stateCount: Int
-  let body: DeclaredBody
-  /// Which box this is, and so which closure the run loop calls: ``Node/Kind/pass`` for a
-  /// state with no code of its own.
-  let code: Node.Kind
-  let isFinal: Bool
 
   @usableFromInline
   init(
@@ -114,6 +115,15 @@ class StateDeclaration: @unchecked Sendable {
 }
 
 extension DeclarationNode {
+  /// The state, unretained, or `nil` for a `GoTo`. The caller keeps the declaration alive.
+  @inline(__always)
+  var unretainedState: Unmanaged<StateDeclaration>? {
+    switch self {
+    case .state(let state): Unmanaged.passUnretained(state)
+    case .goTo: nil
+    }
+  }
+
   /// How many states the declaration holds: none for a `GoTo`.
   var stateCount: Int {
     switch self {

@@ -6,12 +6,14 @@ import Synchronization
 struct CompiledChart {
   /// The declaration the chart was compiled from.
   var declarations: [DeclarationNode]
-  var nodes: [Node]
+  var nodes: NodeBuffer
   var codeBoxes: [any AnyObject & Sendable]
   var dispatches: [DispatchPlan]
   var records: [StateRecord]
   /// Every state's exits, one state after another.
-  var exits: [Exit]
+  var exits: [StoredExit]
+  /// The text of every key label, which ``StoredExit/Label/key(_:)`` refers to.
+  var keyLabels: [String]
   var start: Int32
   var entryPoints: [Int32]
   /// The states that are asynchronous, in numbering order.
@@ -21,28 +23,35 @@ struct CompiledChart {
 /// The compiled, immutable graph shared by every copy of a ``Flowchart``.
 ///
 /// `@unchecked Sendable` because the nodes live in a raw buffer and hold unmanaged pointers
-/// to boxes. That is safe: every property is a `let` set once in `init`; the node buffer is
-/// written only in `init` and freed only in `deinit`; the boxes are immutable `Sendable`
-/// classes that ``records`` (for actions and conditions, whose declarations are their
-/// boxes) and ``codeBoxes`` (for multiple conditions) keep alive for the graph's whole
-/// life; and a run holds the graph while it reads the nodes.
+/// to boxes, and the records refer to declarations unretained. That is safe: every
+/// property is a `let` set once in `init`; the node buffer is written by the compiler
+/// before `init` takes it over, never written again, and freed only with the graph (its
+/// ``NodeBuffer`` is not shared); the boxes are immutable `Sendable` classes that
+/// ``declarations`` (for actions and conditions, whose declarations are their boxes) and
+/// ``codeBoxes`` (for multiple conditions) keep alive for the graph's whole life, as
+/// ``declarations`` does every declaration the records refer to; and a run holds the graph
+/// while it reads the nodes.
 @usableFromInline
 final class Graph<Context: Sendable>: @unchecked Sendable {
   /// The nodes, indexed by state. A raw buffer rather than an array, so the run loop reads
   /// a node with one load and no bounds check: every index in the graph was checked when
   /// it was compiled.
   @usableFromInline let nodeBase: UnsafeMutablePointer<Node>
+  /// Owns the nodes ``nodeBase`` points to.
+  private let nodeBuffer: NodeBuffer
   @usableFromInline let dispatches: [DispatchPlan]
-  /// The declaration the chart was compiled from. The records refer to its states, whose
-  /// boxes the nodes of actions and conditions point to; keeping it whole also spares
-  /// compiling a release of every declaration, which for a large chart means touching
-  /// every state once more.
+  /// The declaration the chart was compiled from. It owns every state's declaration: the
+  /// records refer to them unretained, and the nodes of actions and conditions point to
+  /// them as their boxes. Keeping it whole also spares compiling a release of every
+  /// declaration, which for a large chart means touching every state once more.
   let declarations: [DeclarationNode]
   /// Owns the boxes of the multiple conditions' code, which ``nodeBase``'s nodes point to.
   let codeBoxes: [any AnyObject & Sendable]
   let records: [StateRecord]
   /// Every state's exits, one state after another; ``StateRecord/exits`` says where.
-  let exits: [Exit]
+  let exits: [StoredExit]
+  /// The text of every key label, which ``StoredExit/Label/key(_:)`` refers to.
+  let keyLabels: [String]
   let start: Int32
   let entryPoints: [Int32]
   /// Every state's name, indexed on first use: only queries and runs that start at a named
@@ -56,8 +65,8 @@ final class Graph<Context: Sendable>: @unchecked Sendable {
   init(_ chart: CompiledChart) {
     // The node buffer's length is taken from the records: they must agree.
     precondition(chart.nodes.count == chart.records.count, "one record per node")
-    nodeBase = .allocate(capacity: chart.nodes.count)
-    nodeBase.initialize(from: chart.nodes, count: chart.nodes.count)
+    nodeBuffer = chart.nodes
+    nodeBase = chart.nodes.base
     declarations = chart.declarations
     codeBoxes = chart.codeBoxes
     dispatches = chart.dispatches
@@ -65,15 +74,11 @@ final class Graph<Context: Sendable>: @unchecked Sendable {
     start = chart.start
     entryPoints = chart.entryPoints
     exits = chart.exits
+    keyLabels = chart.keyLabels
     asynchronousStates = chart.asynchronousStates
     #if DEBUG
       checkInvariants()
     #endif
-  }
-
-  deinit {
-    nodeBase.deinitialize(count: records.count)
-    nodeBase.deallocate()
   }
 
   /// Finds states by name.
@@ -87,12 +92,55 @@ final class Graph<Context: Sendable>: @unchecked Sendable {
   }
 
   /// The exits of the state `record` describes.
-  func exits(of record: StateRecord) -> ArraySlice<Exit> {
-    exits[Int(record.exits.lowerBound)..<Int(record.exits.upperBound)]
+  func exits(of record: StateRecord) -> [Exit] {
+    exits[Int(record.exits.lowerBound)..<Int(record.exits.upperBound)].map {
+      Exit(label: $0.label.label(keyLabels: keyLabels), target: StateID($0.target))
+    }
   }
 
   /// The nodes, for code off the hot path.
   var nodes: UnsafeBufferPointer<Node> {
     UnsafeBufferPointer(start: nodeBase, count: records.count)
+  }
+}
+
+/// The nodes of a graph in one allocation, which the compiler writes in place and the graph
+/// then owns: a chart's nodes are never copied.
+final class NodeBuffer {
+  /// The first node.
+  let base: UnsafeMutablePointer<Node>
+  /// The most nodes the buffer holds.
+  let capacity: Int
+  /// The nodes written so far.
+  private(set) var count = 0
+
+  /// An empty buffer with room for `capacity` nodes.
+  init(capacity: Int) {
+    base = .allocate(capacity: max(capacity, 1))
+    self.capacity = capacity
+  }
+
+  deinit {
+    base.deinitialize(count: count)
+    base.deallocate()
+  }
+
+  /// Writes `node` after the others.
+  func append(_ node: Node) {
+    precondition(count < capacity, "a node buffer holds no more nodes than it was sized for")
+    (base + count).initialize(to: node)
+    count += 1
+  }
+
+  /// The node at `index`, one of those written.
+  subscript(index: Int) -> Node {
+    get {
+      precondition(index >= 0 && index < count, "a written node")
+      return base[index]
+    }
+    set {
+      precondition(index >= 0 && index < count, "a written node")
+      base[index] = newValue
+    }
   }
 }

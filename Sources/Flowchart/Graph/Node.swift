@@ -127,12 +127,45 @@ struct DispatchPlan: Sendable {
   }
 }
 
+/// An exit as the graph stores it: a plain value of 12 bytes, where ``Exit`` takes 32 and
+/// holds a key's text. ``Graph/exits(of:)`` makes the public values on demand.
+struct StoredExit: Sendable {
+  /// Which exit this is.
+  enum Label: Equatable, Sendable {
+    case next, yes, no, `default`
+    /// The start of a dispatch's branch, numbered from zero.
+    case branch(Int32)
+    /// A multiple condition's key: where its text is in ``Graph/keyLabels``.
+    case key(Int32)
+
+    /// The public label, the key's text read from `keyLabels`.
+    func label(keyLabels: [String]) -> Exit.Label {
+      switch self {
+      case .next: .next
+      case .yes: .yes
+      case .no: .no
+      case .default: .default
+      case .branch(let index): .branch(Int(index))
+      case .key(let index): .key(keyLabels[Int(index)])
+      }
+    }
+  }
+
+  var label: Label
+  var target: Int32
+}
+
 /// What the graph knows of a state beyond what the run loop needs: for queries, printing
 /// and messages. Never read on the hot path.
 struct StateRecord: Sendable {
-  /// The state's declaration, which the chart keeps: it holds the name, the location and
-  /// the finality, and for an action or a condition it is the box the node calls.
-  let declaration: StateDeclaration
+  /// The state's declaration: it holds the name, the location and the finality, and for an
+  /// action or a condition it is the box the node calls.
+  ///
+  /// Unretained, so that compiling a large chart does not wait for memory to count
+  /// references to declarations that are no longer in cache: ``Graph/declarations``, the
+  /// declaration the chart was compiled from, owns every state's declaration for as long
+  /// as the graph lives.
+  unowned(unsafe) let declaration: StateDeclaration
   /// Where the state's exits are in ``Graph/exits``.
   var exits: Range<Int32>
   /// The flow the state belongs to: 0 for the top level, then one per dispatch branch.
