@@ -125,7 +125,7 @@ struct Compiler {
   ) throws(DefinitionError) -> CompiledChart {
     self.declarations = declarations
     // Pass 1: number the states, into arrays sized once.
-    let stateCount = declarations.reduce(0) { $0 + $1.stateCount }
+    let stateCount = Int(declarations.reduce(0) { $0 + $1.stateCount })
     states.reserveCapacity(stateCount)
     records.reserveCapacity(stateCount)
     nodes = NodeBuffer(capacity: stateCount)

@@ -79,11 +79,12 @@ class StateDeclaration: @unchecked Sendable {
   let code: Node.Kind
   let isFinal: Bool
   let name: String
-  let location: SourceLocation
+  let fileID: String
+  let line: Int32
   /// How many states this declaration holds, itself and those nested in it: counted as the
   /// declaration is built, from its blocks' counts, so the compiler can size its arrays
-  /// once.
-  let stateCount: Int
+  /// once. A chart numbers its states with `Int32`s.
+  let stateCount: Int32
 
   @usableFromInline
   init(
@@ -92,10 +93,11 @@ class StateDeclaration: @unchecked Sendable {
   ) {
     self.name = name
     self.isFinal = isFinal
-    self.location = location
+    fileID = location.fileID
+    line = Int32(clamping: location.line)
     self.body = body
     self.code = code
-    func count(_ block: [DeclarationNode]) -> Int {
+    func count(_ block: [DeclarationNode]) -> Int32 {
       block.reduce(0) { $0 + $1.stateCount }
     }
     switch body {
@@ -106,6 +108,9 @@ class StateDeclaration: @unchecked Sendable {
     case .dispatch(let branches, _): stateCount = branches.reduce(1) { $0 + count($1) }
     }
   }
+
+  /// Where the state was declared.
+  var location: SourceLocation { SourceLocation(fileID: fileID, line: Int(line)) }
 
   /// Whether the state's code runs asynchronously.
   var isAsynchronous: Bool {
@@ -125,7 +130,7 @@ extension DeclarationNode {
   }
 
   /// How many states the declaration holds: none for a `GoTo`.
-  var stateCount: Int {
+  var stateCount: Int32 {
     switch self {
     case .state(let state): state.stateCount
     case .goTo: 0
