@@ -71,20 +71,21 @@ final class GoToDeclaration: Sendable {
 @usableFromInline
 class StateDeclaration: @unchecked Sendable {
   // Stored in this order so that what compiling reads of every state (the body's kind,
-  // the code's kind, finality and the name) shares the object's first cache line, and the
-  // object stays small: compiling a large chart is bound by the memory it touches.
+  // the code's kind, finality, the state count and the name) is together at the start of
+  // the object, and the object stays small: compiling a large chart is bound by the memory
+  // it touches.
   let body: DeclaredBody
   /// Which box this is, and so which closure the run loop calls: ``Node/Kind/pass`` for a
   /// state with no code of its own.
   let code: Node.Kind
   let isFinal: Bool
-  let name: String
-  let fileID: String
-  let line: Int32
   /// How many states this declaration holds, itself and those nested in it: counted as the
   /// declaration is built, from its blocks' counts, so the compiler can size its arrays
   /// once. A chart numbers its states with `Int32`s.
   let stateCount: Int32
+  let name: String
+  let fileID: String
+  let line: Int32
 
   @usableFromInline
   init(
