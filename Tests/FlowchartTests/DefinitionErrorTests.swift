@@ -312,6 +312,25 @@ struct DefinitionErrorTests {
       saying: ["The 'no' exit of Condition 'Ok?' leads nowhere", "Put a state or a GoTo"])
   }
 
+  @Test func emptyKeyedExitAtTheEndOfTheChartLeadsNowhereAndIsNamedByItsKey() {
+    let line = #line + 4
+    let error = definitionError {
+      try Flowchart<Switches> {
+        Action("Start")
+        MultipleCondition("Command?") {
+          $0.word
+        } exits: {
+          Case("stop") { Action("Stopped", isFinal: true) }
+          Case("wait") {}
+          Default { Action("Unknown", isFinal: true) }
+        }
+      }
+    }
+    expectOnlyProblem(
+      error, .exitLeadsNowhere, name: "Command?", line: line,
+      saying: ["The 'wait' exit of Multiple condition 'Command?' leads nowhere"])
+  }
+
   @Test func branchOfConditionEndingWithoutFinalStateAtTheEndLeadsNowhere() {
     let line = #line + 8
     let error = definitionError {

@@ -7,13 +7,19 @@
 /// compiles without growing the stack:
 /// 1. *Number*: walk the blocks depth first with an explicit stack; number each state as it
 ///    is walked, write its record and node, and note each exit as a ``Target`` (a state, a
-///    block's first state, a name to resolve, or the end of the flow).
+///    block's entry, a name to resolve, or the end of the flow).
 /// 2. *Resolve*: look names up once, check that every `GoTo` names one state, that arrows
 ///    stay inside their flow and that every exit of a non-final state leads somewhere.
 /// 3. *Check the graph*: every state reachable from the start or an entry point, every
 ///    state able to reach a final state.
 /// 4. *Emit*: fill in each node's exits, make the multiple conditions' code, which depends
 ///    on their targets, and plan the dispatches.
+///
+/// Compiling a large chart is bound by the memory it touches, not by its instructions, so
+/// the passes read and write flat arrays front to back, read each declaration once, and do
+/// not retain or release declarations while walking them: an atomic reference count on an
+/// object that is not in cache waits for memory. The compiled chart keeps the declaration
+/// whole, so compiling never releases a declared state either.
 @usableFromInline
 struct Compiler {
   /// Where an exit leads, before names are resolved.
