@@ -130,17 +130,26 @@ struct Compiler {
     _ declarations: [DeclarationNode]
   ) throws(DefinitionError) -> CompiledChart {
     self.declarations = declarations
-    // Pass 1: number the states, into arrays sized once.
-    let stateCount = Int(declarations.reduce(0) { $0 + $1.stateCount })
+    // Pass 1: number the states, into arrays sized once. For a chart without problems the
+    // counts are exact.
+    var stateCount = 0
+    var exitCount = 0
+    for declaration in declarations {
+      stateCount += Int(declaration.stateCount)
+      exitCount += Int(declaration.exitCount)
+    }
     states.reserveCapacity(stateCount)
     records.reserveCapacity(stateCount)
     nodes = NodeBuffer(capacity: stateCount)
-    exits.reserveCapacity(stateCount * 2)
-    exitTargets.reserveCapacity(stateCount * 2)
+    exits.reserveCapacity(exitCount)
+    exitTargets.reserveCapacity(exitCount)
     let startTarget = push(nil, part: 0, continuation: .end, flow: 0)
     while let block = stack.popLast() {
       walk(block)
     }
+    assert(
+      !problems.isEmpty || (states.count == stateCount && exits.count == exitCount),
+      "a declaration counts its states and exits as the compiler walks them")
     if states.isEmpty {
       report(
         .emptyChart, nil, location,
@@ -254,15 +263,15 @@ struct Compiler {
         checkName(state)
         let firstExit = Int32(exits.count)
         appendExits(of: state, id: id, next: next, flow: block.flow)
-        record(state, flow: block.flow, exits: firstExit..<Int32(exits.count))
+        record(state, flow: block.flow, firstExit: firstExit)
       }
     }
   }
 
   /// Appends the state's pending state, record and node, from what its declaration says.
-  private mutating func record(_ state: StateDeclaration, flow: Int32, exits: Range<Int32>) {
+  private mutating func record(_ state: StateDeclaration, flow: Int32, firstExit: Int32) {
     let id = Int32(states.count)
-    states.append(PendingState(flow: flow, firstExit: exits.lowerBound, isFinal: state.isFinal))
+    states.append(PendingState(flow: flow, firstExit: firstExit, isFinal: state.isFinal))
     var node = Node(
       kind: state.code, isFinal: state.isFinal, next: Node.none, alternative: Node.none,
       code: nil)
@@ -270,14 +279,10 @@ struct Compiler {
       // The declaration is the box; the chart keeps its declarations alive.
       node.code = UnsafeRawPointer(Unmanaged.passUnretained(state).toOpaque())
     }
-    let kind: StateKind
     switch state.body {
-    case .action:
-      kind = .action
-    case .condition:
-      kind = .condition
+    case .action, .condition:
+      break
     case .multipleCondition(let decision, _):
-      kind = .multipleCondition
       // A placeholder until pass 4 makes the code.
       node.kind = decision.isAsynchronous ? .asyncSelect : .select
       unfinished.append(
@@ -286,17 +291,13 @@ struct Compiler {
           work: .multipleCondition(
             makeSelector: decision.makeSelector, makeFinalDecision: decision.makeFinalDecision)))
     case .dispatch(_, let merge):
-      kind = .dispatch
       node.kind = .dispatch
       unfinished.append(Unfinished(state: id, work: .dispatch(merge: merge)))
     }
     nodes.append(node)
-    let isAsynchronous = state.isAsynchronous
-    if isAsynchronous { asynchronousStates.append(id) }
-    records.append(
-      StateRecord(
-        declaration: state, exits: exits, flow: flow, kind: kind, isAsynchronous: isAsynchronous
-      ))
+    // A dispatch has no code of its own to await, though its node needs the async loop.
+    if node.kind.suspends, node.kind != .dispatch { asynchronousStates.append(id) }
+    records.append(StateRecord(declaration: state, firstExit: firstExit, flow: flow))
   }
 
   /// Points `node` at `code`'s box, which the chart keeps alive.

@@ -86,6 +86,9 @@ class StateDeclaration: @unchecked Sendable {
   let name: String
   let fileID: String
   let line: Int32
+  /// How many exits this declaration and those nested in it declare, counted like
+  /// ``stateCount``, so that the compiler sizes its exits' arrays once too.
+  let exitCount: Int32
 
   @usableFromInline
   init(
@@ -98,15 +101,40 @@ class StateDeclaration: @unchecked Sendable {
     line = Int32(clamping: location.line)
     self.body = body
     self.code = code
-    func count(_ block: [DeclarationNode]) -> Int32 {
-      block.reduce(0) { $0 + $1.stateCount }
+    var states: Int32 = 1
+    var exits: Int32 = 0
+    func add(_ block: [DeclarationNode]) {
+      for declaration in block {
+        guard case .state(let state) = declaration else { continue }
+        states += state.stateCount
+        exits += state.exitCount
+      }
     }
     switch body {
-    case .action: stateCount = 1
-    case .condition(let yes, let no, _): stateCount = 1 + count(yes) + count(no)
+    case .action:
+      exits = isFinal ? 0 : 1
+    case .condition(let yes, let no, let hasExits):
+      exits = isFinal || !hasExits ? 0 : 2
+      add(yes)
+      add(no)
     case .multipleCondition(let decision, _):
-      stateCount = decision.exits.reduce(1) { $0 + count($1.body) }
-    case .dispatch(let branches, _): stateCount = branches.reduce(1) { $0 + count($1) }
+      exits = isFinal ? 0 : Int32(decision.exits.count)
+      for exit in decision.exits { add(exit.body) }
+    case .dispatch(let branches, _):
+      exits = Int32(branches.count) + (isFinal ? 0 : 1)
+      for branch in branches { add(branch) }
+    }
+    stateCount = states
+    exitCount = exits
+  }
+
+  /// The state's kind.
+  var kind: StateKind {
+    switch body {
+    case .action: .action
+    case .condition: .condition
+    case .multipleCondition: .multipleCondition
+    case .dispatch: .dispatch
     }
   }
 
@@ -134,6 +162,14 @@ extension DeclarationNode {
   var stateCount: Int32 {
     switch self {
     case .state(let state): state.stateCount
+    case .goTo: 0
+    }
+  }
+
+  /// How many exits the declaration holds: none for a `GoTo`.
+  var exitCount: Int32 {
+    switch self {
+    case .state(let state): state.exitCount
     case .goTo: 0
     }
   }

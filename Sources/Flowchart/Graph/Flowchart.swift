@@ -79,7 +79,7 @@ extension Flowchart {
     return StateInfo(
       id: id, name: record.name, kind: record.kind, isFinal: record.isFinal,
       isAsynchronous: record.isAsynchronous, location: record.location,
-      exits: graph.exits(of: record),
+      exits: graph.exits(of: id.index),
       isTopLevel: record.flow == 0)
   }
 

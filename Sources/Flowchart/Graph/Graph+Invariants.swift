@@ -7,7 +7,7 @@ extension Graph {
     for (index, node) in nodes.enumerated() {
       let record = records[index]
       precondition(node.isFinal == record.isFinal, "node and record agree on finality")
-      for exit in exits(of: record) {
+      for exit in exits(of: index) {
         precondition(records.indices.contains(exit.target.index), "exits lead to states")
         let targetFlow = records[exit.target.index].flow
         if case .branch = exit.label {

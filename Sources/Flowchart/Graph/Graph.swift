@@ -91,9 +91,10 @@ final class Graph<Context: Sendable>: @unchecked Sendable {
     }
   }
 
-  /// The exits of the state `record` describes.
-  func exits(of record: StateRecord) -> [Exit] {
-    exits[Int(record.exits.lowerBound)..<Int(record.exits.upperBound)].map {
+  /// The exits of the state `state`, in declaration order.
+  func exits(of state: Int) -> [Exit] {
+    let end = state + 1 < records.count ? Int(records[state + 1].firstExit) : exits.count
+    return exits[Int(records[state].firstExit)..<end].map {
       Exit(label: $0.label.label(keyLabels: keyLabels), target: StateID($0.target))
     }
   }

@@ -166,12 +166,11 @@ struct StateRecord: Sendable {
   /// declaration the chart was compiled from, owns every state's declaration for as long
   /// as the graph lives.
   unowned(unsafe) let declaration: StateDeclaration
-  /// Where the state's exits are in ``Graph/exits``.
-  var exits: Range<Int32>
+  /// Where the state's exits start in ``Graph/exits``; they end where the next state's
+  /// begin.
+  var firstExit: Int32
   /// The flow the state belongs to: 0 for the top level, then one per dispatch branch.
   var flow: Int32
-  var kind: StateKind
-  var isAsynchronous: Bool
 
   /// The state's name, as declared.
   var name: String { declaration.name }
@@ -179,4 +178,8 @@ struct StateRecord: Sendable {
   var location: SourceLocation { declaration.location }
   /// Whether the state ends its flow.
   var isFinal: Bool { declaration.isFinal }
+  /// The state's kind.
+  var kind: StateKind { declaration.kind }
+  /// Whether the state's code is `async`.
+  var isAsynchronous: Bool { declaration.isAsynchronous }
 }

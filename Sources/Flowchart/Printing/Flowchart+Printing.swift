@@ -92,7 +92,7 @@ struct TreePrinter<Context: Sendable> {
     // this column. Pushed in reverse, so they pop in order.
     let childDepth = item.prefix.isEmpty ? item.depth + 1 : item.depth + 2
     let columnDepth = item.prefix.isEmpty ? item.depth : item.depth + 1
-    for exit in graph.exits(of: record).reversed() {
+    for exit in graph.exits(of: Int(item.state)).reversed() {
       let target = Int32(exit.target.index)
       switch exit.label {
       case .next:
