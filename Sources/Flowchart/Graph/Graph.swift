@@ -93,10 +93,15 @@ final class Graph<Context: Sendable>: @unchecked Sendable {
 
   /// The exits of the state `state`, in declaration order.
   func exits(of state: Int) -> [Exit] {
-    let end = state + 1 < records.count ? Int(records[state + 1].firstExit) : exits.count
-    return exits[Int(records[state].firstExit)..<end].map {
+    storedExits(of: state).map {
       Exit(label: $0.label.label(keyLabels: keyLabels), target: StateID($0.target))
     }
+  }
+
+  /// The exits of the state `state` as the graph stores them, without copying them.
+  func storedExits(of state: Int) -> ArraySlice<StoredExit> {
+    let end = state + 1 < records.count ? Int(records[state + 1].firstExit) : exits.count
+    return exits[Int(records[state].firstExit)..<end]
   }
 
   /// The nodes, for code off the hot path.

@@ -92,8 +92,8 @@ struct TreePrinter<Context: Sendable> {
     // this column. Pushed in reverse, so they pop in order.
     let childDepth = item.prefix.isEmpty ? item.depth + 1 : item.depth + 2
     let columnDepth = item.prefix.isEmpty ? item.depth : item.depth + 1
-    for exit in graph.exits(of: Int(item.state)).reversed() {
-      let target = Int32(exit.target.index)
+    for exit in graph.storedExits(of: Int(item.state)).reversed() {
+      let target = exit.target
       switch exit.label {
       case .next:
         stack.append(Item(state: target, depth: columnDepth, prefix: ""))
@@ -102,6 +102,7 @@ struct TreePrinter<Context: Sendable> {
       case .no:
         stack.append(Item(state: target, depth: childDepth - 1, prefix: "N- "))
       case .key(let key):
+        let key = graph.keyLabels[Int(key)]
         stack.append(Item(state: target, depth: childDepth - 1, prefix: "+- \(key): "))
       case .default:
         stack.append(Item(state: target, depth: childDepth - 1, prefix: "+- default: "))
