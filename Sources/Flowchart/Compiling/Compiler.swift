@@ -36,9 +36,8 @@ struct Compiler {
     case end
   }
 
-  /// What passes 2 and 3 read of every state, apart from its record so that they read
-  /// 12 bytes per state rather than a whole record: compiling a large chart is bound by
-  /// the memory it touches.
+  /// What passes 2 and 3 read of every state, in 12 bytes, so that they never read its
+  /// declaration again: compiling a large chart is bound by the memory it touches.
   struct PendingState {
     var flow: Int32
     /// Where the state's exits start in ``Compiler/exits``; they end where the

@@ -117,12 +117,13 @@ final class MergeBox<Context: Sendable>: Sendable {
   }
 }
 
-/// A state's code as the declaration made it: its kind, and the box that holds its closure.
+/// A multiple condition's code, made once its exits are resolved: its kind, and the box
+/// that holds its closure.
 ///
-/// The box's type is one of the boxes above, chosen by `kind`, over the chart's context.
-/// Holding it as an object lets the compiler, which never calls the code, be written once
-/// for every context type, instead of as generic code that looks up type metadata at
-/// every step.
+/// The box's type is one of the select and decide-key boxes above, chosen by `kind`, over
+/// the chart's context. Holding it as an object lets the compiler, which never calls the
+/// code, be written once for every context type, instead of as generic code that looks up
+/// type metadata at every step.
 @usableFromInline
 struct Code: Sendable {
   let kind: Node.Kind
@@ -134,6 +135,4 @@ struct Code: Sendable {
     self.box = box
   }
 
-  /// Whether the code runs asynchronously.
-  var isAsynchronous: Bool { kind.suspends }
 }

@@ -48,7 +48,8 @@ final class Graph<Context: Sendable>: @unchecked Sendable {
   /// Owns the boxes of the multiple conditions' code, which ``nodeBase``'s nodes point to.
   let codeBoxes: [any AnyObject & Sendable]
   let records: [StateRecord]
-  /// Every state's exits, one state after another; ``StateRecord/exits`` says where.
+  /// Every state's exits, one state after another; ``StateRecord/firstExit`` says where
+  /// each state's begin.
   let exits: [StoredExit]
   /// The text of every key label, which ``StoredExit/Label/key(_:)`` refers to.
   let keyLabels: [String]
