@@ -792,14 +792,7 @@ struct Compiler {
   }
 
   private func describe(_ state: StateDeclaration) -> String {
-    let kind: StateKind
-    switch state.body {
-    case .action: kind = .action
-    case .condition: kind = .condition
-    case .multipleCondition: kind = .multipleCondition
-    case .dispatch: kind = .dispatch
-    }
-    return describe(kind, state.name)
+    describe(state.kind, state.name)
   }
 
   private func describe(_ record: StateRecord) -> String {

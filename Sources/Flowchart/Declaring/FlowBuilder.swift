@@ -1,7 +1,7 @@
 /// Builds a block of declarations: the states of a chart, a branch or an exit, in order.
 ///
 /// A block reads top to bottom: a state without an explicit exit goes on to the next
-/// declaration in its block. `if`, `if`-`else`, `switch` and `for` statements choose or
+/// declaration in its block. `if`, `if`-`else`, `switch`, `for` and `if #available` choose or
 /// repeat declarations while the chart is being declared (not while it runs), so charts
 /// can be generated from data.
 ///
