@@ -117,7 +117,7 @@ private func treeDeclarations(
   case 1:
     Action(names[first], code.work)
   case 2:
-    Condition(names[first], code.decide, yes: {}, no: {})
+    Condition(names[first], code.decide, yes: { GoTo("Done") }, no: {})
     Action(names[first + 1], code.work)
   case 3:
     Condition(
