@@ -148,6 +148,25 @@ struct DeclarationTests {
     #expect(chart.describedExits(of: "Fetch") == ["next -> Show"])
   }
 
+  @Test func goToFindsItsStateWhateverItsNameLengthOrScript() throws {
+    let long = String(repeating: "a long state name ", count: 5)  // 90 bytes
+    let accented = "Prüfung ✓"  // 9 characters, 12 bytes
+    let chart = try Flowchart<Switches> {
+      Condition("Which?") {
+        $0.isOn
+      } yes: {
+        GoTo(long)
+      } no: {
+      }
+      Action("Prüfung ???")  // As many bytes as `accented`, and another name.
+      GoTo(accented)
+      Action(long, isFinal: true)
+      Action(accented, isFinal: true)
+    }
+    #expect(chart.describedExits(of: "Which?") == ["yes -> \(long)", "no -> Prüfung ???"])
+    #expect(chart.describedExits(of: "Prüfung ???") == ["next -> \(accented)"])
+  }
+
   @Test func chartStartingWithAGoToStartsAtTheNamedState() throws {
     let chart = try Flowchart<Switches> {
       GoTo("Main")

@@ -44,6 +44,9 @@ struct Compiler {
     /// next state's begin.
     var firstExit: Int32
     var isFinal: Bool
+    /// The length of the state's name in UTF-8 bytes, at most `UInt16.max`: looking names
+    /// up reads the names of only the states whose length some reference has.
+    var nameLength: UInt16
   }
 
   /// A multiple condition, whose code depends on its targets, or a dispatch, whose plan
@@ -113,10 +116,15 @@ struct Compiler {
   private var blockEntries: [Target] = []
   private var flows: [FlowOwner] = [FlowOwner(dispatch: nil, branch: 0)]
   private var problems: [DefinitionError.Problem] = []
-  /// Every `GoTo` of the walked blocks, in the order they are walked: ``Target/name``
-  /// refers to them by position. Names are checked even where no arrow takes the `GoTo`
-  /// (after a final state or another `GoTo`).
-  private var goTos: [GoToDeclaration] = []
+  /// Every `GoTo` of the walked blocks, in the order they are walked, unretained (the
+  /// declarations own them): ``Target/name`` refers to them by position. Names are checked
+  /// even where no arrow takes the `GoTo` (after a final state or another `GoTo`).
+  private var goTos: [Unmanaged<GoToDeclaration>] = []
+  /// The name of each of ``goTos``, copied when the walk reads it.
+  private var goToNames: [String] = []
+  /// The state each of ``goTos`` leads to, or ``Node/none`` when its name is not the name
+  /// of exactly one state: set in pass 2, once per `GoTo` however many arrows it ends.
+  private var goToTargets: [Int32] = []
 
   @usableFromInline
   init(entryPoints: [String], location: SourceLocation) {
@@ -158,18 +166,15 @@ struct Compiler {
     }
 
     // Pass 2: resolve names and check each exit.
-    let referenced = Set(goTos.lazy.map(\.name)).union(requestedEntryPoints)
-    var resolver = Resolver(
-      names: referenced.isEmpty
-        ? NameTable([]) : NameTable(records.lazy.map(\.name), only: referenced),
-      records: records)
+    var resolver = Resolver(names: nameTable(), records: records)
+    goToTargets = [Int32](repeating: Self.unresolved, count: goTos.count)
     for index in states.indices {
       resolveExits(of: index, with: &resolver)
     }
     let start = resolveStart(startTarget, with: &resolver)
     let entryPoints = resolveEntryPoints(with: &resolver)
-    for goTo in goTos {
-      _ = resolveName(goTo.name, at: goTo.location, what: "GoTo", with: &resolver)
+    for index in goTos.indices {
+      _ = target(ofGoTo: Int32(index), with: &resolver)
     }
     // Free what only pass 1 and 2 need before pass 3 allocates: a large chart's compile
     // then reuses that memory instead of asking the system for more.
@@ -248,7 +253,10 @@ struct Compiler {
     }
     for position in declarations.indices {
       guard let state = declarations[position].unretainedState else {
-        if case .goTo(let goTo) = declarations[position] { goTos.append(goTo) }
+        if case .goTo(let goTo) = declarations[position] {
+          goTos.append(Unmanaged.passUnretained(goTo))
+          goToNames.append(goTo.name)
+        }
         continue
       }
       let id = Int32(states.count)
@@ -270,7 +278,10 @@ struct Compiler {
   /// Appends the state's pending state, record and node, from what its declaration says.
   private mutating func record(_ state: StateDeclaration, flow: Int32, firstExit: Int32) {
     let id = Int32(states.count)
-    states.append(PendingState(flow: flow, firstExit: firstExit, isFinal: state.isFinal))
+    states.append(
+      PendingState(
+        flow: flow, firstExit: firstExit, isFinal: state.isFinal,
+        nameLength: UInt16(clamping: state.name.utf8.count)))
     var node = Node(
       kind: state.code, isFinal: state.isFinal, next: Node.none, alternative: Node.none,
       code: nil)
@@ -436,6 +447,8 @@ struct Compiler {
     var reported: Set<Reference> = []
     /// How many more unknown names get a "did you mean" suggestion.
     var suggestionsLeft = 20
+    /// The last name a `GoTo` found, and its state.
+    var lastFound: (name: String, state: Int32)?
 
     /// A name as referenced at one place.
     struct Reference: Hashable {
@@ -458,6 +471,61 @@ struct Compiler {
     }
   }
 
+  /// The table of the states whose names `GoTo`s and entry points refer to.
+  ///
+  /// A large chart's declarations are no longer in cache here, so it reads the name of a
+  /// state only when its length is that of some reference, and hashes each run of equal
+  /// `GoTo` names once.
+  private func nameTable() -> NameTable {
+    var referenced = Set(requestedEntryPoints)
+    var previous: String?
+    for name in goToNames where name != previous {
+      referenced.insert(name)
+      previous = name
+    }
+    guard !referenced.isEmpty else { return NameTable([]) }
+    // Bit `n` for a length of `n` bytes; bit 63 for 63 bytes or more.
+    var lengths: UInt64 = 0
+    for name in referenced {
+      lengths |= 1 << UInt64(min(name.utf8.count, 63))
+    }
+    let candidates = states.indices.lazy
+      .filter { lengths & (1 << UInt64(min(Int(self.states[$0].nameLength), 63))) != 0 }
+      .map { (name: self.records[$0].name, state: Int32($0)) }
+      .filter { referenced.contains($0.name) }
+    return NameTable(entries: candidates)
+  }
+
+  /// Marks a `GoTo` of ``goToTargets`` not resolved yet.
+  private static var unresolved: Int32 { -2 }
+
+  /// The state the `index`-th walked `GoTo` leads to, or ``Node/none``: resolved on first
+  /// use, so that bad names are reported in the order arrows use them, and once per `GoTo`
+  /// however many arrows it ends. A run of `GoTo`s to one name, such as many branches
+  /// ending at a shared final state, is looked up once.
+  private mutating func target(ofGoTo index: Int32, with resolver: inout Resolver) -> Int32 {
+    let known = goToTargets[Int(index)]
+    guard known == Self.unresolved else { return known }
+    let name = goToNames[Int(index)]
+    var target = Node.none
+    if let found = resolver.lastFound, found.name == name {
+      target = found.state
+    } else if case .found(let state) = resolver.resolve(name) {
+      target = state
+      resolver.lastFound = (name, state)
+    } else {
+      // Only a bad name needs the GoTo's location, which means reading its declaration.
+      _ = resolveName(name, at: location(ofGoTo: index), what: "GoTo", with: &resolver)
+    }
+    goToTargets[Int(index)] = target
+    return target
+  }
+
+  /// Where the `index`-th walked `GoTo` was declared.
+  private func location(ofGoTo index: Int32) -> SourceLocation {
+    goTos[Int(index)]._withUnsafeGuaranteedRef { $0.location }
+  }
+
   private mutating func resolveExits(
     of index: Int, with resolver: inout Resolver
   ) {
@@ -472,10 +540,8 @@ struct Compiler {
       case .end:
         reportNowhere(index, exit.label)
       case .name(let goTo):
-        let (name, location) = (goTos[Int(goTo)].name, goTos[Int(goTo)].location)
-        guard let target = resolveName(name, at: location, what: "GoTo", with: &resolver) else {
-          continue
-        }
+        let target = self.target(ofGoTo: goTo, with: &resolver)
+        guard target != Node.none else { continue }  // Reported when resolving the GoTo.
         // A branch's entry is written inside the branch: a GoTo there belongs to its flow.
         var flow = flow
         if case .branch(let branch) = exit.label,
@@ -484,6 +550,7 @@ struct Compiler {
           flow = first + Int32(branch)
         }
         if states[Int(target)].flow != flow {
+          let (name, location) = (goToNames[Int(goTo)], self.location(ofGoTo: goTo))
           if resolver.reported.insert(Resolver.Reference(name: name, location: location)).inserted {
             report(
               .crossesBranchBoundary, name, location,
@@ -584,12 +651,11 @@ struct Compiler {
     case .block: preconditionFailure("a block's entry is never a block")
     case .end: return nil
     case .name(let goTo):
-      let (name, location) = (goTos[Int(goTo)].name, goTos[Int(goTo)].location)
-      guard let index = resolveName(name, at: location, what: "GoTo", with: &resolver) else {
-        return nil
-      }
+      let index = self.target(ofGoTo: goTo, with: &resolver)
+      guard index != Node.none else { return nil }  // Reported when resolving the GoTo.
       let flow = states[Int(index)].flow
       guard flow == 0 else {
+        let (name, location) = (goToNames[Int(goTo)], self.location(ofGoTo: goTo))
         if resolver.reported.insert(Resolver.Reference(name: name, location: location)).inserted {
           report(
             .crossesBranchBoundary, name, location,

@@ -18,17 +18,21 @@ struct NameTable: Sendable {
   private var first: [String: Int32] = [:]
   private var shared: [String: [Int32]] = [:]
 
-  /// Indexes `names`, the name of each state in numbering order; when `wanted` is given,
-  /// only the names it holds.
+  /// Indexes `names`, the name of each state in numbering order.
+  init(_ names: some Collection<String>) {
+    self.init(
+      entries: names.enumerated().lazy.map { (name: $1, state: Int32($0)) },
+      capacity: names.count)
+  }
+
+  /// Indexes the given states by their names; `entries` lists them in numbering order.
   ///
-  /// The compiler indexes only the names that `GoTo`s and entry points refer to: a small
-  /// table that stays in cache, where one over every name of a large chart would miss it
-  /// at every step.
-  init(_ names: some Collection<String>, only wanted: Set<String>? = nil) {
-    if wanted == nil { first.reserveCapacity(names.count) }
-    for (index, name) in names.enumerated() {
-      if let wanted, !wanted.contains(name) { continue }
-      let state = Int32(index)
+  /// The compiler indexes only the states whose names `GoTo`s and entry points refer to: a
+  /// small table that stays in cache, where one over every name of a large chart would
+  /// miss it at every step.
+  init(entries: some Sequence<(name: String, state: Int32)>, capacity: Int = 0) {
+    first.reserveCapacity(capacity)
+    for (name, state) in entries {
       if let earlier = first.updateValue(state, forKey: name) {
         first[name] = earlier
         shared[name, default: [earlier]].append(state)
