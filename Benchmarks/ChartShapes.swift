@@ -33,8 +33,8 @@ enum ChartShape: CaseIterable, Sendable, CustomStringConvertible {
   /// A wide tree of conditions with joins. The root is a multiple condition with one exit
   /// per subtree of at most ``subtreeStates`` states; each subtree is a balanced binary
   /// tree of conditions, each condition followed by a join action that both its branches
-  /// fall through to, and some leaves jump to the final action `Done` with a `GoTo`; every
-  /// subtree's last join falls through to `Done` too.
+  /// fall through to; at a two-state leaf the condition's `yes` exit jumps to the final
+  /// action `Done` with a `GoTo`. Every subtree's last join falls through to `Done` too.
   ///
   /// Subtrees are bounded so that the chart's depth, and so the width of its printed
   /// lines, stays the same at every size: in STWorkflow's format each condition indents
@@ -105,7 +105,8 @@ struct ChartRecipe: Sendable {
 }
 
 /// The states `range` of the tree: a condition and its join, with the rest of the range
-/// split between the condition's two branches; a single state is a leaf action.
+/// split between the condition's two branches. A single state is a leaf action; two
+/// states are a condition whose `yes` exit jumps to `Done`, and its join.
 ///
 /// Recursion depth is `log2(range.count)`, so this is safe for any size.
 @FlowBuilder<ShapeContext>
@@ -118,14 +119,6 @@ private func treeDeclarations(
     Action(names[first], code.work)
   case 2:
     Condition(names[first], code.decide, yes: { GoTo("Done") }, no: {})
-    Action(names[first + 1], code.work)
-  case 3:
-    Condition(
-      names[first], code.decide,
-      yes: {
-        Action(names[first + 2], code.work)
-        GoTo("Done")
-      }, no: {})
     Action(names[first + 1], code.work)
   default:
     let middle = first + 2 + (range.count - 2) / 2

@@ -57,7 +57,7 @@ enum CompileBenchmarks {
       "compile: `try Flowchart { … }` for a chain (n - 1 actions in sequence, then a final "
         + "action) and a wide tree (a multiple condition at the root, one exit per subtree of "
         + "≤ 1,000 states; each subtree a balanced binary tree of conditions, each followed by "
-        + "a join action both branches fall through to, some leaves `GoTo` the final state), "
+        + "a join action both branches fall through to, two-state leaves `GoTo` the final state), "
         + "names made beforehand. A sample of a smaller chart compiles it largest / size times, "
         + "so that all samples last about as long. The growth rows give "
         + "t(\(sizeLabel(configuration, 1))) as 'Flowchart' and "
