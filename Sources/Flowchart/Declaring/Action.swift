@@ -68,6 +68,56 @@ public struct Action<Context: Sendable>: Sendable {
           location: SourceLocation(fileID: fileID, line: line))))
   }
 
+  /// Declares an action whose synchronous work does not touch the context.
+  ///
+  /// ```swift
+  /// Action("Log") { logger.info("checked out") }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - name: The label shown in printed trees, errors and results.
+  ///   - isFinal: Whether the flow ends after this action.
+  ///   - perform: The work. An error it throws ends the run with a ``RunError``.
+  ///   - fileID: The file of the declaration, for definition errors; keep the default.
+  ///   - line: The line of the declaration, for definition errors; keep the default.
+  @inlinable
+  public init(
+    _ name: String,
+    isFinal: Bool = false,
+    fileID: String = #fileID,
+    line: Int = #line,
+    _ perform: @escaping @Sendable () throws -> Void
+  ) {
+    self.init(name, isFinal: isFinal, fileID: fileID, line: line) { (_: inout Context) in
+      try perform()
+    }
+  }
+
+  /// Declares an action whose asynchronous work does not touch the context.
+  ///
+  /// ```swift
+  /// Action("Wait") { try await Task.sleep(for: .seconds(1)) }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - name: The label shown in printed trees, errors and results.
+  ///   - isFinal: Whether the flow ends after this action.
+  ///   - perform: The asynchronous work.
+  ///   - fileID: The file of the declaration, for definition errors; keep the default.
+  ///   - line: The line of the declaration, for definition errors; keep the default.
+  @inlinable
+  public init(
+    _ name: String,
+    isFinal: Bool = false,
+    fileID: String = #fileID,
+    line: Int = #line,
+    _ perform: @escaping @Sendable () async throws -> Void
+  ) {
+    self.init(name, isFinal: isFinal, fileID: fileID, line: line) { (_: inout Context) in
+      try await perform()
+    }
+  }
+
   /// Declares an action with no work: a named point of the flow, often a final state that
   /// names an outcome.
   ///

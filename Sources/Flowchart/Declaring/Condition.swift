@@ -75,6 +75,59 @@ public struct Condition<Context: Sendable>: Sendable {
           body: .condition(yes: yes().map(\.node), no: no().map(\.node), hasExits: true))))
   }
 
+  /// Declares a condition with a synchronous decision and only a `yes` exit: when the
+  /// decision is `false`, the flow goes on to what follows the condition, like an `if`
+  /// without `else`.
+  ///
+  /// ```swift
+  /// Condition("Has coupon?") { $0.coupon != nil } yes: {
+  ///   Action("Apply coupon") { $0.applyCoupon() }
+  /// }
+  /// Action("Check out", isFinal: true)
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - name: The label shown in printed trees, errors and results.
+  ///   - isFinal: Whether the flow ends after the decision. A final condition has no
+  ///     exits: declaring them is a definition error.
+  ///   - decide: Returns `true` to follow `yes`, `false` to go on after the condition.
+  ///   - yes: The states to run when the decision is `true`.
+  ///   - fileID: The file of the declaration, for definition errors; keep the default.
+  ///   - line: The line of the declaration, for definition errors; keep the default.
+  @inlinable
+  public init(
+    _ name: String,
+    isFinal: Bool = false,
+    fileID: String = #fileID,
+    line: Int = #line,
+    _ decide: @escaping @Sendable (inout Context) throws -> Bool,
+    @FlowBuilder<Context> yes: () -> [Declaration<Context>]
+  ) {
+    self.init(name, isFinal: isFinal, fileID: fileID, line: line, decide, yes: yes, no: { [] })
+  }
+
+  /// Declares a condition with an asynchronous decision and only a `yes` exit: when the
+  /// decision is `false`, the flow goes on to what follows the condition.
+  ///
+  /// - Parameters:
+  ///   - name: The label shown in printed trees, errors and results.
+  ///   - isFinal: Whether the flow ends after the decision.
+  ///   - decide: Returns `true` to follow `yes`, `false` to go on after the condition.
+  ///   - yes: The states to run when the decision is `true`.
+  ///   - fileID: The file of the declaration, for definition errors; keep the default.
+  ///   - line: The line of the declaration, for definition errors; keep the default.
+  @inlinable
+  public init(
+    _ name: String,
+    isFinal: Bool = false,
+    fileID: String = #fileID,
+    line: Int = #line,
+    _ decide: @escaping @Sendable (inout Context) async throws -> Bool,
+    @FlowBuilder<Context> yes: () -> [Declaration<Context>]
+  ) {
+    self.init(name, isFinal: isFinal, fileID: fileID, line: line, decide, yes: yes, no: { [] })
+  }
+
   /// Declares a condition without exits: usually a final condition whose decision is the
   /// run's result.
   ///

@@ -143,8 +143,11 @@ public struct Default<Context: Sendable>: Sendable {
 
   /// Declares the exit followed for any key that has no ``Case``.
   ///
-  /// - Parameter body: The states to run. An empty block goes straight on to what follows
-  ///   the multiple condition.
+  /// - Parameters:
+  ///   - fileID: The file of the declaration, for definition errors; keep the default.
+  ///   - line: The line of the declaration, for definition errors; keep the default.
+  ///   - body: The states to run. An empty block goes straight on to what follows the
+  ///     multiple condition.
   public init(
     fileID: String = #fileID,
     line: Int = #line,

@@ -2,14 +2,17 @@
 // reference without retaining and releasing it on every step. An action's or a
 // condition's box is its declaration (a subclass of `StateDeclaration`), so a declared
 // state costs one object; a multiple condition's code, made once its exits are resolved,
-// and a dispatch's merge have boxes of their own. Each box stores
-// its closure with the closure's exact type (not a generic `Function`), so calling it
-// needs no reabstraction thunk. There is one box type per kind of code; a node's kind
-// says which one its pointer holds.
+// and a dispatch's merge have boxes of their own. Each box stores its closure with the
+// closure's exact type, so calling it needs no reabstraction thunk. There is one box type
+// per kind of code; a node's kind says which one its pointer holds.
+//
+// The four subclasses of `StateDeclaration` restate its `@unchecked Sendable`: each is
+// final and adds one `let` of a `@Sendable` closure to a class whose stored properties are
+// all `let`s of `Sendable` types, so an instance never changes after `init`.
 
 /// The box of a synchronous action: the action's declaration, and its work.
 @usableFromInline
-final class ActionBox<Context: Sendable>: StateDeclaration {
+final class ActionBox<Context: Sendable>: StateDeclaration, @unchecked Sendable {
   @usableFromInline let function: @Sendable (inout Context) throws -> Void
 
   @usableFromInline
@@ -24,7 +27,7 @@ final class ActionBox<Context: Sendable>: StateDeclaration {
 
 /// The box of a synchronous condition: the condition's declaration, and its decision.
 @usableFromInline
-final class ConditionBox<Context: Sendable>: StateDeclaration {
+final class ConditionBox<Context: Sendable>: StateDeclaration, @unchecked Sendable {
   @usableFromInline let function: @Sendable (inout Context) throws -> Bool
 
   @usableFromInline
@@ -47,7 +50,7 @@ final class SelectBox<Context: Sendable>: Sendable {
 
 /// The box of an asynchronous action: the action's declaration, and its work.
 @usableFromInline
-final class AsyncActionBox<Context: Sendable>: StateDeclaration {
+final class AsyncActionBox<Context: Sendable>: StateDeclaration, @unchecked Sendable {
   @usableFromInline let function: @Sendable (inout Context) async throws -> Void
 
   @usableFromInline
@@ -63,7 +66,7 @@ final class AsyncActionBox<Context: Sendable>: StateDeclaration {
 
 /// The box of an asynchronous condition: the condition's declaration, and its decision.
 @usableFromInline
-final class AsyncConditionBox<Context: Sendable>: StateDeclaration {
+final class AsyncConditionBox<Context: Sendable>: StateDeclaration, @unchecked Sendable {
   @usableFromInline let function: @Sendable (inout Context) async throws -> Bool
 
   @usableFromInline

@@ -10,7 +10,7 @@ extension Graph {
       for exit in exits(of: index) {
         precondition(records.indices.contains(exit.target.index), "exits lead to states")
         let targetFlow = records[exit.target.index].flow
-        if case .branch = exit.label {
+        if exit.label.branch != nil {
           precondition(targetFlow != record.flow, "a branch starts a flow of its own")
         } else {
           precondition(targetFlow == record.flow, "arrows stay inside their flow")

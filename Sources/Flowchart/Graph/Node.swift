@@ -19,8 +19,10 @@ struct Node {
   @usableFromInline var next: Int32
   /// The `no` exit of a condition, or the plan index of a dispatch; ``Node/none`` otherwise.
   @usableFromInline var alternative: Int32
-  /// The state's ``CodeBox``, unretained; ``Graph/codeBoxes`` keeps it alive for as long
-  /// as the graph lives. `nil` for `pass` and `dispatch`.
+  /// The box of the state's code (see `CodeBoxes.swift`), unretained: the graph keeps it
+  /// alive for as long as it lives, through ``Graph/declarations`` for an action's or a
+  /// condition's box (the box is its declaration) and ``Graph/codeBoxes`` for a multiple
+  /// condition's. `nil` for `pass` and `dispatch`.
   @usableFromInline var code: UnsafeRawPointer?
 
   /// The index that stands for "no state".

@@ -29,20 +29,37 @@ public struct StateID: Hashable, Comparable, Strideable, Sendable, CustomStringC
   public var description: String { "#\(index)" }
 }
 
-/// The four kinds of state.
-public enum StateKind: Hashable, Sendable, CaseIterable, CustomStringConvertible {
+/// What kind of state a state is.
+///
+/// Four kinds exist today; later versions add kinds (such as states that wait for input,
+/// subflows and maps), so a `switch` over a kind needs a `default:` clause, the way one
+/// over an `Error` does. Compare with the static members instead:
+///
+/// ```swift
+/// if chart[id].kind == .condition { … }
+/// ```
+public struct StateKind: Hashable, Sendable, CaseIterable, CustomStringConvertible {
+  private enum Code: Hashable, Sendable, CaseIterable {
+    case condition, multipleCondition, action, dispatch
+  }
+
+  private let code: Code
+
   /// Decides yes or no; two exits. Printed `S` (a simple condition, as in STWorkflow).
-  case condition
+  public static let condition = StateKind(code: .condition)
   /// Decides a key; one exit per key and perhaps a default. Printed `M`.
-  case multipleCondition
+  public static let multipleCondition = StateKind(code: .multipleCondition)
   /// Does work; one exit. Printed `A`.
-  case action
+  public static let action = StateKind(code: .action)
   /// Runs branches concurrently, then follows one exit. Printed `D`.
-  case dispatch
+  public static let dispatch = StateKind(code: .dispatch)
+
+  /// Every kind this version of Flowchart knows, in the order above.
+  public static var allCases: [StateKind] { Code.allCases.map(StateKind.init(code:)) }
 
   /// The letter the tree printer writes after the state's name.
   public var letter: Character {
-    switch self {
+    switch code {
     case .condition: "S"
     case .multipleCondition: "M"
     case .action: "A"
@@ -52,7 +69,7 @@ public enum StateKind: Hashable, Sendable, CaseIterable, CustomStringConvertible
 
   /// The kind's name in words, as used in messages: `condition`, `multiple condition`, …
   public var description: String {
-    switch self {
+    switch code {
     case .condition: "condition"
     case .multipleCondition: "multiple condition"
     case .action: "action"
@@ -63,24 +80,52 @@ public enum StateKind: Hashable, Sendable, CaseIterable, CustomStringConvertible
 
 /// One arrow leaving a state.
 public struct Exit: Hashable, Sendable {
-  /// Which of the state's exits this is.
-  public enum Label: Hashable, Sendable, CustomStringConvertible {
+  /// Which of the state's exits an arrow is.
+  ///
+  /// Later versions add labels for new kinds of state, so a `switch` over a label needs a
+  /// `default:` clause; compare with the static members, and read a keyed exit's text
+  /// with ``key`` and a branch's position with ``branch``.
+  public struct Label: Hashable, Sendable, CustomStringConvertible {
+    private enum Code: Hashable, Sendable {
+      case next, yes, no, `default`
+      case key(String)
+      case branch(Int)
+    }
+
+    private let code: Code
+
     /// The one exit of an action, or the exit a dispatch takes after its branches.
-    case next
+    public static let next = Label(code: .next)
     /// A condition's exit for `true`.
-    case yes
+    public static let yes = Label(code: .yes)
     /// A condition's exit for `false`.
-    case no
-    /// A multiple condition's exit for the key printed as this string.
-    case key(String)
+    public static let no = Label(code: .no)
     /// A multiple condition's default exit.
-    case `default`
+    public static let `default` = Label(code: .default)
+
+    /// A multiple condition's exit for the key shown as `text`, the way the printed tree
+    /// shows it.
+    public static func key(_ text: String) -> Label { Label(code: .key(text)) }
+
     /// The start of a dispatch's branch, numbered from zero in declaration order.
-    case branch(Int)
+    public static func branch(_ index: Int) -> Label { Label(code: .branch(index)) }
+
+    /// The key's text, for a multiple condition's keyed exit; `nil` for any other exit.
+    public var key: String? {
+      if case .key(let text) = code { return text }
+      return nil
+    }
+
+    /// The branch's position from zero, for the start of a dispatch's branch; `nil` for
+    /// any other exit.
+    public var branch: Int? {
+      if case .branch(let index) = code { return index }
+      return nil
+    }
 
     /// `next`, `yes`, `no`, the key, `default` or `branch 1`, …
     public var description: String {
-      switch self {
+      switch code {
       case .next: "next"
       case .yes: "yes"
       case .no: "no"

@@ -3,16 +3,44 @@
 /// A final condition decides ``yes`` or ``no``; a final multiple condition decides a
 /// ``key(_:)``; a final action or dispatch is ``done``. Together with the final state,
 /// the decision says which way the flowchart came out, the way JASWorkflow mapped a final
-/// node's result to an outcome.
-public enum Decision: Sendable, Equatable, CustomStringConvertible {
+/// node's result to an outcome:
+///
+/// ```swift
+/// switch (result.finalStateName, result.decision) {
+/// case ("Do sit-ups", .done): .healthy
+/// case ("Injured?", .yes): .inconclusive
+/// case ("Injured?", .no): .unhealthy
+/// default: nil
+/// }
+/// ```
+///
+/// Later versions add decisions for new kinds of state, so compare with the static
+/// members (as above) rather than switching over every decision.
+public struct Decision: Sendable, Hashable, CustomStringConvertible {
+  private enum Code: Sendable {
+    case yes, no, done
+    case key(any Hashable & Sendable)
+  }
+
+  private let code: Code
+
   /// A final condition decided `true`.
-  case yes
+  public static let yes = Decision(code: .yes)
   /// A final condition decided `false`.
-  case no
-  /// A final multiple condition decided this key.
-  case key(any Hashable & Sendable)
+  public static let no = Decision(code: .no)
   /// A final action or dispatch finished its work.
-  case done
+  public static let done = Decision(code: .done)
+
+  /// A final multiple condition decided `key`.
+  public static func key(_ key: any Hashable & Sendable) -> Decision {
+    Decision(code: .key(key))
+  }
+
+  /// The decided key, for a multiple condition's decision; `nil` for any other decision.
+  public var key: (any Hashable & Sendable)? {
+    if case .key(let key) = code { return key }
+    return nil
+  }
 
   /// The decided key as a `Key`, or `nil` when the decision is not a key of that type.
   ///
@@ -20,22 +48,31 @@ public enum Decision: Sendable, Equatable, CustomStringConvertible {
   /// if let grade = result.decision.key(as: Grade.self) { … }
   /// ```
   public func key<Key: Hashable & Sendable>(as type: Key.Type = Key.self) -> Key? {
-    guard case .key(let key) = self else { return nil }
-    return key as? Key
+    key as? Key
   }
 
   /// Whether two decisions are the same; keys compare as `AnyHashable` does.
   public static func == (lhs: Decision, rhs: Decision) -> Bool {
-    switch (lhs, rhs) {
+    switch (lhs.code, rhs.code) {
     case (.yes, .yes), (.no, .no), (.done, .done): true
     case (.key(let left), .key(let right)): AnyHashable(left) == AnyHashable(right)
-    default: false
+    case (.yes, _), (.no, _), (.done, _), (.key, _): false
+    }
+  }
+
+  /// Hashes the decision, a key as `AnyHashable` does.
+  public func hash(into hasher: inout Hasher) {
+    switch code {
+    case .yes: hasher.combine(0)
+    case .no: hasher.combine(1)
+    case .done: hasher.combine(2)
+    case .key(let key): hasher.combine(AnyHashable(key))
     }
   }
 
   /// `yes`, `no`, `done`, or `key(…)` with the key as `String(describing:)` prints it.
   public var description: String {
-    switch self {
+    switch code {
     case .yes: "yes"
     case .no: "no"
     case .done: "done"

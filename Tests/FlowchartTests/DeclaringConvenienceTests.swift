@@ -1,0 +1,76 @@
+import Flowchart
+import Synchronization
+import Testing
+
+/// The shorter forms of the declarations: work that ignores the context, and conditions with
+/// only a `yes` exit.
+struct DeclaringConvenienceTests {
+  struct Cart: Sendable {
+    var hasCoupon: Bool
+    var steps: [String] = []
+  }
+
+  @Test func actionWorkMayIgnoreTheContext() async throws {
+    let calls = Counter()
+    let chart = try Flowchart<Cart> {
+      Action("Count") { calls.increment() }
+      Action("Count again") { await Task.yield() }
+      Action("Done", isFinal: true) { calls.increment() }
+    }
+    let result = try await chart.run(with: Cart(hasCoupon: false))
+    #expect(result.finalStateName == "Done")
+    #expect(calls.value == 2)
+    #expect(!chart[chart.states.first!].isAsynchronous)
+    #expect(chart[chart.states.first!.advanced(by: 1)].isAsynchronous)
+  }
+
+  @Test func workThatIgnoresTheContextStillFailsTheRun() {
+    struct Broken: Error {}
+    #expect(throws: RunError.self) {
+      try Flowchart<Cart> { Action("Fail", isFinal: true) { throw Broken() } }
+        .runSynchronously(with: Cart(hasCoupon: false))
+    }
+  }
+
+  @Test(arguments: [true, false])
+  func conditionWithOnlyYesGoesOnWhenItDecidesNo(hasCoupon: Bool) throws {
+    let chart = try Flowchart<Cart> {
+      Condition("Has coupon?") {
+        $0.hasCoupon
+      } yes: {
+        Action("Apply coupon") { $0.steps.append("coupon") }
+      }
+      Action("Check out", isFinal: true) { $0.steps.append("checkout") }
+    }
+    let result = try chart.runSynchronously(with: Cart(hasCoupon: hasCoupon))
+    #expect(result.context.steps == (hasCoupon ? ["coupon", "checkout"] : ["checkout"]))
+    #expect(
+      chart.treeDescription == """
+        Has coupon? (S)
+        Y- Apply coupon (A)
+        |  Check out (A) !
+        N- Check out (A) !
+
+        """)
+  }
+
+  @Test func asynchronousConditionWithOnlyYes() async throws {
+    let chart = try Flowchart<Cart> {
+      Condition("Has coupon?") { cart async in
+        cart.hasCoupon
+      } yes: {
+        Action("Apply coupon") { $0.steps.append("coupon") }
+      }
+      Action("Check out", isFinal: true)
+    }
+    let result = try await chart.run(with: Cart(hasCoupon: true))
+    #expect(result.context.steps == ["coupon"])
+  }
+}
+
+/// A thread-safe count, for work that cannot reach the context.
+final class Counter: Sendable {
+  private let count = Mutex(0)
+  var value: Int { count.withLock { $0 } }
+  func increment() { count.withLock { $0 += 1 } }
+}
