@@ -65,16 +65,20 @@ final class GoToDeclaration: Sendable {
 /// this class.
 ///
 /// `@unchecked Sendable` only because the class is not final, which checked conformance
-/// requires: every stored property is a `let` of a `Sendable` type, and each subclass is
-/// final and adds only `let`s of `@Sendable` closures, so an instance never changes after
-/// `init` and may be shared across concurrency domains.
+/// requires: every stored property is a `let` of a `Sendable` type but ``body``, which only
+/// `deinit` writes, when no other reference exists; and each subclass is final and adds
+/// only `let`s of `@Sendable` closures. So an instance never changes while it is shared,
+/// and may be shared across concurrency domains.
 @usableFromInline
 class StateDeclaration: @unchecked Sendable {
   // Stored in this order so that what compiling reads of every state (the body's kind,
   // the code's kind, finality, the state count and the name) is together at the start of
   // the object, and the object stays small: compiling a large chart is bound by the memory
   // it touches.
-  let body: DeclaredBody
+  ///
+  /// A `var` only so that `deinit` can take the blocks apart (see there): nothing else
+  /// writes it, and `deinit` runs when no other reference exists.
+  var body: DeclaredBody
   /// Which box this is, and so which closure the run loop calls: ``Node/Kind/pass`` for a
   /// state with no code of its own.
   let code: Node.Kind
@@ -126,6 +130,56 @@ class StateDeclaration: @unchecked Sendable {
     }
     stateCount = states
     exitCount = exits
+  }
+
+  /// Releases the states nested in this one without recursing once per level.
+  ///
+  /// Left to itself, releasing a declaration releases its blocks, whose declarations release
+  /// theirs, one call deeper per level of nesting: a chart of 40,000 nested conditions
+  /// overflows an 8 MiB stack, and 2,000 a 512 KiB one. Instead, a large declaration moves
+  /// its nested states into a list, drops its blocks, and releases the list one state at a
+  /// time; a state the list holds the last reference to gets the same treatment before it
+  /// goes, so each release finds no blocks left to recurse into. States shared with another
+  /// declaration are only released, and stay whole for their other owner.
+  deinit {
+    // A small declaration nests at most `stateCount` levels: the usual release is cheaper.
+    guard stateCount > Self.recursiveReleaseLimit else { return }
+    var pending: [StateDeclaration] = []
+    Self.takeNestedStates(of: self, into: &pending)
+    while var state = pending.popLast() {
+      if state.stateCount > 1 && isKnownUniquelyReferenced(&state) {
+        Self.takeNestedStates(of: state, into: &pending)
+      }
+    }
+  }
+
+  /// The most states a declaration may hold and still be released recursively: at most
+  /// that many levels deep, far within the smallest thread stack.
+  private static var recursiveReleaseLimit: Int32 { 128 }
+
+  /// Appends the states declared directly in `state`'s blocks to `pending`, then empties
+  /// the blocks, so that `pending` holds the only references the blocks held.
+  private static func takeNestedStates(
+    of state: StateDeclaration, into pending: inout [StateDeclaration]
+  ) {
+    defer { state.body = .action }
+    let body = state.body
+    func append(_ block: [DeclarationNode]) {
+      for declaration in block {
+        if case .state(let state) = declaration { pending.append(state) }
+      }
+    }
+    switch body {
+    case .action:
+      break
+    case .condition(let yes, let no, _):
+      append(yes)
+      append(no)
+    case .multipleCondition(let decision, _):
+      for exit in decision.exits { append(exit.body) }
+    case .dispatch(let branches, _):
+      for branch in branches { append(branch) }
+    }
   }
 
   /// The state's kind.
