@@ -1,6 +1,9 @@
 // Health: JASWorkflow's Health workflow — a decision, asynchronous work, a final condition whose
 // decision is the result — run down every route, each (final state, decision) pair mapped to an
-// outcome, then a run cancelled while an asynchronous step is under way.
+// outcome, then a run cancelled while an asynchronous step is under way. Then a check-up that
+// uses the rest of the language: a dispatch whose branches measure in parallel, a multiple
+// condition over an enum, a join by `GoTo`, and what compiling says about a declaration with
+// mistakes.
 // Run it with `swift run Health`.
 
 import Flowchart
@@ -90,12 +93,92 @@ func showHealth() async throws {
   }
 }
 
+/// How fit the subject says they are: a multiple condition's key.
+enum Fitness: String, Sendable, CaseIterable {
+  case athlete, active, sedentary
+}
+
+/// A check-up: what is measured, and the advice it leads to.
+struct Checkup: Sendable {
+  var fitness: Fitness
+  var pulse: Int?
+  var bloodPressure: String?
+  var advice: [String] = []
+}
+
+/// Measures pulse and blood pressure at once, then advises by fitness level. An `active`
+/// subject needs no advice of their own and joins the report by name.
+func makeCheckup() throws(DefinitionError) -> Flowchart<Checkup> {
+  // swift-format-ignore
+  try Flowchart<Checkup> {
+    Dispatch("Take measurements") { checkup, branch in
+      checkup.pulse = checkup.pulse ?? branch.pulse
+      checkup.bloodPressure = checkup.bloodPressure ?? branch.bloodPressure
+    } branches: {
+      Branch {
+        Action("Measure pulse", isFinal: true) { checkup in
+          try await Task.sleep(for: .milliseconds(50))
+          checkup.pulse = 62
+        }
+      }
+      Branch {
+        Action("Measure blood pressure", isFinal: true) { checkup in
+          try await Task.sleep(for: .milliseconds(50))
+          checkup.bloodPressure = "120/80"
+        }
+      }
+    }
+    MultipleCondition("Fitness level?") { $0.fitness } exits: {
+      Case(.athlete) { Action("Keep training") { $0.advice.append("keep training") } }
+      Case(.active) { GoTo("Write the report") }
+      Case(.sedentary) { Action("Walk every day") { $0.advice.append("walk every day") } }
+    }
+    Action("Write the report", isFinal: true) { checkup in
+      checkup.advice.append("pulse \(checkup.pulse ?? 0), pressure \(checkup.bloodPressure ?? "?")")
+    }
+  }
+}
+
+/// The same check-up with two slips: a misspelled `GoTo` and an advice with nowhere to go.
+func makeBrokenCheckup() throws(DefinitionError) -> Flowchart<Checkup> {
+  // swift-format-ignore
+  try Flowchart<Checkup> {
+    MultipleCondition("Fitness level?") { $0.fitness } exits: {
+      Case(.athlete) { GoTo("Write report") }
+      Case(.active) { GoTo("Write the report") }
+      Case(.sedentary) { Action("Walk every day") { $0.advice.append("walk every day") } }
+    }
+    Action("Write the report") { $0.advice.append("report") }
+  }
+}
+
+func showCheckup() async throws {
+  let checkup = try makeCheckup()
+  print()
+  print(checkup)
+  print()
+  for fitness in Fitness.allCases {
+    let result = try await checkup.run(with: Checkup(fitness: fitness))
+    print("\(fitness.rawValue) → \(result.context.advice.joined(separator: "; "))")
+    print("  path: \(result.path.map { checkup[$0].name }.joined(separator: " → "))")
+  }
+
+  print()
+  do {
+    _ = try makeBrokenCheckup()
+  } catch {
+    print(error)
+  }
+}
+
 try await showHealth()
+try await showCheckup()
 
 #if canImport(Playgrounds)
   import Playgrounds
 
   #Playground("Health workflow") {
     try await showHealth()
+    try await showCheckup()
   }
 #endif
