@@ -127,10 +127,26 @@ enum DisplayText {
 
   /// Whether a name reads one way as it is.
   private static func isPlainName(_ text: String) -> Bool {
+    if let plain = isPlainASCIIName(text) { return plain }
     guard let first = text.first, let last = text.last,
       !first.isWhitespace, !last.isWhitespace, first != "\""
     else { return false }
     return !text.unicodeScalars.contains(where: needsEscape)
+  }
+
+  /// Whether `text` reads one way as a name, worked out from its UTF-8 bytes without
+  /// decoding it: the printer asks this of every line. `nil` when the answer needs the
+  /// slower look at characters (a byte beyond ASCII, or no contiguous storage).
+  private static func isPlainASCIIName(_ text: String) -> Bool? {
+    let answer = text.utf8.withContiguousStorageIfAvailable { bytes -> Bool? in
+      guard let first = bytes.first, let last = bytes.last else { return false }
+      for byte in bytes where byte < 0x20 || byte >= 0x7F {
+        return byte >= 0x80 ? nil : false
+      }
+      return first != UInt8(ascii: " ") && last != UInt8(ascii: " ")
+        && first != UInt8(ascii: "\"")
+    }
+    return answer ?? nil
   }
 
   /// Appends Swift's escape for `scalar`: `\0`, `\t`, `\n`, `\r`, or `\u{…}`.
