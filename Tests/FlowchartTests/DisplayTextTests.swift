@@ -76,6 +76,11 @@ struct DisplayTextTests {
     #expect(DisplayText.name(" Fetch") == #"" Fetch""#)
     #expect(DisplayText.name("a\nb") == #""a\nb""#)
     #expect(DisplayText.name("\u{1B}[2J") == #""\u{1B}[2J""#)
+    #expect(DisplayText.name("Café") == "Café")
+    #expect(DisplayText.name("Café\u{1B}") == #""Café\u{1B}""#)
+    #expect(DisplayText.name("a\u{7F}b") == #""a\u{7F}b""#)
+    #expect(DisplayText.name("Café ") == #""Café ""#)
+    #expect(DisplayText.name("\u{A0}Café") == #""\u{A0}Café""#)
   }
 
   @Test func messagesQuoteWithSingleQuotesOrTheLiteral() {
