@@ -7,16 +7,27 @@
 struct KeyedDecision: Sendable {
   /// One declared exit, in declaration order.
   struct Exit: Sendable {
-    /// The key as printed (`String(describing:)`), or `nil` for the default exit.
+    /// The key's text (``DisplayText/key(_:)``), or `nil` for the default exit.
     var label: String?
     var location: SourceLocation
     var body: [DeclarationNode]
   }
 
-  /// A key that has more than one exit: the later exit's index and the first one's.
+  /// An exit that cannot be told from an earlier one: the later exit's index and the first
+  /// one's.
   struct DuplicateKey: Sendable {
+    /// Why the two exits cannot be told apart.
+    enum Reason: Equatable, Sendable {
+      /// The same key (equal under `==`), or a second ``Default``.
+      case sameKey
+      /// Two keys that are not equal (a custom `description`, `Double.nan` twice) but
+      /// whose texts are: the tree, errors and ``Exit/Label`` could not tell them apart.
+      case sameText
+    }
+
     var index: Int
     var firstIndex: Int
+    var reason: Reason = .sameKey
   }
 
   /// The decision as the user wrote it.
@@ -42,18 +53,23 @@ struct KeyedDecision: Sendable {
   ) {
     exits = declared.map {
       Exit(
-        label: $0.key.map { String(describing: $0) }, location: $0.location,
+        label: $0.key.map { DisplayText.key($0) }, location: $0.location,
         body: $0.body.map(\.node))
     }
     var firstIndexOfKey: [Key: Int] = [:]
+    var firstIndexOfText: [String: Int] = [:]
     var firstDefault: Int?
     var duplicates: [DuplicateKey] = []
     for (index, exit) in declared.enumerated() {
       if let key = exit.key {
+        let text = exits[index].label ?? ""
         if let first = firstIndexOfKey[key] {
           duplicates.append(DuplicateKey(index: index, firstIndex: first))
+        } else if let first = firstIndexOfText[text] {
+          duplicates.append(DuplicateKey(index: index, firstIndex: first, reason: .sameText))
         } else {
           firstIndexOfKey[key] = index
+          firstIndexOfText[text] = index
         }
       } else if let first = firstDefault {
         duplicates.append(DuplicateKey(index: index, firstIndex: first))
@@ -63,7 +79,7 @@ struct KeyedDecision: Sendable {
     }
     duplicateKeys = duplicates
     if firstDefault == nil, !declared.isEmpty, let cases = allCases(of: Key.self) {
-      missingCases = cases.filter { firstIndexOfKey[$0] == nil }.map { String(describing: $0) }
+      missingCases = cases.filter { firstIndexOfKey[$0] == nil }.map { DisplayText.key($0) }
     } else {
       missingCases = []
     }

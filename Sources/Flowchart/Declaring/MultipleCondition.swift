@@ -18,6 +18,19 @@
 /// state or a ``GoTo``, the flow goes on after the multiple condition. A key with no exit
 /// and no ``Default`` ends the run with a ``RunError``. A final multiple condition has no
 /// exits; the run's result reports the key it decided.
+///
+/// ## How keys are shown
+///
+/// The printed tree, definition errors, run errors and ``Exit/Label`` show a key as its
+/// ``Case`` was written: an `Optional` key shows its wrapped value (`A` for
+/// `Optional("A")`) or `nil`; any other key shows `String(describing:)` of its value. That
+/// text is written as it is when it reads one way (`retry`, `free`, `42`), and as a Swift
+/// string literal otherwise: when it is empty, starts or ends with whitespace, holds
+/// `": "` or a `"`, ends with `:`, is `default` or `nil`, or holds a character that would
+/// break the line or not show, which is escaped (`""`, `" a"`, `"x: y"`, `"a\nb"`,
+/// `"\u{1B}[2J"`). Two keys of one multiple condition that are not equal but show the same
+/// text (`Double.nan` twice, or two values with the same custom `description`) are a
+/// definition error, like the same key twice.
 public struct MultipleCondition<Context: Sendable, Key: Hashable & Sendable>: Sendable {
   @usableFromInline let declaration: Declaration<Context>
 
@@ -117,7 +130,8 @@ public struct Case<Context: Sendable, Key: Hashable & Sendable>: Sendable {
   /// Declares the exit followed when the decision returns `key`.
   ///
   /// - Parameters:
-  ///   - key: The key this exit answers. Each key may appear once per multiple condition.
+  ///   - key: The key this exit answers. Each key may appear once per multiple condition,
+  ///     and two keys may not show the same text (see ``MultipleCondition``).
   ///   - body: The states to run for this key. An empty block goes straight on to what
   ///     follows the multiple condition.
   ///   - fileID: The file of the declaration, for definition errors; keep the default.

@@ -18,6 +18,13 @@ extension Flowchart: CustomStringConvertible, CustomDebugStringConvertible {
   /// condition's `+- key: `, a dispatch's branches `|- `; an action's or dispatch's next
   /// state stays in the same column without a prefix. Each level of nesting adds `|  `.
   ///
+  /// Each state takes one line, which reads one way: a key is written as its `Case` was
+  /// (`Optional("A")` as `A`, none as `nil`), and as a Swift string literal when it is
+  /// empty, starts or ends with whitespace, holds `": "`, a `"` or a character that needs
+  /// an escape (`"x: y"`, `""`, `"a\nb"`), or is `default` or `nil`. A name that holds a
+  /// character that needs an escape, or starts or ends with whitespace, is written as a
+  /// string literal too. Ordinary keys and names are written as they are.
+  ///
   /// The tree starts at ``start``; entry points it does not reach follow as trees of their
   /// own.
   ///
@@ -82,7 +89,7 @@ struct TreePrinter<Context: Sendable> {
     printed[Int(item.state)] = true
     writeIndent(item.depth, to: &target)
     target.write(item.prefix)
-    target.write(record.name)
+    target.write(DisplayText.name(record.name))
     target.write(" (")
     target.write(String(record.kind.letter))
     target.write(record.isFinal ? ") !\n" : isRepeat ? ") *\n" : ")\n")
