@@ -41,6 +41,12 @@ struct PublicTypesTests {
       [Decision.yes, .no, .done, .key(3)].map(\.description) == ["yes", "no", "done", "key(3)"])
   }
 
+  @Test func decisionsShowKeysAsTheTreeDoes() {
+    #expect(Decision.key(Optional("A")).description == "key(A)")
+    #expect(Decision.key(String?.none).description == "key(nil)")
+    #expect(Decision.key("x: y").description == #"key("x: y")"#)
+  }
+
   @Test func decisionsMatchInTuplePatterns() {
     func outcome(_ name: String, _ decision: Decision) -> String? {
       switch (name, decision) {

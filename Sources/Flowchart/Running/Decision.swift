@@ -70,13 +70,14 @@ public struct Decision: Sendable, Hashable, CustomStringConvertible {
     }
   }
 
-  /// `yes`, `no`, `done`, or `key(…)` with the key as `String(describing:)` prints it.
+  /// `yes`, `no`, `done`, or `key(…)` with the key shown as the printed tree shows it (an
+  /// `Optional` key as its wrapped value, an ambiguous one as a string literal).
   public var description: String {
     switch code {
     case .yes: "yes"
     case .no: "no"
     case .done: "done"
-    case .key(let key): "key(\(key))"
+    case .key(let key): "key(\(DisplayText.key(key)))"
     }
   }
 }
