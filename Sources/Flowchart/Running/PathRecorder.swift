@@ -36,6 +36,27 @@ struct PathRecorder: ~Copyable {
     self.limit = max(limit, 0)
   }
 
+  /// Resumes recording a flow whose path was handed over with ``finish()``: how a
+  /// synchronous run's dispatching flow takes its path back once its branches have ended.
+  ///
+  /// Nothing else holds the ring by then, so this recorder is again its only writer.
+  @usableFromInline
+  init(resuming path: RecordedPath, limit: Int) {
+    storage = path.storage
+    base = path.storage?.elements ?? PathStorage.placeholder
+    mask = path.mask
+    first = path.first
+    count = path.count
+    // The next state takes the slow path, which sets the checkpoint right again.
+    checkpoint = path.count
+    self.limit = max(limit, 0)
+  }
+
+  /// Whether the flow entered more states than its limit: only possible once dispatch
+  /// branches joined, since ``record(_:)`` refuses a state past the limit.
+  @usableFromInline
+  var isPastLimit: Bool { count > limit }
+
   /// Records one state; returns `false`, recording nothing, when the step limit is reached.
   @inlinable @inline(__always)
   mutating func record(_ state: Int32) -> Bool {
@@ -85,7 +106,8 @@ struct PathRecorder: ~Copyable {
   }
 
   /// Records the states a dispatch branch entered. They count toward this flow's step
-  /// limit, which stops the flow at its next state if they passed it.
+  /// limit: ``isPastLimit`` tells whether they passed it.
+  @usableFromInline
   mutating func append(_ branch: RecordedPath) {
     let dropped = branch.count - branch.keptCount
     if dropped > 0 {
@@ -114,6 +136,7 @@ struct PathRecorder: ~Copyable {
   }
 
   /// The kept states, oldest first.
+  @usableFromInline
   var states: [Int32] {
     RecordedPath(storage: storage, mask: mask, first: first, count: count).states
   }
