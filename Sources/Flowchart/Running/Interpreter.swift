@@ -410,8 +410,7 @@ struct Interpreter<Context: Sendable>: Sendable {
   /// `cancelled` says whether the dispatching flow was cancelled; a branch failure that
   /// is not a cancellation then becomes one, its cause kept.
   @usableFromInline
-  func branchFailure(_ error: RunError, after prefixes: [[Int32]], cancelled: Bool) -> RunError
-  {
+  func branchFailure(_ error: RunError, after prefixes: [[Int32]], cancelled: Bool) -> RunError {
     let capacity = RunResult<Context>.pathCapacity
     var states: [Int32] = []
     var needed = capacity - error.path.count
@@ -445,7 +444,8 @@ struct Interpreter<Context: Sendable>: Sendable {
         reason: cancelled ? "The run was cancelled while in \(describe(state)). \(reason)" : reason)
     }
     if cancelled {
-      let then = thrown is CancellationError ? "" : ", which then threw \(String(reflecting: thrown))"
+      let then =
+        thrown is CancellationError ? "" : ", which then threw \(String(reflecting: thrown))"
       return error(
         .cancelled, at: state, path: path, underlyingError: thrown,
         reason: "The run was cancelled while in \(describe(state))\(then).")
