@@ -41,24 +41,21 @@ struct Cursor<Context: Sendable>: ~Copyable {
   /// A final multiple condition decides a key, which ends its flow without coming here:
   /// such a state is final by construction and has no exits to follow.
   ///
-  /// - Returns: The decision that ends the flow at ``state``, or `nil` when the cursor moved
-  ///   on to the next state.
+  /// - Returns: `true` when the flow ended at ``state``, having decided
+  ///   `outcome.decision`; `false` when the cursor moved on to the next state.
   @inlinable @inline(__always)
-  mutating func follow(_ outcome: Outcome, from node: Node) -> Decision? {
+  mutating func follow(_ outcome: Outcome, from node: Node) -> Bool {
     switch outcome {
-    case .next:
-      if node.isFinal { return .done }
-      state = node.next
-    case .yes:
-      if node.isFinal { return .yes }
+    case .next, .yes:
+      if node.isFinal { return true }
       state = node.next
     case .no:
-      if node.isFinal { return .no }
+      if node.isFinal { return true }
       state = node.alternative
     case .selected(let target):
       state = target
     }
-    return nil
+    return false
   }
 
   /// Starts recording a new flow, and hands over the path recorded so far.
@@ -81,6 +78,17 @@ enum Outcome {
   case no
   /// A non-final multiple condition's key leads to this state.
   case selected(Int32)
+
+  /// What a final state that decided this outcome decided. A multiple condition that
+  /// selects a state is never final.
+  @inlinable
+  var decision: Decision {
+    switch self {
+    case .next, .selected: .done
+    case .yes: .yes
+    case .no: .no
+    }
+  }
 }
 
 /// A dispatch whose branches a synchronous run is running: what it needs to join them.

@@ -78,7 +78,7 @@ struct Interpreter<Context: Sendable>: Sendable {
         throw failure(error, at: state, path: cursor.path, control: control)
       }
       // Read after the call, so that nothing but the cursor lives across it.
-      if let decision = cursor.follow(outcome, from: nodes[Int(state)]) { return decision }
+      if cursor.follow(outcome, from: nodes[Int(state)]) { return outcome.decision }
     }
   }
 
@@ -126,40 +126,46 @@ struct Interpreter<Context: Sendable>: Sendable {
       let state = cursor.state
       try enter(state, path: &cursor.path, control: control)
       let outcome: Outcome
-      // Set only by a final multiple condition, which ends the flow with its key.
-      var key: (any Hashable & Sendable)? = nil
-      do {
-        switch node.kind {
-        case .dispatch:
-          outcome = .next
-        case .asyncAction:
-          try await node.perform(&context)
-          outcome = .next
-        case .asyncCondition:
-          outcome = try await node.decide(&context) ? .yes : .no
-        case .asyncSelect:
-          outcome = .selected(try await node.select(&context))
-        case .asyncDecideKey:
-          key = try await node.decideKey(&context)
-          outcome = .next
-        case .pass, .action, .condition, .select, .decideKey:
-          preconditionFailure("synchronous states run in runSynchronousStates")
-        }
-      } catch {
-        throw failure(error, at: state, path: cursor.path, control: control)
-      }
-      if let key {
-        try endFlow(at: state, path: cursor.path, control: control)
-        return .key(key)
-      }
-      if node.kind == .dispatch {
+      switch node.kind {
+      case .dispatch:
         try await runDispatch(
           graph.dispatches[Int(node.alternative)], at: state, cursor: &cursor,
           context: &context, control: control)
-      }
-      if let decision = cursor.follow(outcome, from: node) {
+        outcome = .next
+      case .asyncAction:
+        do {
+          try await node.perform(&context)
+        } catch {
+          throw failure(error, at: state, path: cursor.path, control: control)
+        }
+        outcome = .next
+      case .asyncCondition:
+        do {
+          outcome = try await node.decide(&context) ? .yes : .no
+        } catch {
+          throw failure(error, at: state, path: cursor.path, control: control)
+        }
+      case .asyncSelect:
+        do {
+          outcome = .selected(try await node.select(&context))
+        } catch {
+          throw failure(error, at: state, path: cursor.path, control: control)
+        }
+      case .asyncDecideKey:
+        let key: any Hashable & Sendable
+        do {
+          key = try await node.decideKey(&context)
+        } catch {
+          throw failure(error, at: state, path: cursor.path, control: control)
+        }
         try endFlow(at: state, path: cursor.path, control: control)
-        return decision
+        return .key(key)
+      case .pass, .action, .condition, .select, .decideKey:
+        preconditionFailure("synchronous states run in runSynchronousStates")
+      }
+      if cursor.follow(outcome, from: node) {
+        try endFlow(at: state, path: cursor.path, control: control)
+        return outcome.decision
       }
     }
   }
@@ -317,11 +323,11 @@ struct Interpreter<Context: Sendable>: Sendable {
       try join(
         finished, at: pending.dispatch, original: pending.original, into: &context,
         path: &cursor.path)
-      guard
-        let ended = cursor.follow(.next, from: graph.nodeBase[Int(pending.dispatch)])
-      else { return nil }
+      guard cursor.follow(.next, from: graph.nodeBase[Int(pending.dispatch)]) else {
+        return nil
+      }
       try endFlow(at: pending.dispatch, path: cursor.path, control: .inert)
-      decision = ended
+      decision = Outcome.next.decision
     }
     return decision
   }
