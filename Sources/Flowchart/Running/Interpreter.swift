@@ -132,34 +132,26 @@ struct Interpreter<Context: Sendable>: Sendable {
           graph.dispatches[Int(node.alternative)], at: state, cursor: &cursor,
           context: &context, control: control)
         outcome = .next
-      case .asyncAction:
-        do {
-          try await node.perform(&context)
-        } catch {
-          throw failure(error, at: state, path: cursor.path, control: control)
-        }
-        outcome = .next
-      case .asyncCondition:
-        do {
-          outcome = try await node.decide(&context) ? .yes : .no
-        } catch {
-          throw failure(error, at: state, path: cursor.path, control: control)
-        }
-      case .asyncSelect:
-        do {
-          outcome = .selected(try await node.select(&context))
-        } catch {
-          throw failure(error, at: state, path: cursor.path, control: control)
-        }
       case .asyncDecideKey:
-        let key: any Hashable & Sendable
+        // Final by construction: its own function, so its frame does not weigh on the loop's.
+        return try await decideKey(
+          node, at: state, cursor: &cursor, context: &context, control: control)
+      case .asyncAction, .asyncCondition, .asyncSelect:
         do {
-          key = try await node.decideKey(&context)
+          switch node.kind {
+          case .asyncAction:
+            try await node.perform(&context)
+            outcome = .next
+          case .asyncCondition:
+            outcome = try await node.decide(&context) ? .yes : .no
+          case .asyncSelect:
+            outcome = .selected(try await node.select(&context))
+          case .pass, .action, .condition, .select, .decideKey, .asyncDecideKey, .dispatch:
+            preconditionFailure("handled by the enclosing switch")
+          }
         } catch {
           throw failure(error, at: state, path: cursor.path, control: control)
         }
-        try endFlow(at: state, path: cursor.path, control: control)
-        return .key(key)
       case .pass, .action, .condition, .select, .decideKey:
         preconditionFailure("synchronous states run in runSynchronousStates")
       }
@@ -168,6 +160,23 @@ struct Interpreter<Context: Sendable>: Sendable {
         return outcome.decision
       }
     }
+  }
+
+  /// Runs a final asynchronous multiple condition, which ends its flow with the key it
+  /// decides.
+  @inlinable @inline(never)
+  func decideKey(
+    _ node: Node, at state: Int32, cursor: inout Cursor<Context>, context: inout Context,
+    control: RunControl
+  ) async throws(RunError) -> Decision {
+    let key: any Hashable & Sendable
+    do {
+      key = try await node.decideKey(&context)
+    } catch {
+      throw failure(error, at: state, path: cursor.path, control: control)
+    }
+    try endFlow(at: state, path: cursor.path, control: control)
+    return .key(key)
   }
 
   /// Runs a dispatch's branches as child tasks, each with a cursor of its own, then joins
