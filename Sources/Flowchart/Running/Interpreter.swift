@@ -17,12 +17,21 @@
 ///   dispatches included, keeping the dispatches it is inside on the cursor's stack of
 ///   pending joins rather than in the call stack.
 ///
-/// Each kind of state has one step (the `switch`es over ``Node/Kind`` below, which list
-/// every kind), and every step ends in ``Cursor/follow(_:from:)``, the one transition
-/// rule; a dispatch's join (``join(_:at:original:into:path:)``) is also written once, for
-/// both kinds of run. Every boundary goes through ``enter(_:path:control:)``, and every
-/// flow's end through ``endFlow(at:path:control:)``: a capability that acts at boundaries
-/// (pause, events, snapshots) is added there, not as a second interpreter.
+/// Each kind of state runs in exactly one place: synchronous kinds in
+/// ``runSynchronousStates(cursor:context:control:)``, asynchronous kinds in
+/// ``run(cursor:context:control:)``, a dispatch in ``runDispatch(_:at:cursor:context:control:)``
+/// or, synchronously, on the cursor's stack of pending joins. The `switch`es over
+/// ``Node/Kind`` list every kind, with no `default:`, so a new kind must be placed in each.
+/// Every step ends in ``Cursor/follow(_:from:)``, the one transition rule, and a dispatch's
+/// join (``join(_:at:original:into:path:)``) is written once for both kinds of run.
+///
+/// Every boundary goes through ``enter(_:path:control:)``, and every flow's end through
+/// ``endFlow(at:path:control:)``. A capability that acts at boundaries is added there, not
+/// as a second interpreter: a pause raises a ``RunControl`` flag and waits in the slow path
+/// of `enter`, with the cursor (and the context) as the position to resume from; an
+/// observer is told the cursor there; a snapshot of a run is its flows' cursors and
+/// contexts (in a synchronous run, one cursor whose pending joins hold the branches that
+/// have ended; in an asynchronous run, one cursor per running branch task).
 ///
 /// Following an arrow is an assignment to the cursor, never a call, so long and cyclic
 /// runs do not grow the stack.
