@@ -285,6 +285,22 @@ struct CancellationRuleTests {
     #expect(error.pathNames == ["Fan out", "Last in branch"])
   }
 
+  @Test func cancelledSynchronousLoopStopsWithinTheCheckInterval() async throws {
+    // swift-format-ignore
+    let chart = try Flowchart<Int> {
+      Action("Spin") { count in
+        count += 1
+        if count == 10 { cancelTheCurrentTask() }
+      }
+      Condition("Again?") { _ in true } yes: { GoTo("Spin") } no: { Action("Never", isFinal: true) }
+    }
+    let error = try await #require(throws: RunError.self) {
+      try await Task { try chart.runSynchronously(with: 0, stepLimit: 100_000) }.value
+    }
+    #expect(error.kind == .cancelled)
+    #expect(error.description.contains("cancelled before entering"))
+  }
+
   @Test func synchronousCancellationErrorWithoutCancellationIsAThrownError() throws {
     let chart = try Flowchart<Int> {
       Action("Gives up", isFinal: true) { _ in throw CancellationError() }

@@ -78,9 +78,8 @@ extension Flowchart {
   ///
   /// Called from a task, the run follows the cancellation rule of ``run(with:stepLimit:)``
   /// where it costs nothing per step: it checks whether its task was cancelled before its
-  /// first state, at each dispatch, after the last state of each flow returns and when a
-  /// state throws, but not between two synchronous states (see
-  /// ``RunError/Kind/cancelled``).
+  /// first state, at each dispatch, after the last state of each flow returns, when a
+  /// state throws, and at least once every 4,096 states (see ``RunError/Kind/cancelled``).
   ///
   /// - Parameters:
   ///   - context: The value the states read and change.

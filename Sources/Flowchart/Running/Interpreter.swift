@@ -257,15 +257,16 @@ struct Interpreter<Context: Sendable>: Sendable {
   ///
   /// The dispatches the run is inside are the cursor's pending joins, so nesting does not
   /// grow the call stack. A synchronous run has no cancellation handler: it reads the
-  /// task's cancellation where that costs nothing per step (before its first state, at
-  /// each dispatch, at the end of every flow, and when a state throws).
+  /// task's cancellation where that costs nothing per step (at the path recorder's
+  /// checkpoints, which include every flow's first state and come at least every
+  /// ``PathRecorder/checkInterval`` states; at each dispatch; at the end of every flow; and
+  /// when a state throws).
   @inlinable
   func runSynchronously(
     cursor: inout Cursor<Context>, context: inout Context
   ) throws(RunError) -> Decision {
     let control = RunControl.inert
     do throws(RunError) {
-      if Task.isCancelled { throw cancellationError(at: cursor.state, path: cursor.path) }
       while true {
         if let decision = try runSynchronousStates(
           cursor: &cursor, context: &context, control: control)
@@ -362,7 +363,25 @@ struct Interpreter<Context: Sendable>: Sendable {
       // Only `cancelled` exists so far; a new flag adds its case here.
       throw cancellationError(at: state, path: path)
     }
-    if _slowPath(!path.record(state)) {
+    if _slowPath(path.isAtCheckpoint) {
+      try enterAtCheckpoint(state, path: &path)
+    } else {
+      path.recordBeforeCheckpoint(state)
+    }
+  }
+
+  /// The boundary before `state` when the path recorder is at a checkpoint: when the flow
+  /// starts, while its path's ring grows, at its step limit, and every
+  /// ``PathRecorder/checkInterval`` states after that.
+  ///
+  /// A synchronous run has no cancellation handler to raise its control, so it asks its
+  /// task here: a cancelled synchronous run stops within that many states.
+  @usableFromInline @inline(never)
+  func enterAtCheckpoint(_ state: Int32, path: inout PathRecorder) throws(RunError) {
+    if Task.isCancelled {
+      throw cancellationError(at: state, path: path)
+    }
+    if !path.recordSlowly(state) {
       throw stepLimitError(at: state, path: path)
     }
   }

@@ -55,10 +55,12 @@ public struct RunError: Error, CustomStringConvertible {
     /// run's own task was cancelled too.
     ///
     /// A synchronous run (``Flowchart/runSynchronously(with:stepLimit:)``) follows the same
-    /// rule where it can see its task, that is when it is called from a task: it checks
-    /// before its first state, at each dispatch, at the end of each flow (after the last
-    /// state returns) and when a state throws, but not between two synchronous states, so
-    /// a cancelled synchronous loop runs until it ends or reaches its step limit.
+    /// rule where it can see its task, that is when it is called from a task, at the
+    /// boundaries where checking costs nothing measurable: before its first state, at each
+    /// dispatch, at the end of each flow (after the last state returns), when a state
+    /// throws, and at least once every 4,096 states. A synchronous state's code that
+    /// cancels the run's task is therefore noticed at one of those, not necessarily at the
+    /// next boundary.
     public static let cancelled = Kind(code: .cancelled)
     /// ``Flowchart/runSynchronously(with:stepLimit:)`` was called on a chart with
     /// asynchronous states; ``RunError/state`` is the first of them.
