@@ -21,8 +21,18 @@
 /// }
 /// ```
 ///
+/// When a merge needs to know what the branch changed, take the three-argument form: it
+/// also receives the context as it was before the dispatch, so a branch's additions can be
+/// told from what every branch started with:
+///
+/// ```swift
+/// Dispatch("Fetch") { context, branch, original in
+///   context.log += branch.log.dropFirst(original.log.count)
+/// } branches: { … }
+/// ```
+///
 /// If a branch fails, its siblings are cancelled and the run ends with that branch's
-/// ``RunError``. Run synchronously (``Flowchart/runSynchronously(with:startingAt:stepLimit:)-(_,StateID?,_)``),
+/// ``RunError``. Run synchronously (``Flowchart/runSynchronously(with:stepLimit:)``),
 /// the branches run one after another, in declaration order.
 public struct Dispatch<Context: Sendable>: Sendable {
   @usableFromInline let declaration: Declaration<Context>
@@ -63,12 +73,43 @@ public struct Dispatch<Context: Sendable>: Sendable {
     merge: @escaping @Sendable (_ context: inout Context, _ branch: Context) throws -> Void,
     @BranchBuilder<Context> branches: () -> [Branch<Context>]
   ) {
+    self.init(
+      name, isFinal, fileID, line, { context, branch, _ in try merge(&context, branch) },
+      branches())
+  }
+
+  /// Declares a dispatch that folds each branch's context back with `merge`, which also
+  /// receives the context as it was before the dispatch.
+  ///
+  /// Each branch starts from a copy of `original`, so what a branch added is what its copy
+  /// holds beyond `original`: `context.log += branch.log.dropFirst(original.log.count)`
+  /// appends each branch's entries once.
+  ///
+  /// - Parameters:
+  ///   - name: The label shown in printed trees, errors and results.
+  ///   - isFinal: Whether the flow ends once the branches have ended.
+  ///   - merge: Called once per branch, in declaration order, with the running context,
+  ///     that branch's final copy, and the context as it was before the dispatch. An error
+  ///     it throws ends the run.
+  ///   - branches: The ``Branch`` declarations, in order.
+  ///   - fileID: The file of the declaration, for definition errors; keep the default.
+  ///   - line: The line of the declaration, for definition errors; keep the default.
+  public init(
+    _ name: String,
+    isFinal: Bool = false,
+    fileID: String = #fileID,
+    line: Int = #line,
+    merge:
+      @escaping @Sendable (_ context: inout Context, _ branch: Context, _ original: Context)
+      throws -> Void,
+    @BranchBuilder<Context> branches: () -> [Branch<Context>]
+  ) {
     self.init(name, isFinal, fileID, line, merge, branches())
   }
 
   private init(
     _ name: String, _ isFinal: Bool, _ fileID: String, _ line: Int,
-    _ merge: (@Sendable (inout Context, Context) throws -> Void)?,
+    _ merge: (@Sendable (inout Context, Context, Context) throws -> Void)?,
     _ branches: [Branch<Context>]
   ) {
     let location = SourceLocation(fileID: fileID, line: line)

@@ -110,12 +110,13 @@ final class AsyncDecideKeyBox<Context: Sendable>: Sendable {
   }
 }
 
-/// The box of a dispatch's merge.
+/// The box of a dispatch's merge: it gets the running context, the branch's copy and the
+/// context as it was before the dispatch.
 @usableFromInline
 final class MergeBox<Context: Sendable>: Sendable {
-  @usableFromInline let function: @Sendable (inout Context, Context) throws -> Void
+  @usableFromInline let function: @Sendable (inout Context, Context, Context) throws -> Void
   @usableFromInline
-  init(_ function: @escaping @Sendable (inout Context, Context) throws -> Void) {
+  init(_ function: @escaping @Sendable (inout Context, Context, Context) throws -> Void) {
     self.function = function
   }
 }

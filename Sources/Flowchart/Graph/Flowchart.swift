@@ -68,7 +68,7 @@ extension Flowchart {
   public var entryPoints: [StateID] { graph.entryPoints.map(StateID.init) }
 
   /// Whether no state is asynchronous, so that
-  /// ``runSynchronously(with:startingAt:stepLimit:)-(_,StateID?,_)`` can run the chart.
+  /// ``runSynchronously(with:stepLimit:)`` can run the chart.
   public var isSynchronous: Bool { graph.asynchronousStates.isEmpty }
 
   /// A description of the state `id`.

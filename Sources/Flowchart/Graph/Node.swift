@@ -121,11 +121,14 @@ struct DispatchPlan: Sendable {
   /// dropped.
   @usableFromInline var merge: (any AnyObject & Sendable)?
 
-  /// Calls the merge, if any, to fold `branch` into `context`.
+  /// Calls the merge, if any, to fold `branch` into `context`; `original` is the context
+  /// as it was before the dispatch.
   @inlinable
-  func merge<Context: Sendable>(_ branch: Context, into context: inout Context) throws {
+  func merge<Context: Sendable>(
+    _ branch: Context, original: Context, into context: inout Context
+  ) throws {
     guard let merge else { return }
-    try unsafeDowncast(merge, to: MergeBox<Context>.self).function(&context, branch)
+    try unsafeDowncast(merge, to: MergeBox<Context>.self).function(&context, branch, original)
   }
 }
 

@@ -1,5 +1,5 @@
 extension Flowchart {
-  /// Runs the chart with `context`, from its start or from `start`, until a final state.
+  /// Runs the chart with `context` from its start until a final state.
   ///
   /// Each state's code gets the context `inout`. Synchronous states run back to back
   /// without suspending; the run awaits asynchronous states, and runs each dispatch's
@@ -10,40 +10,60 @@ extension Flowchart {
   /// print(result.finalStateName, result.decision)  // Injured? no
   /// ```
   ///
-  /// Cancelling the calling task stops the run before its next state, and reaches the
-  /// asynchronous state in progress through `Task.isCancelled`.
+  /// Cancelling the calling task cancels the run: the run checks at every state boundary,
+  /// including after its last state returns, and the asynchronous state in progress sees
+  /// `Task.isCancelled`. A run whose task was cancelled before the run ended throws a
+  /// ``RunError`` of kind ``RunError/Kind/cancelled``, whatever its state did after the
+  /// cancellation (returned, threw an error of its own, or awaited another run that was
+  /// cancelled with it); the kind's documentation states the rule in full.
   ///
   /// - Parameters:
   ///   - context: The value the states read and change.
-  ///   - start: A top-level state to start at instead of ``start``.
   ///   - stepLimit: The most states the run may enter before it fails with
   ///     ``RunError/Kind/stepLimitExceeded``; each dispatch branch is held to the same
-  ///     limit, and its states count toward its parent flow once it joins. `nil` for no
-  ///     limit.
+  ///     limit, and its states count toward its parent flow when it joins. `nil` for no
+  ///     limit; a negative limit is a ``RunError/Kind/invalidStepLimit`` error.
   /// - Returns: The final state, its decision, the final context and the path.
   /// - Throws: A ``RunError`` naming the state where the run stopped, the path that led
   ///   there and the cause.
   @inlinable
   public func run(
-    with context: Context, startingAt start: StateID? = nil, stepLimit: Int? = nil
+    with context: Context, stepLimit: Int? = nil
   ) async throws(RunError) -> RunResult<Context> {
-    let first = try validatedStart(start)
-    let interpreter = Interpreter(graph: graph, stepLimit: stepLimit ?? .max)
-    var context = context
-    var path = PathRecorder(limit: interpreter.stepLimit)
-    let end = try await interpreter.run(from: first, context: &context, path: &path)
-    return result(end, context: context, path: path)
+    try await run(from: startIndex, with: context, stepLimit: stepLimit)
+  }
+
+  /// Runs the chart with `context` from the top-level state `start`.
+  ///
+  /// - Throws: A ``RunError`` of kind ``RunError/Kind/unknownStartState`` when `start` is
+  ///   not a state of the chart or is inside a dispatch branch, or any error
+  ///   ``run(with:stepLimit:)`` throws.
+  @inlinable
+  public func run(
+    with context: Context, startingAt start: StateID, stepLimit: Int? = nil
+  ) async throws(RunError) -> RunResult<Context> {
+    try await run(from: validatedStart(start), with: context, stepLimit: stepLimit)
   }
 
   /// Runs the chart with `context` from the top-level state named `name`.
   ///
   /// - Throws: A ``RunError`` of kind ``RunError/Kind/unknownStartState`` when `name`
-  ///   names no top-level state or several, or any error
-  ///   ``run(with:startingAt:stepLimit:)-(_,StateID?,_)`` throws.
+  ///   names no top-level state or several, or any error ``run(with:stepLimit:)`` throws.
   public func run(
     with context: Context, startingAt name: String, stepLimit: Int? = nil
   ) async throws(RunError) -> RunResult<Context> {
     try await run(with: context, startingAt: startState(named: name), stepLimit: stepLimit)
+  }
+
+  @inlinable
+  func run(
+    from first: Int32, with context: Context, stepLimit: Int?
+  ) async throws(RunError) -> RunResult<Context> {
+    let interpreter = Interpreter(graph: graph, stepLimit: try validatedStepLimit(stepLimit))
+    var context = context
+    var cursor = Cursor<Context>(at: first, stepLimit: interpreter.stepLimit)
+    let decision = try await interpreter.run(cursor: &cursor, context: &context)
+    return result(cursor, decision, context: context)
   }
 
   /// Runs a chart whose states are all synchronous, without `await`.
@@ -56,35 +76,62 @@ extension Flowchart {
   /// let result = try chart.runSynchronously(with: Launch(isFirstLaunch: true))
   /// ```
   ///
+  /// Called from a task, the run follows the cancellation rule of ``run(with:stepLimit:)``
+  /// where it costs nothing per step: it checks whether its task was cancelled before its
+  /// first state, at each dispatch, after the last state of each flow returns, when a
+  /// state throws, and at least once every 4,096 states (see ``RunError/Kind/cancelled``).
+  ///
   /// - Parameters:
   ///   - context: The value the states read and change.
-  ///   - start: A top-level state to start at instead of ``start``.
   ///   - stepLimit: The most states the run may enter; `nil` for no limit.
   /// - Throws: A ``RunError``; of kind ``RunError/Kind/asynchronousState``, before any
   ///   state runs, when the chart has an asynchronous state.
   @inlinable
   public func runSynchronously(
-    with context: Context, startingAt start: StateID? = nil, stepLimit: Int? = nil
+    with context: Context, stepLimit: Int? = nil
   ) throws(RunError) -> RunResult<Context> {
-    let first = try validatedStart(start)
-    guard isSynchronous else { throw asynchronousChartError() }
-    let interpreter = Interpreter(graph: graph, stepLimit: stepLimit ?? .max)
-    var context = context
-    var path = PathRecorder(limit: interpreter.stepLimit)
-    let end = try interpreter.runSynchronously(from: first, context: &context, path: &path)
-    return result(end, context: context, path: path)
+    try runSynchronously(from: startIndex, with: context, stepLimit: stepLimit)
+  }
+
+  /// Runs a synchronous chart with `context` from the top-level state `start`.
+  ///
+  /// - Throws: A ``RunError`` of kind ``RunError/Kind/unknownStartState`` when `start` is
+  ///   not a state of the chart or is inside a dispatch branch, or any error
+  ///   ``runSynchronously(with:stepLimit:)`` throws.
+  @inlinable
+  public func runSynchronously(
+    with context: Context, startingAt start: StateID, stepLimit: Int? = nil
+  ) throws(RunError) -> RunResult<Context> {
+    try runSynchronously(from: validatedStart(start), with: context, stepLimit: stepLimit)
   }
 
   /// Runs a synchronous chart with `context` from the top-level state named `name`.
   ///
   /// - Throws: A ``RunError`` of kind ``RunError/Kind/unknownStartState`` when `name`
   ///   names no top-level state or several, or any error
-  ///   ``runSynchronously(with:startingAt:stepLimit:)-(_,StateID?,_)`` throws.
+  ///   ``runSynchronously(with:stepLimit:)`` throws.
   public func runSynchronously(
     with context: Context, startingAt name: String, stepLimit: Int? = nil
   ) throws(RunError) -> RunResult<Context> {
     try runSynchronously(with: context, startingAt: startState(named: name), stepLimit: stepLimit)
   }
+
+  @inlinable
+  func runSynchronously(
+    from first: Int32, with context: Context, stepLimit: Int?
+  ) throws(RunError) -> RunResult<Context> {
+    let limit = try validatedStepLimit(stepLimit)
+    guard isSynchronous else { throw asynchronousChartError() }
+    let interpreter = Interpreter(graph: graph, stepLimit: limit)
+    var context = context
+    var cursor = Cursor<Context>(at: first, stepLimit: interpreter.stepLimit)
+    let decision = try interpreter.runSynchronously(cursor: &cursor, context: &context)
+    return result(cursor, decision, context: context)
+  }
+
+  /// The chart's start, as the interpreter numbers states.
+  @usableFromInline
+  var startIndex: Int32 { graph.start }
 
   private func startState(named name: String) throws(RunError) -> StateID {
     let matches = graph.names.states(named: name)
@@ -92,18 +139,19 @@ extension Flowchart {
       let problem =
         matches.isEmpty
         ? "no state has that name"
-        : "\(matches.count) states have that name; rename them so the start is unambiguous"
+        : "\(counted(matches.count, "state")) have that name; rename them so the start is unambiguous"
       throw unknownStart(name, "A run cannot start at '\(name)': \(problem).")
     }
     return StateID(matches[0])
   }
 
   @usableFromInline
-  func validatedStart(_ start: StateID?) throws(RunError) -> Int32 {
-    guard let start else { return graph.start }
+  func validatedStart(_ start: StateID) throws(RunError) -> Int32 {
     guard graph.records.indices.contains(start.index) else {
       throw unknownStart(
-        "\(start)", "A run cannot start at \(start): the chart has \(graph.records.count) states.")
+        "\(start)",
+        "A run cannot start at \(start): the chart has \(counted(graph.records.count, "state")). Pass an ID from this chart, such as one `state(named:)` returns."
+      )
     }
     let record = graph.records[start.index]
     guard record.flow == 0 else {
@@ -113,6 +161,20 @@ extension Flowchart {
       )
     }
     return Int32(start.index)
+  }
+
+  /// The step limit as the interpreter takes it: `Int.max` for none.
+  @usableFromInline
+  func validatedStepLimit(_ stepLimit: Int?) throws(RunError) -> Int {
+    guard let stepLimit else { return .max }
+    guard stepLimit >= 0 else {
+      throw RunError(
+        .invalidStepLimit, state: nil, stateName: "", path: [], pathNames: [],
+        reason:
+          "A run cannot have a step limit of \(counted(stepLimit, "state")): pass 0 or more for the most states the run may enter, or nil for no limit."
+      )
+    }
+    return stepLimit
   }
 
   @usableFromInline
@@ -129,11 +191,11 @@ extension Flowchart {
 
   @usableFromInline
   func result(
-    _ end: (state: Int32, decision: Decision), context: Context, path: borrowing PathRecorder
+    _ cursor: borrowing Cursor<Context>, _ decision: Decision, context: Context
   ) -> RunResult<Context> {
     RunResult(
-      finalState: StateID(end.state), finalStateName: graph.records[Int(end.state)].name,
-      decision: end.decision, context: context, path: path.states.map(StateID.init),
-      stepCount: path.count)
+      finalState: StateID(cursor.state), finalStateName: graph.records[Int(cursor.state)].name,
+      decision: decision, context: context, path: cursor.path.states.map(StateID.init),
+      stepCount: cursor.path.count, graph: graph)
   }
 }

@@ -1,11 +1,40 @@
-/// Walks a compiled graph: the runtime behind ``Flowchart/run(with:startingAt:stepLimit:)``
-/// and ``Flowchart/runSynchronously(with:startingAt:stepLimit:)``.
+/// Walks a compiled graph: the runtime behind ``Flowchart/run(with:stepLimit:)`` and
+/// ``Flowchart/runSynchronously(with:stepLimit:)``.
 ///
-/// The interpreter is iterative: following an arrow is an assignment to a local index,
-/// never a call, so long and cyclic runs do not grow the stack. Consecutive synchronous
-/// states run in one tight loop (``runSynchronousStates(from:context:path:signal:)``)
-/// with no suspension and no allocation per step; the asynchronous loop only takes over
-/// for `async` states and dispatches.
+/// ## The shape of a run
+///
+/// Each flow of a run (the top-level flow, and each dispatch branch) has a ``Cursor``: the
+/// state it is at, the states it entered, and in a synchronous run the dispatches waiting
+/// for its branches. Flows that stop together share a ``RunControl``, whose flags the loops
+/// read in one atomic load at each state boundary. The loops below only move cursors:
+///
+/// - ``runSynchronousStates(cursor:context:control:)`` runs consecutive synchronous
+///   states in one tight loop, with no suspension, no allocation and no retain per step:
+///   the fast path;
+/// - ``run(cursor:context:control:)``, the asynchronous loop, hands it each stretch of
+///   synchronous states and runs asynchronous states and dispatches itself;
+/// - ``runSynchronously(cursor:context:)`` runs a synchronous chart without suspending,
+///   dispatches included, keeping the dispatches it is inside on the cursor's stack of
+///   pending joins rather than in the call stack.
+///
+/// Each kind of state runs in exactly one place: synchronous kinds in
+/// ``runSynchronousStates(cursor:context:control:)``, asynchronous kinds in
+/// ``run(cursor:context:control:)``, a dispatch in ``runDispatch(_:at:cursor:context:control:)``
+/// or, synchronously, on the cursor's stack of pending joins. The `switch`es over
+/// ``Node/Kind`` list every kind, with no `default:`, so a new kind must be placed in each.
+/// Every step ends in ``Cursor/follow(_:from:)``, the one transition rule, and a dispatch's
+/// join (``join(_:at:original:into:path:)``) is written once for both kinds of run.
+///
+/// Every boundary goes through ``enter(_:path:control:)``, and every flow's end through
+/// ``endFlow(at:path:control:)``. A capability that acts at boundaries is added there, not
+/// as a second interpreter: a pause raises a ``RunControl`` flag and waits in the slow path
+/// of `enter`, with the cursor (and the context) as the position to resume from; an
+/// observer is told the cursor there; a snapshot of a run is its flows' cursors and
+/// contexts (in a synchronous run, one cursor whose pending joins hold the branches that
+/// have ended; in an asynchronous run, one cursor per running branch task).
+///
+/// Following an arrow is an assignment to the cursor, never a call, so long and cyclic
+/// runs do not grow the stack.
 @usableFromInline
 struct Interpreter<Context: Sendable>: Sendable {
   @usableFromInline let graph: Graph<Context>
@@ -18,187 +47,173 @@ struct Interpreter<Context: Sendable>: Sendable {
     self.stepLimit = stepLimit
   }
 
-  /// What a synchronous state's code decided, as the run loop follows it.
-  @usableFromInline
-  enum Transition {
-    /// An action finished.
-    case done
-    /// A condition decided `true`.
-    case yes
-    /// A condition decided `false`.
-    case no
-    /// A multiple condition's key leads to this state.
-    case select(Int32)
-  }
-
-  /// Why the synchronous loop handed control back.
-  @usableFromInline
-  enum Stop {
-    /// The flow ended at this final state, which decided this.
-    case final(Int32, Decision)
-    /// This state is asynchronous or a dispatch; it has not been entered yet.
-    case suspended(Int32)
-  }
-
   // MARK: - Synchronous states
 
-  /// Runs synchronous states from `state` until the flow ends or reaches a state that
-  /// needs the asynchronous loop.
+  /// Runs synchronous states from the cursor's state until the flow ends or reaches a
+  /// state that needs another loop (an asynchronous state or a dispatch, not yet entered).
   ///
-  /// `signal` is checked before each state; `nil` in a synchronous run, which has no task
-  /// to cancel.
+  /// - Returns: The decision that ended the flow at the cursor's state, or `nil` when the
+  ///   cursor is at a state this loop does not run.
   // Specialized for the caller's context, but not inlined: the asynchronous loop would copy
   // it into each of its resumption points.
   @inlinable @inline(never)
   func runSynchronousStates(
-    from state: Int32, context: inout Context, path: inout PathRecorder, signal: CancellationSignal?
-  ) throws(RunError) -> Stop {
+    cursor: inout Cursor<Context>, context: inout Context, control: RunControl
+  ) throws(RunError) -> Decision? {
     let nodes = graph.nodeBase
-    var state = state
     while true {
+      let state = cursor.state
       let kind = nodes[Int(state)].kind
-      if kind.suspends { return .suspended(state) }
-      try enter(state, path: &path, signal: signal)
-      let transition: Transition
+      if kind.suspends { return nil }
+      try enter(state, path: &cursor.path, control: control)
+      let outcome: Outcome
       do {
         switch kind {
         case .pass:
-          transition = .done
+          outcome = .next
         case .action:
           try nodes[Int(state)].perform(&context)
-          transition = .done
+          outcome = .next
         case .condition:
-          transition = try nodes[Int(state)].decide(&context) ? .yes : .no
+          outcome = try nodes[Int(state)].decide(&context) ? .yes : .no
         case .select:
-          transition = .select(try nodes[Int(state)].select(&context))
+          outcome = .selected(try nodes[Int(state)].select(&context))
         case .decideKey:
-          let key = try nodes[Int(state)].decideKey(&context)
-          return .final(state, .key(key))
+          return .key(try nodes[Int(state)].decideKey(&context))
         case .asyncAction, .asyncCondition, .asyncSelect, .asyncDecideKey, .dispatch:
-          preconditionFailure("asynchronous states return before they are entered")
+          preconditionFailure("asynchronous states and dispatches return before they are entered")
         }
       } catch {
-        throw failure(error, at: state, path: path)
+        throw failure(error, at: state, path: cursor.path, control: control)
       }
-      // Read after the call, so that nothing but the state index lives across it.
-      let node = nodes[Int(state)]
-      switch transition {
-      case .done:
-        if node.isFinal { return .final(state, .done) }
-        state = node.next
-      case .yes:
-        if node.isFinal { return .final(state, .yes) }
-        state = node.next
-      case .no:
-        if node.isFinal { return .final(state, .no) }
-        state = node.alternative
-      case .select(let target):
-        state = target
-      }
+      // Read after the call, so that nothing but the cursor lives across it.
+      if cursor.follow(outcome, from: nodes[Int(state)]) { return outcome.decision }
     }
   }
 
   // MARK: - Asynchronous flows
 
-  /// Runs the flow from `state` to one of its final states, in the current task.
+  /// Runs the top-level flow from the cursor's state to one of its final states, in the
+  /// current task.
   ///
-  /// A cancellation handler on the task raises a ``CancellationSignal`` that the loop checks
-  /// before each state.
+  /// A cancellation handler on the task raises the run's ``RunControl``, which the loop
+  /// reads at each boundary.
   @inlinable
-  func run(
-    from state: Int32, context: inout Context, path: inout PathRecorder
-  ) async throws(RunError) -> (state: Int32, decision: Decision) {
-    let signal = CancellationSignal()
+  func run(cursor: inout Cursor<Context>, context: inout Context) async throws(RunError) -> Decision
+  {
+    let control = RunControl()
     let outcome = await withTaskCancellationHandler {
-      () async -> Result<(state: Int32, decision: Decision), RunError> in
+      () async -> Result<Decision, RunError> in
       do throws(RunError) {
-        return .success(try await run(from: state, context: &context, path: &path, signal: signal))
+        return .success(try await run(cursor: &cursor, context: &context, control: control))
       } catch {
         return .failure(error)
       }
     } onCancel: {
-      signal.cancel()
+      control.cancel()
     }
     return try outcome.get()
   }
 
   /// The asynchronous loop: hands stretches of synchronous states to
-  /// ``runSynchronousStates(from:context:path:signal:)`` and runs the rest itself.
+  /// ``runSynchronousStates(cursor:context:control:)`` and runs the rest itself.
   @inlinable
   func run(
-    from state: Int32, context: inout Context, path: inout PathRecorder, signal: CancellationSignal
-  ) async throws(RunError) -> (state: Int32, decision: Decision) {
-    var state = state
+    cursor: inout Cursor<Context>, context: inout Context, control: RunControl
+  ) async throws(RunError) -> Decision {
     while true {
-      var node = graph.nodeBase[Int(state)]
+      var node = graph.nodeBase[Int(cursor.state)]
       if !node.kind.suspends {
-        switch try runSynchronousStates(
-          from: state, context: &context, path: &path, signal: signal)
+        if let decision = try runSynchronousStates(
+          cursor: &cursor, context: &context, control: control)
         {
-        case .final(let final, let decision): return (final, decision)
-        case .suspended(let suspended): state = suspended
+          try endFlow(at: cursor.state, path: cursor.path, control: control)
+          return decision
         }
-        node = graph.nodeBase[Int(state)]
+        node = graph.nodeBase[Int(cursor.state)]
       }
-      try enter(state, path: &path, signal: signal)
-      if node.kind == .dispatch {
+      let state = cursor.state
+      try enter(state, path: &cursor.path, control: control)
+      let outcome: Outcome
+      switch node.kind {
+      case .dispatch:
         try await runDispatch(
-          graph.dispatches[Int(node.alternative)], at: state, context: &context, path: &path)
-        if node.isFinal { return (state, .done) }
-        state = node.next
-        continue
-      }
-      do {
-        switch node.kind {
-        case .asyncAction:
-          try await node.perform(&context)
-          if node.isFinal { return (state, .done) }
-          state = node.next
-        case .asyncCondition:
-          let yes = try await node.decide(&context)
-          if node.isFinal { return (state, yes ? .yes : .no) }
-          state = yes ? node.next : node.alternative
-        case .asyncSelect:
-          state = try await node.select(&context)
-        case .asyncDecideKey:
-          let key = try await node.decideKey(&context)
-          return (state, .key(key))
-        case .pass, .action, .condition, .select, .decideKey, .dispatch:
-          preconditionFailure("synchronous states and dispatches are handled above")
+          graph.dispatches[Int(node.alternative)], at: state, cursor: &cursor,
+          context: &context, control: control)
+        outcome = .next
+      case .asyncDecideKey:
+        // Final by construction: its own function, so its frame does not weigh on the loop's.
+        return try await decideKey(
+          node, at: state, cursor: &cursor, context: &context, control: control)
+      case .asyncAction, .asyncCondition, .asyncSelect:
+        do {
+          switch node.kind {
+          case .asyncAction:
+            try await node.perform(&context)
+            outcome = .next
+          case .asyncCondition:
+            outcome = try await node.decide(&context) ? .yes : .no
+          case .asyncSelect:
+            outcome = .selected(try await node.select(&context))
+          case .pass, .action, .condition, .select, .decideKey, .asyncDecideKey, .dispatch:
+            preconditionFailure("handled by the enclosing switch")
+          }
+        } catch {
+          throw failure(error, at: state, path: cursor.path, control: control)
         }
-      } catch {
-        throw failure(error, at: state, path: path)
+      case .pass, .action, .condition, .select, .decideKey:
+        preconditionFailure("synchronous states run in runSynchronousStates")
+      }
+      if cursor.follow(outcome, from: node) {
+        try endFlow(at: state, path: cursor.path, control: control)
+        return outcome.decision
       }
     }
   }
 
-  /// Runs a dispatch's branches as child tasks, then folds their contexts back in
-  /// declaration order.
+  /// Runs a final asynchronous multiple condition, which ends its flow with the key it
+  /// decides.
+  @inlinable @inline(never)
+  func decideKey(
+    _ node: Node, at state: Int32, cursor: inout Cursor<Context>, context: inout Context,
+    control: RunControl
+  ) async throws(RunError) -> Decision {
+    let key: any Hashable & Sendable
+    do {
+      key = try await node.decideKey(&context)
+    } catch {
+      throw failure(error, at: state, path: cursor.path, control: control)
+    }
+    try endFlow(at: state, path: cursor.path, control: control)
+    return .key(key)
+  }
+
+  /// Runs a dispatch's branches as child tasks, each with a cursor of its own, then joins
+  /// them in declaration order.
   ///
-  /// One cancellation handler and one signal serve all the branches: the signal rises when
-  /// the dispatching task is cancelled or when a branch fails, and every branch checks it
-  /// before each state.
+  /// The branches share one ``RunControl``, raised when the dispatching task is cancelled
+  /// or when a branch fails; every branch reads it at each boundary.
   @inlinable
   func runDispatch(
-    _ plan: DispatchPlan, at state: Int32, context: inout Context,
-    path: inout PathRecorder
+    _ plan: DispatchPlan, at state: Int32, cursor: inout Cursor<Context>,
+    context: inout Context, control parent: RunControl
   ) async throws(RunError) {
-    let snapshot = context
+    let original = context
     let interpreter = self
-    let signal = CancellationSignal()
+    let control = RunControl()
     let outcome = await withTaskCancellationHandler {
       await withTaskGroup(of: BranchOutcome<Context>.self) { group in
         for (index, start) in plan.branchStarts.enumerated() {
           group.addTask {
-            var branchContext = snapshot
-            var branchPath = PathRecorder(limit: interpreter.stepLimit)
+            var branchContext = original
+            var branch = Cursor<Context>(at: start, stepLimit: interpreter.stepLimit)
             do throws(RunError) {
               _ = try await interpreter.run(
-                from: start, context: &branchContext, path: &branchPath, signal: signal)
+                cursor: &branch, context: &branchContext, control: control)
               return BranchOutcome(
                 index: index,
                 result: .success(
-                  FinishedBranch(context: branchContext, path: branchPath.finish())))
+                  FinishedBranch(context: branchContext, path: branch.path.finish())))
             } catch {
               return BranchOutcome(index: index, result: .failure(error))
             }
@@ -210,8 +225,9 @@ struct Interpreter<Context: Sendable>: Sendable {
           case .success(let branch):
             finished[outcome.index] = branch
           case .failure(let error):
-            // Leaving the group waits for the siblings, which stop at their next state.
-            signal.cancel()
+            // The first failure is the run's: the siblings stop at their next boundary,
+            // and whatever they report is dropped. Leaving the group waits for them.
+            control.cancel()
             group.cancelAll()
             return Result<[FinishedBranch<Context>?], RunError>.failure(error)
           }
@@ -219,95 +235,208 @@ struct Interpreter<Context: Sendable>: Sendable {
         return .success(finished)
       }
     } onCancel: {
-      signal.cancel()
+      control.cancel()
     }
     switch outcome {
     case .failure(let error):
-      throw branchFailure(error, after: path)
+      throw branchFailure(
+        error, after: [cursor.path.states], cancelled: parent.isCancelled || Task.isCancelled)
     case .success(let branches):
-      for branch in branches {
-        // Every branch succeeded, so every slot is filled.
-        try join(branch.unsafelyUnwrapped, with: plan, at: state, into: &context, path: &path)
-      }
+      // Every branch succeeded, so every slot is filled.
+      try join(
+        branches.map { $0.unsafelyUnwrapped }, at: state, original: original, into: &context,
+        path: &cursor.path)
     }
   }
 
   // MARK: - Synchronous flows
 
-  /// Runs the flow from `state` to one of its final states without suspending; a dispatch
-  /// runs its branches one after another, in declaration order.
+  /// Runs the flow at the cursor to one of its final states without suspending; a dispatch
+  /// runs its branches one after another, in declaration order, each to its end before the
+  /// next starts, then joins them as a concurrent run would.
+  ///
+  /// The dispatches the run is inside are the cursor's pending joins, so nesting does not
+  /// grow the call stack. A synchronous run has no cancellation handler: it reads the
+  /// task's cancellation where that costs nothing per step (at the path recorder's
+  /// checkpoints, which include every flow's first state and come at least every
+  /// ``PathRecorder/checkInterval`` states; at each dispatch; at the end of every flow; and
+  /// when a state throws).
   @inlinable
   func runSynchronously(
-    from state: Int32, context: inout Context, path: inout PathRecorder
-  ) throws(RunError) -> (state: Int32, decision: Decision) {
-    var state = state
-    while true {
-      let current: Int32
-      switch try runSynchronousStates(
-        from: state, context: &context, path: &path, signal: nil)
-      {
-      case .final(let final, let decision): return (final, decision)
-      case .suspended(let suspended): current = suspended
+    cursor: inout Cursor<Context>, context: inout Context
+  ) throws(RunError) -> Decision {
+    let control = RunControl.inert
+    do throws(RunError) {
+      while true {
+        if let decision = try runSynchronousStates(
+          cursor: &cursor, context: &context, control: control)
+        {
+          try endFlow(at: cursor.state, path: cursor.path, control: control)
+          guard let ended = try endBranch(cursor: &cursor, context: &context, decision: decision)
+          else { continue }
+          return ended
+        }
+        let state = cursor.state
+        let node = graph.nodeBase[Int(state)]
+        switch node.kind {
+        case .dispatch:
+          try enter(state, path: &cursor.path, control: control)
+          if Task.isCancelled { throw cancellationError(at: state, path: cursor.path) }
+          let plan = graph.dispatches[Int(node.alternative)]
+          let parentPath = cursor.restartPath(PathRecorder(limit: stepLimit))
+          cursor.joins.append(
+            PendingJoin(
+              dispatch: state, original: context, branchCount: plan.branchStarts.count,
+              parentPath: parentPath))
+          cursor.state = plan.branchStarts[0]
+        case .asyncAction, .asyncCondition, .asyncSelect, .asyncDecideKey:
+          throw asynchronousStateError(state, path: cursor.path)
+        case .pass, .action, .condition, .select, .decideKey:
+          preconditionFailure("synchronous states run in runSynchronousStates")
+        }
       }
-      let node = graph.nodeBase[Int(current)]
-      guard node.kind == .dispatch else {
-        throw asynchronousStateError(current, path: path)
-      }
-      try enter(current, path: &path, signal: nil)
-      try runDispatchSynchronously(
-        graph.dispatches[Int(node.alternative)], at: current, context: &context, path: &path)
-      if node.isFinal { return (current, .done) }
-      state = node.next
+    } catch {
+      guard !cursor.joins.isEmpty else { throw error }
+      throw branchFailure(error, inside: cursor.joins)
     }
   }
 
-  /// Runs a dispatch's branches one after another, then folds them back in declaration
-  /// order.
+  /// A synchronous branch's error, with the paths of the flows that dispatched it.
   @usableFromInline
-  func runDispatchSynchronously(
-    _ plan: DispatchPlan, at state: Int32, context: inout Context,
-    path: inout PathRecorder
-  ) throws(RunError) {
-    // Every branch ends before any joins, as in a concurrent run, so a failing branch's
-    // path holds only its own states and the merge sees the same inputs.
-    var branches: [FinishedBranch<Context>] = []
-    branches.reserveCapacity(plan.branchStarts.count)
-    for start in plan.branchStarts {
-      var branchContext = context
-      var branchPath = PathRecorder(limit: stepLimit)
-      do throws(RunError) {
-        _ = try runSynchronously(from: start, context: &branchContext, path: &branchPath)
-      } catch {
-        throw branchFailure(error, after: path)
-      }
-      branches.append(FinishedBranch(context: branchContext, path: branchPath.finish()))
-    }
-    for branch in branches {
-      try join(branch, with: plan, at: state, into: &context, path: &path)
-    }
+  func branchFailure(_ error: RunError, inside joins: [PendingJoin<Context>]) -> RunError {
+    branchFailure(error, after: joins.map { $0.parentPath.states }, cancelled: false)
   }
 
-  // MARK: - Shared steps
+  /// Ends a synchronous run's flow at the cursor: the run itself, or a branch of the
+  /// innermost pending dispatch, which then starts its next branch or, after the last one,
+  /// joins and follows the dispatch's exit.
+  ///
+  /// - Returns: The run's decision once the top-level flow ended; `nil` when the cursor
+  ///   moved on.
+  @usableFromInline
+  func endBranch(
+    cursor: inout Cursor<Context>, context: inout Context, decision: Decision
+  ) throws(RunError) -> Decision? {
+    var decision = decision
+    while let pending = cursor.joins.last {
+      let plan = graph.dispatches[Int(graph.nodeBase[Int(pending.dispatch)].alternative)]
+      let finishedCount = pending.finished.count + 1
+      let last = finishedCount == plan.branchStarts.count
+      let branchPath = cursor.restartPath(
+        last
+          ? PathRecorder(resuming: pending.parentPath, limit: stepLimit)
+          : PathRecorder(limit: stepLimit))
+      let branch = FinishedBranch(context: context, path: branchPath)
+      guard last else {
+        cursor.joins[cursor.joins.count - 1].finished.append(branch)
+        context = pending.original
+        cursor.state = plan.branchStarts[finishedCount]
+        return nil
+      }
+      var finished = cursor.joins.removeLast().finished
+      finished.append(branch)
+      context = pending.original
+      cursor.state = pending.dispatch
+      // A failed join is the dispatching flow's: the caller prefixes the path of the flows
+      // still pending, which are that flow's parents.
+      try join(
+        finished, at: pending.dispatch, original: pending.original, into: &context,
+        path: &cursor.path)
+      guard cursor.follow(.next, from: graph.nodeBase[Int(pending.dispatch)]) else {
+        return nil
+      }
+      try endFlow(at: pending.dispatch, path: cursor.path, control: .inert)
+      decision = Outcome.next.decision
+    }
+    return decision
+  }
 
-  /// Checks the step limit and cancellation, then records `state` as entered.
+  // MARK: - Boundaries
+
+  /// The boundary before `state`: reads the control's flags, checks the step limit, then
+  /// records `state` as entered.
   @inlinable @inline(__always)
   func enter(
-    _ state: Int32, path: inout PathRecorder, signal: CancellationSignal?
+    _ state: Int32, path: inout PathRecorder, control: RunControl
   ) throws(RunError) {
-    if signal?.isCancelled ?? false {
+    if _slowPath(control.flags.rawValue != 0) {
+      // Only `cancelled` exists so far; a new flag adds its case here.
       throw cancellationError(at: state, path: path)
     }
-    if _slowPath(!path.record(state)) {
+    if _slowPath(path.isAtCheckpoint) {
+      try enterAtCheckpoint(state, path: &path)
+    } else {
+      path.recordBeforeCheckpoint(state)
+    }
+  }
+
+  /// The boundary before `state` when the path recorder is at a checkpoint: when the flow
+  /// starts, while its path's ring grows, at its step limit, and every
+  /// ``PathRecorder/checkInterval`` states after that.
+  ///
+  /// A synchronous run has no cancellation handler to raise its control, so it asks its
+  /// task here: a cancelled synchronous run stops within that many states.
+  @usableFromInline @inline(never)
+  func enterAtCheckpoint(_ state: Int32, path: inout PathRecorder) throws(RunError) {
+    if Task.isCancelled {
+      throw cancellationError(at: state, path: path)
+    }
+    if !path.recordSlowly(state) {
       throw stepLimitError(at: state, path: path)
     }
   }
+
+  /// The boundary after a flow's final state: a run whose task was cancelled while its last
+  /// state ran ends cancelled, even though the state returned.
+  @inlinable @inline(__always)
+  func endFlow(at state: Int32, path: borrowing PathRecorder, control: RunControl) throws(RunError)
+  {
+    if _slowPath(control.flags.rawValue != 0 || Task.isCancelled) {
+      throw cancelledAfterFinalError(at: state, path: path)
+    }
+  }
+
+  @usableFromInline
+  func cancelledAfterFinalError(at state: Int32, path: borrowing PathRecorder) -> RunError {
+    error(
+      .cancelled, at: state, path: path,
+      reason: "The run was cancelled while in \(describe(state)), which then finished.")
+  }
+
+  /// Joins a dispatch's finished branches, in declaration order: their paths count toward
+  /// the dispatching flow's, then `merge` folds each branch's context in. The same for
+  /// both kinds of run.
+  @usableFromInline
+  func join(
+    _ branches: [FinishedBranch<Context>], at state: Int32, original: Context,
+    into context: inout Context, path: inout PathRecorder
+  ) throws(RunError) {
+    for branch in branches { path.append(branch.path) }
+    if path.isPastLimit {
+      throw error(
+        .stepLimitExceeded, at: state, path: path,
+        reason:
+          "The run exceeded its step limit of \(counted(stepLimit, "state")) when the branches of \(describe(state)) joined: with them it entered \(counted(path.count, "state")). Raise the limit, or shorten the branches."
+      )
+    }
+    let plan = graph.dispatches[Int(graph.nodeBase[Int(state)].alternative)]
+    for branch in branches {
+      do {
+        try plan.merge(branch.context, original: original, into: &context)
+      } catch {
+        throw failure(error, at: state, path: path, control: .inert)
+      }
+    }
+  }
+
+  // MARK: - Errors
 
   @usableFromInline
   func stepLimitError(at state: Int32, path: borrowing PathRecorder) -> RunError {
     error(
       .stepLimitExceeded, at: state, path: path,
       reason:
-        "The run exceeded its step limit of \(stepLimit) states before entering \(describe(state)). A cycle may never reach a final state, or the limit may be too low."
+        "The run exceeded its step limit of \(counted(stepLimit, "state")) before entering \(describe(state)). A cycle may never reach a final state, or the limit may be too low."
     )
   }
 
@@ -318,41 +447,51 @@ struct Interpreter<Context: Sendable>: Sendable {
       reason: "The run was cancelled before entering \(describe(state)).")
   }
 
-  /// Folds one finished branch into the dispatching flow.
+  /// A branch's error, with the paths of the flows that dispatched it before its own,
+  /// outermost first, keeping only the most recent ``RunResult/pathCapacity`` states.
+  ///
+  /// `cancelled` says whether the dispatching flow was cancelled; a branch failure that
+  /// is not a cancellation then becomes one, its cause kept.
   @usableFromInline
-  func join(
-    _ branch: FinishedBranch<Context>, with plan: DispatchPlan,
-    at state: Int32, into context: inout Context, path: inout PathRecorder
-  ) throws(RunError) {
-    path.append(branch.path)
-    do {
-      try plan.merge(branch.context, into: &context)
-    } catch {
-      throw failure(error, at: state, path: path)
+  func branchFailure(_ error: RunError, after prefixes: [[Int32]], cancelled: Bool) -> RunError {
+    let capacity = RunResult<Context>.pathCapacity
+    var states: [Int32] = []
+    var needed = capacity - error.path.count
+    for prefix in prefixes.reversed() where needed > 0 {
+      states.insert(contentsOf: prefix.suffix(needed), at: 0)
+      needed -= min(needed, prefix.count)
     }
+    let prefix = states.map(StateID.init)
+    var joined = error.prefixed(
+      by: prefix, names: states.map { graph.records[Int($0)].name }, capacity: capacity)
+    if cancelled && joined.kind != .cancelled {
+      joined = joined.cancelled(
+        reason: "The run was cancelled while its branches ran. \(joined.reason)")
+    }
+    return joined
   }
 
-  /// A branch's error, with the path of the flow that dispatched the branch before its own.
+  /// The run error for an error thrown by a state's code (or a merge). A run whose task
+  /// was cancelled ends cancelled, whatever the state threw; the thrown error is kept.
   @usableFromInline
-  func branchFailure(_ error: RunError, after path: borrowing PathRecorder) -> RunError {
-    let prefix = path.states.map(StateID.init)
-    return error.prefixed(by: prefix, names: prefix.map { graph.records[$0.index].name })
-  }
-
-  /// The run error for an error thrown by a state's code.
-  @usableFromInline
-  func failure(_ thrown: any Error, at state: Int32, path: borrowing PathRecorder) -> RunError {
+  func failure(
+    _ thrown: any Error, at state: Int32, path: borrowing PathRecorder, control: RunControl
+  ) -> RunError {
+    let cancelled = control.isCancelled || Task.isCancelled
     if let unmatched = thrown as? UnmatchedKey {
+      let reason =
+        "\(describe(state).capitalizedFirst) decided the key '\(unmatched.key)', which has no exit. Add a Case for it, or a Default."
       return error(
-        .unmatchedKey, at: state, path: path, unmatchedKey: unmatched.key,
-        reason:
-          "\(describe(state).capitalizedFirst) decided the key '\(unmatched.key)', which has no exit. Add a Case for it, or a Default."
-      )
+        cancelled ? .cancelled : .unmatchedKey, at: state, path: path,
+        unmatchedKey: unmatched.key,
+        reason: cancelled ? "The run was cancelled while in \(describe(state)). \(reason)" : reason)
     }
-    if thrown is CancellationError {
+    if cancelled {
+      let then =
+        thrown is CancellationError ? "" : ", which then threw \(String(reflecting: thrown))"
       return error(
         .cancelled, at: state, path: path, underlyingError: thrown,
-        reason: "The run was cancelled while in \(describe(state)).")
+        reason: "The run was cancelled while in \(describe(state))\(then).")
     }
     return error(
       .thrown, at: state, path: path, underlyingError: thrown,
@@ -368,7 +507,8 @@ struct Interpreter<Context: Sendable>: Sendable {
     )
   }
 
-  private func error(
+  @usableFromInline
+  func error(
     _ kind: RunError.Kind, at state: Int32, path: borrowing PathRecorder,
     underlyingError: (any Error)? = nil, unmatchedKey: (any Hashable & Sendable)? = nil,
     reason: String
@@ -389,6 +529,11 @@ struct Interpreter<Context: Sendable>: Sendable {
 
 extension String {
   var capitalizedFirst: String { prefix(1).uppercased() + dropFirst() }
+}
+
+/// `1 state`, `2 states`: a count that agrees with its number.
+func counted(_ count: Int, _ noun: String) -> String {
+  count == 1 || count == -1 ? "\(count) \(noun)" : "\(count) \(noun)s"
 }
 
 /// A dispatch branch that ended at one of its final states: its context and its path.

@@ -23,8 +23,9 @@ struct PathRecorder: ~Copyable {
   @usableFromInline var first: Int32 = 0
   /// How many states were recorded in all.
   @usableFromInline var count = 0
-  /// The count at which ``record(_:)`` must take the slow path: the ring does not exist
-  /// yet, is full and may grow, or the step limit is reached.
+  /// The count at which recording must take the slow path, ``recordSlowly(_:)``: the ring
+  /// does not exist yet, is full and may grow, the step limit is reached, or
+  /// ``checkInterval`` states went by.
   @usableFromInline var checkpoint = 0
   /// The most states this flow may enter.
   @usableFromInline let limit: Int
@@ -36,17 +37,50 @@ struct PathRecorder: ~Copyable {
     self.limit = max(limit, 0)
   }
 
-  /// Records one state; returns `false`, recording nothing, when the step limit is reached.
-  @inlinable @inline(__always)
-  mutating func record(_ state: Int32) -> Bool {
-    if _slowPath(count >= checkpoint) { return recordSlowly(state) }
-    base[count & mask] = state
-    count &+= 1
-    return true
+  /// Resumes recording a flow whose path was handed over with ``finish()``: how a
+  /// synchronous run's dispatching flow takes its path back once its branches have ended.
+  ///
+  /// Nothing else holds the ring by then, so this recorder is again its only writer.
+  @usableFromInline
+  init(resuming path: RecordedPath, limit: Int) {
+    storage = path.storage
+    base = path.storage?.elements ?? PathStorage.placeholder
+    mask = path.mask
+    first = path.first
+    count = path.count
+    // The next state takes the slow path, which sets the checkpoint right again.
+    checkpoint = path.count
+    self.limit = max(limit, 0)
   }
 
-  /// Records a state where the fast path cannot: checks the step limit, keeps the first
-  /// state aside, creates or grows the ring, and moves the checkpoint on.
+  /// Whether the flow entered more states than its limit: only possible once dispatch
+  /// branches joined, since ``recordSlowly(_:)`` refuses a state past the limit.
+  @usableFromInline
+  var isPastLimit: Bool { count > limit }
+
+  /// Whether the next state must be recorded with ``recordSlowly(_:)``: the ring does not
+  /// exist yet or may grow, the step limit is reached, or ``checkInterval`` states went by
+  /// since the last checkpoint.
+  @inlinable @inline(__always)
+  var isAtCheckpoint: Bool { count >= checkpoint }
+
+  /// Records one state on the fast path: a store and an increment.
+  ///
+  /// - Precondition: ``isAtCheckpoint`` is `false`.
+  @inlinable @inline(__always)
+  mutating func recordBeforeCheckpoint(_ state: Int32) {
+    base[count & mask] = state
+    count &+= 1
+  }
+
+  /// How many states a long flow records on the fast path, once its ring is full, before
+  /// the next checkpoint: the interpreter does what costs too much for every state (a
+  /// synchronous run asks its task whether it was cancelled) at checkpoints.
+  @usableFromInline static var checkInterval: Int { 4_096 }
+
+  /// Records a state at a checkpoint: checks the step limit, keeps the first state aside,
+  /// creates or grows the ring, and moves the checkpoint on. Returns `false`, recording
+  /// nothing, when the step limit is reached.
   @usableFromInline
   mutating func recordSlowly(_ state: Int32) -> Bool {
     guard count < limit else { return false }
@@ -59,8 +93,11 @@ struct PathRecorder: ~Copyable {
     growIfFull()
     base[count & mask] = state
     count += 1
-    // Once the ring is as large as it gets, only the step limit stops the fast path.
-    checkpoint = mask + 1 < Self.maximumCapacity ? min(mask + 1, limit) : limit
+    // Once the ring is as large as it gets, the step limit and the check interval stop the
+    // fast path.
+    checkpoint =
+      mask + 1 < Self.maximumCapacity
+      ? min(mask + 1, limit) : min(limit, count + Self.checkInterval)
     return true
   }
 
@@ -85,7 +122,8 @@ struct PathRecorder: ~Copyable {
   }
 
   /// Records the states a dispatch branch entered. They count toward this flow's step
-  /// limit, which stops the flow at its next state if they passed it.
+  /// limit: ``isPastLimit`` tells whether they passed it.
+  @usableFromInline
   mutating func append(_ branch: RecordedPath) {
     let dropped = branch.count - branch.keptCount
     if dropped > 0 {
@@ -114,6 +152,7 @@ struct PathRecorder: ~Copyable {
   }
 
   /// The kept states, oldest first.
+  @usableFromInline
   var states: [Int32] {
     RecordedPath(storage: storage, mask: mask, first: first, count: count).states
   }

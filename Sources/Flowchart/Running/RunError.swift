@@ -22,6 +22,7 @@ public struct RunError: Error, CustomStringConvertible {
       case cancelled = "cancelled"
       case asynchronousState = "asynchronous state in a synchronous run"
       case unknownStartState = "unknown start state"
+      case invalidStepLimit = "invalid step limit"
     }
 
     /// A state's code, or a dispatch's merge, threw ``RunError/underlyingError``.
@@ -31,15 +32,44 @@ public struct RunError: Error, CustomStringConvertible {
     public static let unmatchedKey = Kind(code: .unmatchedKey)
     /// The run was about to enter more states than its step limit allows.
     public static let stepLimitExceeded = Kind(code: .stepLimitExceeded)
-    /// The run's task was cancelled. ``RunError/state`` is the state the run was about
-    /// to enter, or the asynchronous state that stopped when cancelled.
+    /// The run's task was cancelled before the run ended.
+    ///
+    /// Whether a run was cancelled is a fact about the run, not about an error's type: a
+    /// run whose task is cancelled before the run ends ends with this kind, whatever its
+    /// states do next. The run checks at every state boundary, including after its last
+    /// state returns:
+    ///
+    /// - cancelled between two states, the run stops before entering the next one, and
+    ///   ``RunError/state`` is that next state (not in ``RunError/path``);
+    /// - cancelled while a state runs, the run stops when the state returns, and
+    ///   ``RunError/state`` is that state (in ``RunError/path``), even when it was the last
+    ///   state and returned normally;
+    /// - if that state threw, ``RunError/underlyingError`` is what it threw: the
+    ///   `CancellationError` of `Task.sleep` or `Task.checkCancellation()`, an error of its
+    ///   own, or the ``RunError`` of another chart's run it awaited.
+    ///
+    /// Conversely, an error thrown in a run nobody cancelled is ``thrown``, even a
+    /// `CancellationError`. A dispatch's branches run in child tasks of the run's task, so
+    /// cancelling the run cancels them; when a branch fails and the dispatch cancels its
+    /// siblings, the run reports that branch's failure, not a cancellation, unless the
+    /// run's own task was cancelled too.
+    ///
+    /// A synchronous run (``Flowchart/runSynchronously(with:stepLimit:)``) follows the same
+    /// rule where it can see its task, that is when it is called from a task, at the
+    /// boundaries where checking costs nothing measurable: before its first state, at each
+    /// dispatch, at the end of each flow (after the last state returns), when a state
+    /// throws, and at least once every 4,096 states. A synchronous state's code that
+    /// cancels the run's task is therefore noticed at one of those, not necessarily at the
+    /// next boundary.
     public static let cancelled = Kind(code: .cancelled)
-    /// ``Flowchart/runSynchronously(with:startingAt:stepLimit:)-(_,StateID?,_)`` was called on a chart
-    /// with asynchronous states; ``RunError/state`` is the first of them.
+    /// ``Flowchart/runSynchronously(with:stepLimit:)`` was called on a chart with
+    /// asynchronous states; ``RunError/state`` is the first of them.
     public static let asynchronousState = Kind(code: .asynchronousState)
     /// A run was asked to start at a name that names no state, or several, or a state
     /// inside a dispatch branch.
     public static let unknownStartState = Kind(code: .unknownStartState)
+    /// A run was given a negative step limit; no state ran. ``RunError/state`` is `nil`.
+    public static let invalidStepLimit = Kind(code: .invalidStepLimit)
 
     /// The cause in words, such as `step limit exceeded`.
     public var description: String { code.rawValue }
@@ -77,16 +107,21 @@ public struct RunError: Error, CustomStringConvertible {
 
   /// What ended the run.
   public var kind: Kind { storage.kind }
-  /// The state where the run stopped; `nil` only for ``Kind/unknownStartState``.
+  /// The state where the run stopped; `nil` only for ``Kind/unknownStartState`` and
+  /// ``Kind/invalidStepLimit``.
   public var state: StateID? { storage.state }
-  /// The name of ``state``, or the unknown name for ``Kind/unknownStartState``.
+  /// The name of ``state``, the unknown name for ``Kind/unknownStartState``, or empty for
+  /// ``Kind/invalidStepLimit``.
   public var stateName: String { storage.stateName }
   /// The states entered before the run stopped, oldest first (the most recent
   /// ``RunResult/pathCapacity`` of them). Includes ``state`` when the state itself
   /// failed; excludes it when the run stopped before entering it.
   public var path: [StateID] { storage.path }
-  /// The error thrown by the state's code, for ``Kind/thrown``; the `CancellationError`
-  /// an asynchronous state threw, if any, for ``Kind/cancelled``.
+  /// The names of the states in ``path``, in the same order: what a message or a log
+  /// shows, without looking each state up in the chart.
+  public var pathNames: [String] { storage.pathNames }
+  /// The error thrown by the state's code (or a dispatch's merge), for ``Kind/thrown``;
+  /// for ``Kind/cancelled``, what the state threw after the run was cancelled, if it threw.
   public var underlyingError: (any Error)? { storage.underlyingError }
   /// The key that had no exit, for ``Kind/unmatchedKey``.
   public var unmatchedKey: (any Hashable & Sendable)? { storage.unmatchedKey }
@@ -109,12 +144,25 @@ public struct RunError: Error, CustomStringConvertible {
       pathNames: pathNames)
   }
 
-  /// The same error with `prefix` before its path: how a branch's error gains the path of
-  /// the flow that dispatched it.
-  func prefixed(by prefix: [StateID], names: [String]) -> RunError {
+  /// Why the run stopped, without the path.
+  var reason: String { storage.reason }
+
+  /// The same error with `prefix` before its path, keeping the most recent `capacity`
+  /// states: how a branch's error gains the path of the flows that dispatched it.
+  func prefixed(by prefix: [StateID], names: [String], capacity: Int) -> RunError {
+    let path = Array((prefix + path).suffix(capacity))
+    let pathNames = Array((names + storage.pathNames).suffix(capacity))
+    return RunError(
+      kind, state: state, stateName: stateName, path: path, pathNames: pathNames,
+      underlyingError: underlyingError, unmatchedKey: unmatchedKey, reason: storage.reason)
+  }
+
+  /// The same error as a cancellation, its cause kept: how a failure in a run whose task
+  /// was cancelled is reported.
+  func cancelled(reason: String) -> RunError {
     RunError(
-      kind, state: state, stateName: stateName, path: prefix + path,
-      pathNames: names + storage.pathNames, underlyingError: underlyingError,
-      unmatchedKey: unmatchedKey, reason: storage.reason)
+      .cancelled, state: state, stateName: stateName, path: path,
+      pathNames: storage.pathNames, underlyingError: underlyingError,
+      unmatchedKey: unmatchedKey, reason: reason)
   }
 }

@@ -16,7 +16,27 @@ public struct RunResult<Context: Sendable>: Sendable {
   public let path: [StateID]
   /// How many states the run entered, including those of dispatch branches.
   public let stepCount: Int
+  /// The chart's graph, to name the states of ``path`` on demand.
+  let graph: Graph<Context>
+
+  /// The names of the states in ``path``, in the same order: what a log or a test shows,
+  /// without looking each state up in the chart.
+  public var pathNames: [String] { path.map { graph.records[$0.index].name } }
 
   /// How many of the most recent states ``path`` keeps.
   public static var pathCapacity: Int { PathRecorder.maximumCapacity }
+
+  @usableFromInline
+  init(
+    finalState: StateID, finalStateName: String, decision: Decision, context: Context,
+    path: [StateID], stepCount: Int, graph: Graph<Context>
+  ) {
+    self.finalState = finalState
+    self.finalStateName = finalStateName
+    self.decision = decision
+    self.context = context
+    self.path = path
+    self.stepCount = stepCount
+    self.graph = graph
+  }
 }

@@ -1,0 +1,116 @@
+/// Where one flow of a run stands, as a value: the state it is at, the states it entered,
+/// and the dispatches waiting for its branches to join.
+///
+/// Every flow has one cursor: a run's top-level flow, and each dispatch branch run as a
+/// child task. The interpreter's loops only move cursors; they keep no position of their
+/// own in locals or in the call stack, so a run's whole position is the cursors of its
+/// flows (with their contexts). That is what later capabilities build on: pausing at a
+/// boundary keeps the cursor, an event reports it, a snapshot stores it.
+///
+/// At a boundary (after a state's code has returned and ``follow(_:from:)`` has moved the
+/// cursor, before the next state is entered), ``state`` is the state about to be entered
+/// and ``path`` holds every state entered so far.
+///
+/// Noncopyable, like the path recorder it owns: exactly one loop moves a cursor.
+@usableFromInline
+struct Cursor<Context: Sendable>: ~Copyable {
+  /// The state the flow is at: the one about to be entered at a boundary, the one running
+  /// while its code runs, the final state once the flow has ended.
+  @usableFromInline var state: Int32
+  /// The states the flow entered, which also enforces its step limit.
+  @usableFromInline var path: PathRecorder
+  /// The dispatches whose branches a synchronous run is running inside this flow,
+  /// innermost last: a dispatch pushes one, and its last branch's end pops it. Empty in an
+  /// asynchronous run, whose branches are child tasks with cursors of their own. Keeping
+  /// them here rather than in the call stack lets dispatches nest without limit.
+  @usableFromInline var joins: [PendingJoin<Context>]
+
+  /// A cursor at `state`, with nothing entered yet.
+  @usableFromInline
+  init(at state: Int32, stepLimit: Int) {
+    self.state = state
+    path = PathRecorder(limit: stepLimit)
+    joins = []
+  }
+
+  /// The transition rule, written once for every kind of state and every loop: a final
+  /// state ends the flow with its decision; otherwise an action or a dispatch goes to its
+  /// next state, a condition to its `yes` or `no` exit, a multiple condition to the state
+  /// it selected.
+  ///
+  /// A final multiple condition decides a key, which ends its flow without coming here:
+  /// such a state is final by construction and has no exits to follow.
+  ///
+  /// - Returns: `true` when the flow ended at ``state``, having decided
+  ///   `outcome.decision`; `false` when the cursor moved on to the next state.
+  @inlinable @inline(__always)
+  mutating func follow(_ outcome: Outcome, from node: Node) -> Bool {
+    switch outcome {
+    case .next, .yes:
+      if node.isFinal { return true }
+      state = node.next
+    case .no:
+      if node.isFinal { return true }
+      state = node.alternative
+    case .selected(let target):
+      state = target
+    }
+    return false
+  }
+
+  /// Starts recording a new flow, and hands over the path recorded so far.
+  @usableFromInline
+  mutating func restartPath(_ recorder: consuming PathRecorder) -> RecordedPath {
+    swap(&path, &recorder)
+    return recorder.finish()
+  }
+}
+
+/// What a state's code decided, short of a key: which exit ``Cursor/follow(_:from:)``
+/// takes.
+@usableFromInline
+enum Outcome {
+  /// An action or a dispatch finished.
+  case next
+  /// A condition decided `true`.
+  case yes
+  /// A condition decided `false`.
+  case no
+  /// A non-final multiple condition's key leads to this state.
+  case selected(Int32)
+
+  /// What a final state that decided this outcome decided. A multiple condition that
+  /// selects a state is never final.
+  @inlinable
+  var decision: Decision {
+    switch self {
+    case .next, .selected: .done
+    case .yes: .yes
+    case .no: .no
+    }
+  }
+}
+
+/// A dispatch whose branches a synchronous run is running: what it needs to join them.
+@usableFromInline
+struct PendingJoin<Context: Sendable> {
+  /// The dispatch state.
+  @usableFromInline let dispatch: Int32
+  /// The context as it was before the dispatch: each branch starts from a copy, and the
+  /// merge receives it.
+  @usableFromInline let original: Context
+  /// The branches that ended, in declaration order; the next branch to run is the one at
+  /// `finished.count`.
+  @usableFromInline var finished: [FinishedBranch<Context>]
+  /// The path of the flow that dispatched, set aside while its branches record their own.
+  @usableFromInline let parentPath: RecordedPath
+
+  @usableFromInline
+  init(dispatch: Int32, original: Context, branchCount: Int, parentPath: RecordedPath) {
+    self.dispatch = dispatch
+    self.original = original
+    finished = []
+    finished.reserveCapacity(branchCount)
+    self.parentPath = parentPath
+  }
+}
