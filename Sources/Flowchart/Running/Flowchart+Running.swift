@@ -140,7 +140,7 @@ extension Flowchart {
         matches.isEmpty
         ? "no state has that name"
         : "\(counted(matches.count, "state")) have that name; rename them so the start is unambiguous"
-      throw unknownStart(name, "A run cannot start at '\(name)': \(problem).")
+      throw unknownStart(name, "A run cannot start at \(DisplayText.quoted(name: name)): \(problem).")
     }
     return StateID(matches[0])
   }
@@ -157,7 +157,7 @@ extension Flowchart {
     guard record.flow == 0 else {
       throw unknownStart(
         record.name,
-        "A run cannot start at '\(record.name)': it is inside a dispatch branch. Start at the dispatch instead."
+        "A run cannot start at \(DisplayText.quoted(name: record.name)): it is inside a dispatch branch. Start at the dispatch instead."
       )
     }
     return Int32(start.index)

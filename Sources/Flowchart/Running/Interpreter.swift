@@ -480,7 +480,7 @@ struct Interpreter<Context: Sendable>: Sendable {
     let cancelled = control.isCancelled || Task.isCancelled
     if let unmatched = thrown as? UnmatchedKey {
       let reason =
-        "\(describe(state).capitalizedFirst) decided the key '\(unmatched.key)', which has no exit. Add a Case for it, or a Default."
+        "\(describe(state).capitalizedFirst) decided the key \(DisplayText.quoted(key: unmatched.key)), which has no exit. Add a Case for it, or a Default."
       return error(
         cancelled ? .cancelled : .unmatchedKey, at: state, path: path,
         unmatchedKey: unmatched.key,
@@ -523,7 +523,7 @@ struct Interpreter<Context: Sendable>: Sendable {
   /// `action 'Fetch' (App/File.swift:12)`.
   private func describe(_ state: Int32) -> String {
     let record = graph.records[Int(state)]
-    return "\(record.kind) '\(record.name)' (\(record.location))"
+    return "\(record.kind) \(DisplayText.quoted(name: record.name)) (\(record.location))"
   }
 }
 
