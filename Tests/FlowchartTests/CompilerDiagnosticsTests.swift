@@ -25,11 +25,13 @@ struct CompilerDiagnosticsTests {
   }
 
   @Test func twoStatesWhoseNamesAreEqualUnderEqualityAreAmbiguous() {
-    let line = #line + 5
+    let line = #line + 7
     let error = definitionError {
       try Flowchart<Switches> {
         Action("Start")
-        Condition("Which?") { $0.isOn } yes: {
+        Condition("Which?") {
+          $0.isOn
+        } yes: {
           GoTo("Caf\u{E9}")
         } no: {
           Action("Cafe\u{301}", isFinal: true)
@@ -51,11 +53,13 @@ struct CompilerDiagnosticsTests {
   // MARK: - GoTos no arrow takes
 
   @Test func goToAfterAFinalStateCanNeverBeTaken() {
-    let line = #line + 8
+    let line = #line + 10
     let error = definitionError {
       try Flowchart<Switches> {
         Action("Start")
-        Condition("Ready?") { $0.isOn } yes: {
+        Condition("Ready?") {
+          $0.isOn
+        } yes: {
           Action("Done", isFinal: true)
         } no: {
           Action("Give up", isFinal: true)
@@ -99,7 +103,8 @@ struct CompilerDiagnosticsTests {
   // MARK: - Names that cannot be read
 
   @Test(arguments: [
-    (" ", #"' '"#), ("   ", #"'   '"#), ("\t", #"'\t'"#), ("\u{A0}\u{3000}", #"'\u{00A0}\u{3000}'"#),
+    (" ", #"' '"#), ("   ", #"'   '"#), ("\t", #"'\t'"#),
+    ("\u{A0}\u{3000}", #"'\u{00A0}\u{3000}'"#),
   ])
   func nameOfOnlyWhitespaceIsInvalid(name: String, shown: String) {
     let line = #line + 4

@@ -137,7 +137,8 @@ extension Compiler {
         .inserted
       // A suggestion compares the name with every declared name, within a bounded budget.
       let suggestion =
-        isNew ? resolver.suggester.closestName(to: name, in: resolver.records.lazy.map(\.name)) : nil
+        isNew
+        ? resolver.suggester.closestName(to: name, in: resolver.records.lazy.map(\.name)) : nil
       if let suggestion {
         fix = .states([Int32(suggestion.offset)])
       } else {
