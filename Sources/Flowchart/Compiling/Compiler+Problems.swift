@@ -334,6 +334,12 @@ func quoted(_ name: String) -> String {
 /// looks at scalars, which is slower, when the name is not ASCII.
 func checkName(_ name: String) -> (issue: Compiler.NameIssue?, isASCII: Bool) {
   var name = name
+  // The common case in two simple scans, which the optimizer vectorizes: printable ASCII,
+  // and not only spaces.
+  let isPlain = name.withUTF8 { bytes in
+    bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F } && bytes.contains { $0 != 0x20 }
+  }
+  if isPlain { return (nil, true) }
   // Line feed, vertical tab, form feed, carriage return.
   let lineBreaks: ClosedRange<UInt8> = 0x0A...0x0D
   let (isASCII, hasLineBreak, hasControl, isBlank) = name.withUTF8 { bytes in
@@ -375,8 +381,6 @@ struct Suggester {
 
   private(set) var cellsLeft = Suggester.budget
   private(set) var suggestionsLeft = Suggester.suggestions
-  /// How many cells the suggestions filled, for tests of the bound.
-  private(set) var cellsFilled = 0
 
   /// The name of `names` closest to `name` by edit distance, ignoring case, if it is close
   /// enough to be a likely typo and the budget allows looking.
@@ -391,10 +395,11 @@ struct Suggester {
     var previous: [Int] = []
     var current: [Int] = []
     for (offset, candidate) in names.enumerated() {
-      // Counting characters costs about what a row does; a length that differs by more than
-      // the limit cannot be within it.
+      // Counting characters costs a step per byte, charged to the budget; a length that
+      // differs by more than the limit cannot be within it.
+      cellsLeft -= candidate.utf8.count
+      if cellsLeft <= 0 { break }
       let length = candidate.count
-      cellsLeft -= 1
       if abs(length - target.count) > limit { continue }
       let other = Array(candidate.lowercased())
       let cells = (target.count + 1) * (2 * limit + 1)
@@ -442,7 +447,6 @@ struct Suggester {
           rowMinimum = min(rowMinimum, value)
         }
         cellsLeft -= high - low + 1
-        cellsFilled += high - low + 1
       }
       if high < b.count { current[high + 1] = outside }
       if rowMinimum > limit { return nil }
