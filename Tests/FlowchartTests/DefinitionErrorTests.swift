@@ -220,7 +220,7 @@ struct DefinitionErrorTests {
     expectOnlyProblem(error, .unknownName, name: "Missing", line: line)
   }
 
-  @Test func goToNoArrowTakesMustStillNameAState() {
+  @Test func goToNoArrowTakesIsReportedAsSuchRatherThanByItsName() {
     let line = #line + 4
     let error = definitionError {
       try Flowchart<Switches> {
@@ -232,8 +232,8 @@ struct DefinitionErrorTests {
     expectProblems(
       error,
       [
-        ExpectedProblem(.unknownName, "Don", line: line),
-        ExpectedProblem(.unknownName, "Dome", line: line + 1),
+        ExpectedProblem(.unreachableGoTo, "Don", line: line),
+        ExpectedProblem(.unreachableGoTo, "Dome", line: line + 1),
       ])
   }
 
@@ -544,7 +544,7 @@ struct DefinitionErrorTests {
             Action("Done", isFinal: true)
           }
           for index in 0..<30 {
-            Action("Dead \(index)", isFinal: true)
+            Action("Dead \(index)")
             GoTo("Fetch dat\(index)")
           }
         }
@@ -570,7 +570,7 @@ struct DefinitionErrorTests {
   }
 
   @Test func branchWithoutStatesIsEmpty() {
-    let line = #line + 3
+    let line = #line + 5
     let error = definitionError {
       try Flowchart<Switches> {
         Dispatch("Download") {

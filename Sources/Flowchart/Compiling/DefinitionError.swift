@@ -2,7 +2,9 @@
 ///
 /// The compiler never stops at the first problem: it checks the whole declaration and
 /// reports all it found, ordered by source location. Each ``Problem`` names the state,
-/// where it was declared, what is wrong and what to do.
+/// where it was declared, what is wrong and what to do. A mistake is reported once, at its
+/// cause: a state is not also reported unreachable, or in a loop, because of a mistake
+/// reported elsewhere.
 ///
 /// ```
 /// The flowchart declared at App/Onboarding.swift:12 has 2 problems:
@@ -45,12 +47,14 @@ public struct DefinitionError: Error, Sendable, CustomStringConvertible {
       case crossesBranchBoundary = "arrow crosses a branch boundary"
       case neverReachesFinalState = "never reaches a final state"
       case unreachable = "unreachable state"
+      case unreachableGoTo = "unreachable GoTo"
       case entryPointInBranch = "entry point inside a branch"
     }
 
     /// The chart declares no state at all.
     public static let emptyChart = Kind(code: .emptyChart)
-    /// A state's name is empty or spans several lines.
+    /// A state's or a branch's name is empty, spans several lines, holds a control
+    /// character (such as NUL or a terminal escape) or is only whitespace.
     public static let invalidName = Kind(code: .invalidName)
     /// A ``GoTo`` or entry point names no state.
     public static let unknownName = Kind(code: .unknownName)
@@ -73,10 +77,15 @@ public struct DefinitionError: Error, Sendable, CustomStringConvertible {
     public static let emptyBranch = Kind(code: .emptyBranch)
     /// A ``GoTo`` enters or leaves a dispatch branch.
     public static let crossesBranchBoundary = Kind(code: .crossesBranchBoundary)
-    /// States loop among themselves with no path to a final state.
+    /// States loop among themselves with no path to a final state. Reported once per loop,
+    /// at its first declared state, naming its states in declaration order.
     public static let neverReachesFinalState = Kind(code: .neverReachesFinalState)
-    /// A state cannot be reached from the start or any entry point.
+    /// A state cannot be reached from the start or any entry point, and would not be once
+    /// the other problems reported are fixed.
     public static let unreachable = Kind(code: .unreachable)
+    /// A ``GoTo`` that no arrow can take: it follows a final state, which ends its flow, or
+    /// another `GoTo`, which already left.
+    public static let unreachableGoTo = Kind(code: .unreachableGoTo)
     /// An entry point names a state inside a dispatch branch.
     public static let entryPointInBranch = Kind(code: .entryPointInBranch)
 

@@ -126,7 +126,7 @@ class StateDeclaration: @unchecked Sendable {
       for exit in decision.exits { add(exit.body) }
     case .dispatch(let branches, _):
       exits = Int32(branches.count) + (isFinal ? 0 : 1)
-      for branch in branches { add(branch) }
+      for branch in branches { add(branch.body) }
     }
     stateCount = states
     exitCount = exits
@@ -242,5 +242,5 @@ enum DeclaredBody: Sendable {
   /// that the rare large payload does not make every declaration larger.
   indirect case multipleCondition(KeyedDecision, hasExits: Bool)
   /// A dispatch: its branches and the ``MergeBox`` that folds each branch's context back.
-  case dispatch(branches: [[DeclarationNode]], merge: (any AnyObject & Sendable)?)
+  case dispatch(branches: [BranchDeclaration], merge: (any AnyObject & Sendable)?)
 }

@@ -114,7 +114,7 @@ public struct Dispatch<Context: Sendable>: Sendable {
   ) {
     let location = SourceLocation(fileID: fileID, line: line)
     let body = DeclaredBody.dispatch(
-      branches: branches.map { $0.body.map(\.node) }, merge: merge.map(MergeBox.init))
+      branches: branches.map(\.declaration), merge: merge.map(MergeBox.init))
     declaration = Declaration(
       .state(StateDeclaration(name: name, isFinal: isFinal, location: location, body: body))
     )
@@ -122,16 +122,47 @@ public struct Dispatch<Context: Sendable>: Sendable {
 }
 
 /// One branch of a ``Dispatch``: a flow of its own that ends at one of its final states.
+///
+/// A branch may be named: the printed tree then shows the name after the branch's `|- `,
+/// and definition errors about the branch use it.
+///
+/// ```swift
+/// Branch("Profile") {
+///   Action("Download avatar", isFinal: true) { $0.avatar = try await api.avatar() }
+/// }
+/// ```
 public struct Branch<Context: Sendable>: Sendable {
-  @usableFromInline let body: [Declaration<Context>]
+  @usableFromInline let declaration: BranchDeclaration
 
   /// Declares a branch.
   ///
-  /// - Parameter body: The branch's states. Its first state starts the branch; every path
-  ///   through it must reach a state declared with `isFinal: true`.
-  public init(@FlowBuilder<Context> _ body: () -> [Declaration<Context>]) {
-    self.body = body()
+  /// - Parameters:
+  ///   - name: An optional label for the branch, shown in the printed tree and in
+  ///     definition errors. Like a state's name, it must not be empty, span lines or hold
+  ///     control characters.
+  ///   - fileID: The file of the declaration, for definition errors; keep the default.
+  ///   - line: The line of the declaration, for definition errors; keep the default.
+  ///   - body: The branch's states. Its first state starts the branch; every path
+  ///     through it must reach a state declared with `isFinal: true`.
+  public init(
+    _ name: String? = nil,
+    fileID: String = #fileID,
+    line: Int = #line,
+    @FlowBuilder<Context> _ body: () -> [Declaration<Context>]
+  ) {
+    declaration = BranchDeclaration(
+      name: name, location: SourceLocation(fileID: fileID, line: line),
+      body: body().map(\.node))
   }
+}
+
+/// A declared ``Branch``, with its context type erased: its optional name, where it was
+/// written and its states.
+@usableFromInline
+struct BranchDeclaration: Sendable {
+  let name: String?
+  let location: SourceLocation
+  let body: [DeclarationNode]
 }
 
 /// Builds the list of branches of a ``Dispatch``.

@@ -1,6 +1,10 @@
 /// Finds states by name: built once when a chart compiles, for `GoTo`s, entry points, start
 /// states and queries, never while a run steps.
 ///
+/// Names are compared as Swift compares strings (canonical equivalence): `"Caf\u{E9}"` and
+/// `"Cafe\u{301}"` are one name. Whoever filters states before indexing them must keep every
+/// state whose name could be equal, not only those with as many bytes.
+///
 /// Most names belong to one state, so the table maps each name to its first state and
 /// keeps lists only for the few names several states share: one hash entry per name and no
 /// allocation per state.

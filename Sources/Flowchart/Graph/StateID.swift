@@ -1,8 +1,13 @@
 /// Identifies one state of a compiled ``Flowchart``.
 ///
-/// IDs are dense, from zero, in the order the compiler numbered the states, so a chart's
-/// ``Flowchart/states`` is a range of them. An ID is only meaningful with the chart that
-/// produced it.
+/// IDs are dense, from zero, in declaration order: a state, then the states of its blocks
+/// in the order they are written (a condition's `yes:` before its `no:`, a multiple
+/// condition's exits and a dispatch's branches in order), then the state after it. So a
+/// chart's ``Flowchart/states`` is a range of them, and the first declared state is
+/// `StateID(0)`. IDs are stable as long as the declaration does not change: compiling the
+/// same declaration again gives every state the same ID, while adding, removing or moving a
+/// state renumbers the states declared after it. An ID is only meaningful with the chart
+/// that produced it; see <doc:DeclaringFlowcharts>.
 public struct StateID: Hashable, Comparable, Strideable, Sendable, CustomStringConvertible {
   /// The state's position in the chart's ``Flowchart/states``.
   public let index: Int

@@ -113,8 +113,10 @@ struct TreePrinter<Context: Sendable> {
         stack.append(Item(state: target, depth: childDepth - 1, prefix: "+- \(key): "))
       case .default:
         stack.append(Item(state: target, depth: childDepth - 1, prefix: "+- default: "))
-      case .branch:
-        stack.append(Item(state: target, depth: childDepth - 1, prefix: "|- "))
+      case .branch(let branch):
+        let name = graph.branchName(ofDispatch: item.state, branch: branch)
+        stack.append(
+          Item(state: target, depth: childDepth - 1, prefix: name.map { "|- \($0): " } ?? "|- "))
       }
     }
   }

@@ -1,0 +1,188 @@
+// Pass 3: check the graph as a whole: every state reachable, every loop able to end.
+
+extension Compiler {
+  /// Reports each region of states that nothing leads to, once, at the state that leads
+  /// into it.
+  ///
+  /// The arrows a fix of each reported mistake would add count as arrows (see
+  /// ``fallbacks``), and a flow where a bad name could have meant any state is not
+  /// checked: a state is reported only if it would stay unreachable once the reported
+  /// mistakes are fixed.
+  mutating func checkReachability(roots: [Int32]) {
+    var fixed: [Int32: [Int32]] = [:]
+    for arrow in fixedArrows {
+      fixed[arrow.from, default: []].append(arrow.to)
+    }
+    var reached = [Bool](repeating: false, count: states.count)
+    /// Marks what `roots` lead to as reached; returns how many states it newly reached.
+    @discardableResult
+    func visit(from roots: [Int32]) -> Int {
+      var pending = roots
+      var count = 0
+      while let index = pending.popLast() {
+        if reached[Int(index)] { continue }
+        reached[Int(index)] = true
+        count += 1
+        for position in exitRange(of: Int(index)) {
+          let target = exits[position].target
+          if target != Node.none, !reached[Int(target)] {
+            pending.append(target)
+          }
+        }
+        if !fixed.isEmpty, let targets = fixed[index] {
+          pending += targets.filter { !reached[Int($0)] }
+        }
+      }
+      return count
+    }
+    visit(from: roots + excusedRoots)
+    guard reached.contains(false) else { return }
+
+    // Report each unreachable region once, at the state that leads into it.
+    var hasUnreachablePredecessor = [Bool](repeating: false, count: states.count)
+    for index in states.indices where !reached[index] {
+      var targets = exitRange(of: index).map { exits[$0].target }
+      targets += fixed[Int32(index)] ?? []
+      for target in targets where target != Node.none && Int(target) != index {
+        hasUnreachablePredecessor[Int(target)] = true
+      }
+    }
+    let candidates =
+      states.indices.filter { !reached[$0] && !hasUnreachablePredecessor[$0] }
+      + states.indices.filter { !reached[$0] && hasUnreachablePredecessor[$0] }
+    for index in candidates where !reached[index] {
+      let others = visit(from: [Int32(index)]) - 1
+      if excusedFlows.contains(states[index].flow) { continue }
+      findings.append(.unreachable(facts(ofState: index), followers: others))
+    }
+  }
+
+  /// Reports each loop that no path leads out of to a final state, once, at its first
+  /// declared state, naming its states in declaration order.
+  ///
+  /// States that lead into such a loop cannot reach a final state either, but the mistake
+  /// is the loop's: they are not named. A state whose exits are broken counts as able to
+  /// end, since its own problem is reported.
+  mutating func checkLoopsReachFinalStates() {
+    // Walk arrows backwards from every state whose flow can end there: final states, and
+    // states already reported (their broken exits would otherwise be reported twice).
+    // The predecessors of every state in one array (compressed rows): state `i`'s are at
+    // `predecessors[firstPredecessor[i]..<firstPredecessor[i + 1]]`.
+    var firstPredecessor = [Int32](repeating: 0, count: states.count + 1)
+    var escapes = [Bool](repeating: false, count: states.count)
+    for index in states.indices {
+      let range = exitRange(of: index)
+      if states[index].isFinal || range.isEmpty { escapes[index] = true }
+      for position in range where !isBranch(position) {
+        let target = exits[position].target
+        if target != Node.none {
+          firstPredecessor[Int(target)] += 1
+        } else {
+          escapes[index] = true
+        }
+      }
+    }
+    // Counts become each row's end; each arrow is then placed by moving its target's end
+    // down one, which leaves every row's start where it belongs, with no second array of
+    // positions.
+    for index in states.indices.dropFirst() {
+      firstPredecessor[index] += firstPredecessor[index - 1]
+    }
+    firstPredecessor[states.count] = firstPredecessor[states.count - 1]
+    var predecessors = [Int32](repeating: 0, count: Int(firstPredecessor[states.count]))
+    for index in states.indices {
+      for position in exitRange(of: index) where !isBranch(position) {
+        let target = Int(exits[position].target)
+        if target != Int(Node.none) {
+          firstPredecessor[target] -= 1
+          predecessors[Int(firstPredecessor[target])] = Int32(index)
+        }
+      }
+    }
+    var pending = states.indices.filter { escapes[$0] }.map { Int32($0) }
+    while let index = pending.popLast() {
+      let incoming =
+        Int(firstPredecessor[Int(index)])..<Int(firstPredecessor[Int(index) + 1])
+      for predecessor in predecessors[incoming] where !escapes[Int(predecessor)] {
+        escapes[Int(predecessor)] = true
+        pending.append(predecessor)
+      }
+    }
+    guard escapes.contains(false) else { return }
+    for loop in closedLoops(trapped: escapes.map(!)) {
+      let flow = states[Int(loop[0])].flow
+      findings.append(
+        .neverReachesFinalState(
+          states: loop.prefix(Self.loopStatesNamed).map { facts(ofState: Int($0)) },
+          count: loop.count, flow: facts(ofFlow: flow)))
+    }
+  }
+
+  /// The strongly connected components of the trapped states that no arrow leaves: the
+  /// loops themselves, each in declaration order, ordered by their first state.
+  ///
+  /// Tarjan's algorithm, with an explicit stack.
+  private func closedLoops(trapped: [Bool]) -> [[Int32]] {
+    let unvisited: Int32 = -1
+    var order = [Int32](repeating: unvisited, count: states.count)
+    var lowest = [Int32](repeating: 0, count: states.count)
+    var onStack = [Bool](repeating: false, count: states.count)
+    var component = [Int32](repeating: unvisited, count: states.count)
+    var components: [[Int32]] = []
+    var stack: [Int32] = []
+    var calls: [(state: Int32, position: Int)] = []
+    var counter: Int32 = 0
+
+    /// The trapped targets of the state's arrows within its flow.
+    func successors(_ state: Int32) -> [Int32] {
+      exitRange(of: Int(state)).compactMap { position in
+        let target = exits[position].target
+        return !isBranch(position) && target != Node.none && trapped[Int(target)] ? target : nil
+      }
+    }
+
+    for root in states.indices where trapped[root] && order[root] == unvisited {
+      func enter(_ state: Int32) {
+        order[Int(state)] = counter
+        lowest[Int(state)] = counter
+        counter += 1
+        stack.append(state)
+        onStack[Int(state)] = true
+        calls.append((state, 0))
+      }
+      enter(Int32(root))
+      while let (state, position) = calls.last {
+        let next = successors(state)
+        if position < next.count {
+          calls[calls.count - 1].position += 1
+          let target = next[position]
+          if order[Int(target)] == unvisited {
+            enter(target)
+          } else if onStack[Int(target)] {
+            lowest[Int(state)] = min(lowest[Int(state)], order[Int(target)])
+          }
+          continue
+        }
+        calls.removeLast()
+        if let caller = calls.last {
+          lowest[Int(caller.state)] = min(lowest[Int(caller.state)], lowest[Int(state)])
+        }
+        guard lowest[Int(state)] == order[Int(state)] else { continue }
+        var members: [Int32] = []
+        while let member = stack.popLast() {
+          onStack[Int(member)] = false
+          component[Int(member)] = Int32(components.count)
+          members.append(member)
+          if member == state { break }
+        }
+        components.append(members.sorted())
+      }
+    }
+    let closed = components.indices.filter { index in
+      components[index].allSatisfy { member in
+        successors(member).allSatisfy { component[Int($0)] == Int32(index) }
+      }
+    }
+    return closed.map { components[$0] }.sorted { $0[0] < $1[0] }
+  }
+}
