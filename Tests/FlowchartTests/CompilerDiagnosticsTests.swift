@@ -102,9 +102,10 @@ struct CompilerDiagnosticsTests {
 
   // MARK: - Names that cannot be read
 
+  // Shown by the printed tree's rule: a name that would not read one way is a string literal.
   @Test(arguments: [
-    (" ", #"' '"#), ("   ", #"'   '"#), ("\t", #"'\t'"#),
-    ("\u{A0}\u{3000}", #"'\u{00A0}\u{3000}'"#),
+    (" ", #"" ""#), ("   ", #""   ""#), ("\t", #""\t""#),
+    ("\u{A0}\u{3000}", #""\u{A0}\u{3000}""#),
   ])
   func nameOfOnlyWhitespaceIsInvalid(name: String, shown: String) {
     let line = #line + 4
@@ -119,9 +120,9 @@ struct CompilerDiagnosticsTests {
   }
 
   @Test(arguments: [
-    ("a\u{0}b", #"'a\0b'"#), ("\u{1B}[2JCleared", #"'\u{1B}[2JCleared'"#),
-    ("Bell\u{7}", #"'Bell\u{07}'"#), ("Caf\u{E9}\u{1B}[31m", #"'Café\u{1B}[31m'"#),
-    ("Delete\u{7F}", #"'Delete\u{7F}'"#),
+    ("a\u{0}b", #""a\0b""#), ("\u{1B}[2JCleared", #""\u{1B}[2JCleared""#),
+    ("Bell\u{7}", #""Bell\u{7}""#), ("Caf\u{E9}\u{1B}[31m", #""Café\u{1B}[31m""#),
+    ("Delete\u{7F}", #""Delete\u{7F}""#),
   ])
   func nameWithAControlCharacterIsInvalidAndShownEscaped(name: String, shown: String) {
     let line = #line + 3
@@ -155,7 +156,7 @@ struct CompilerDiagnosticsTests {
     }
     expectOnlyProblem(
       error, .invalidName, name: "Download", line: line,
-      saying: ["Branch 1 of Dispatch 'Download'", #"'Feed\u{1B}[2J'"#])
+      saying: ["Branch 1 of Dispatch 'Download'", #""Feed\u{1B}[2J""#])
   }
 
   // MARK: - The cost of a suggestion is bounded

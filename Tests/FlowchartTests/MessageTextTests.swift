@@ -46,4 +46,17 @@ struct MessageTextTests {
     #expect(error.kind == .unknownStartState)
     #expect(error.description.hasPrefix(#"A run cannot start at " Done": no state has that name."#))
   }
+
+  @Test func keysThatPrintTheSameAreReportedAsSuch() {
+    let error = definitionError {
+      try Flowchart<Order> {
+        MultipleCondition("Ratio?") { _ in Double.nan } exits: {
+          Case(Double.nan) { Action("First", isFinal: true) }
+          Case(Double.nan) { Action("Second", isFinal: true) }
+        }
+      }
+    }
+    #expect(error?.problems.map(\.kind) == [.duplicateKey])
+    #expect(error?.problems.first?.message.contains("has two keys that print as 'nan'") == true)
+  }
 }

@@ -292,7 +292,7 @@ extension Compiler {
           findings.append(
             .duplicateKey(
               facts(state), key: exit.label, location: exit.location,
-              firstLine: first.location.line))
+              firstLine: first.location.line, sameTextOnly: duplicate.reason == .sameText))
         }
         if !decision.missingCases.isEmpty {
           findings.append(.missingCases(facts(state), cases: decision.missingCases))

@@ -56,7 +56,9 @@ extension Compiler {
     /// An exit, labelled `exit`, whose block is empty with nothing after it.
     case emptyExit(StateFacts, exit: String, flow: FlowFacts)
     /// `key` is `nil` for a second `Default`.
-    case duplicateKey(StateFacts, key: String?, location: SourceLocation, firstLine: Int)
+    /// `sameTextOnly`: the keys differ but print the same text (see ``DisplayText``).
+    case duplicateKey(
+      StateFacts, key: String?, location: SourceLocation, firstLine: Int, sameTextOnly: Bool)
     case missingCases(StateFacts, cases: [String])
     /// `keyed` for a multiple condition's keyed exits, otherwise a condition's branches.
     case finalWithExits(StateFacts, keyed: Bool)
@@ -101,7 +103,7 @@ extension Compiler {
       case .emptyChart: nil
       case .invalidName(let state, _), .missingExits(let state, _),
         .lastStateNotFinal(let state, _), .emptyExit(let state, _, _),
-        .duplicateKey(let state, _, _, _), .missingCases(let state, _),
+        .duplicateKey(let state, _, _, _, _), .missingCases(let state, _),
         .finalWithExits(let state, _), .emptyDispatch(let state),
         .unreachable(let state, _):
         state.name
@@ -126,7 +128,7 @@ extension Compiler {
         state.location
       case .invalidBranchName(_, _, _, let location, _), .emptyBranch(_, _, _, let location),
         .unknownName(_, _, let location, _), .ambiguousName(_, _, let location, _),
-        .duplicateKey(_, _, let location, _), .crossesBranchBoundary(_, let location, _, _, _),
+        .duplicateKey(_, _, let location, _, _), .crossesBranchBoundary(_, let location, _, _, _),
         .unreachableGoTo(_, let location, _):
         location
       case .neverReachesFinalState(let states, _, _):
@@ -216,15 +218,19 @@ struct DSLWording {
 
     case .emptyExit(let state, let exit, let flow):
       return
-        "The \(quoted(exit)) exit of \(describe(state)) leads nowhere: its block is empty and nothing follows it in \(describe(flow)). Put a state or a GoTo in that exit, or add a state after it."
+        "The \(DisplayText.quoted(text: exit)) exit of \(describe(state)) leads nowhere: its block is empty and nothing follows it in \(describe(flow)). Put a state or a GoTo in that exit, or add a state after it."
 
-    case .duplicateKey(let state, let key, _, let firstLine):
-      let what = key.map { "key \(quoted($0))" } ?? "a Default"
+    case .duplicateKey(let state, let key, _, let firstLine, let sameTextOnly):
+      if sameTextOnly, let key {
+        return
+          "\(describe(state)) has two keys that print as \(DisplayText.quoted(text: key)) (first at line \(firstLine)), so no tree or message could tell their exits apart. Give the keys different descriptions, or keep one exit."
+      }
+      let what = key.map { "key \(DisplayText.quoted(text: $0))" } ?? "a Default"
       return
         "\(describe(state)) has \(what) twice (first at line \(firstLine)). Keep one exit for it."
 
     case .missingCases(let state, let cases):
-      let cases = cases.map { ".\($0)" }.joined(separator: ", ")
+      let cases = cases.map { $0.hasPrefix("\"") ? $0 : ".\($0)" }.joined(separator: ", ")
       return "\(describe(state)) has no exit for \(cases). Add a Case for each, or a Default."
 
     case .finalWithExits(let state, let keyed):
@@ -308,26 +314,11 @@ struct DSLWording {
   }
 }
 
-/// `1 state`, `2 states`: a count that agrees with its number.
-func counted(_ number: Int, _ noun: String) -> String {
-  number == 1 ? "1 \(noun)" : "\(number) \(noun)s"
-}
-
-/// `name` between single quotes, with what would garble a one-line message escaped: line
-/// breaks (`\n`, `\u{2028}`), control characters (`\0`, `\u{1B}`) and whitespace other
-/// than the space (`\t`, `\u{A0}`).
+/// A state's or a reference's name as a message shows it, by the printed tree's rule (see
+/// ``DisplayText/quoted(name:)``): `'Fetch'`, or a string literal with escapes when the name
+/// would not read one way.
 func quoted(_ name: String) -> String {
-  var text = "'"
-  for scalar in name.unicodeScalars {
-    if Character(scalar).isNewline || scalar.properties.generalCategory == .control
-      || (scalar != " " && scalar.properties.isWhitespace)
-    {
-      text += scalar.escaped(asASCII: true)
-    } else {
-      text.unicodeScalars.append(scalar)
-    }
-  }
-  return text + "'"
+  DisplayText.quoted(name: name)
 }
 
 /// What is wrong with `name`, if anything, and whether it is ASCII. Reads bytes, and only

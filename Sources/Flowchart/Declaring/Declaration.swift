@@ -178,7 +178,7 @@ class StateDeclaration: @unchecked Sendable {
     case .multipleCondition(let decision, _):
       for exit in decision.exits { append(exit.body) }
     case .dispatch(let branches, _):
-      for branch in branches { append(branch) }
+      for branch in branches { append(branch.body) }
     }
   }
 

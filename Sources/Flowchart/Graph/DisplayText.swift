@@ -176,3 +176,8 @@ extension Optional: OptionalDisplay {
     }
   }
 }
+
+/// `1 state`, `2 states`, `-1 state`: a count that agrees with its number, for messages.
+func counted(_ count: Int, _ noun: String) -> String {
+  abs(count) == 1 ? "\(count) \(noun)" : "\(count) \(noun)s"
+}

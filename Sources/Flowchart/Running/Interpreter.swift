@@ -531,11 +531,6 @@ extension String {
   var capitalizedFirst: String { prefix(1).uppercased() + dropFirst() }
 }
 
-/// `1 state`, `2 states`: a count that agrees with its number.
-func counted(_ count: Int, _ noun: String) -> String {
-  count == 1 || count == -1 ? "\(count) \(noun)" : "\(count) \(noun)s"
-}
-
 /// A dispatch branch that ended at one of its final states: its context and its path.
 @usableFromInline
 struct FinishedBranch<Context: Sendable>: Sendable {
