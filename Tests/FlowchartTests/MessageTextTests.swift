@@ -50,7 +50,9 @@ struct MessageTextTests {
   @Test func keysThatPrintTheSameAreReportedAsSuch() {
     let error = definitionError {
       try Flowchart<Order> {
-        MultipleCondition("Ratio?") { _ in Double.nan } exits: {
+        MultipleCondition("Ratio?") { _ in
+          Double.nan
+        } exits: {
           Case(Double.nan) { Action("First", isFinal: true) }
           Case(Double.nan) { Action("Second", isFinal: true) }
         }

@@ -140,7 +140,8 @@ extension Flowchart {
         matches.isEmpty
         ? "no state has that name"
         : "\(counted(matches.count, "state")) have that name; rename them so the start is unambiguous"
-      throw unknownStart(name, "A run cannot start at \(DisplayText.quoted(name: name)): \(problem).")
+      throw unknownStart(
+        name, "A run cannot start at \(DisplayText.quoted(name: name)): \(problem).")
     }
     return StateID(matches[0])
   }

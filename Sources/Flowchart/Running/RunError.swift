@@ -129,7 +129,8 @@ public struct RunError: Error, CustomStringConvertible {
   /// A full account: where the run stopped, why, and the path that led there.
   public var description: String {
     let names = storage.pathNames
-    let route = names.isEmpty ? "(no state entered)" : names.map(DisplayText.name).joined(separator: " → ")
+    let route =
+      names.isEmpty ? "(no state entered)" : names.map(DisplayText.name).joined(separator: " → ")
     return "\(storage.reason)\nPath: \(route)"
   }
 
