@@ -74,3 +74,55 @@ final class Counter: Sendable {
   var value: Int { count.withLock { $0 } }
   func increment() { count.withLock { $0 += 1 } }
 }
+
+/// Every builder supports the same block syntax, since they share ``ListBuilder``'s rules.
+struct SharedBuilderRulesTests {
+  struct Load: Sendable {
+    var parts: [String] = []
+  }
+
+  @BranchBuilder<Load>
+  static func loaders(_ names: [String]) -> [Branch<Load>] {
+    for name in names {
+      Branch(name) { Action("Load \(name)", isFinal: true) { $0.parts.append(name) } }
+    }
+  }
+
+  @Test func branchBlocksSpliceListsAndCheckAvailability() throws {
+    let chart = try Flowchart<Load> {
+      Dispatch("Load", isFinal: true) { load, branch, original in
+        load.parts += branch.parts.dropFirst(original.parts.count)
+      } branches: {
+        Self.loaders(["profile", "feed"])
+        if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) {
+          Branch { Action("Load settings", isFinal: true) { $0.parts.append("settings") } }
+        }
+      }
+    }
+    let result = try chart.runSynchronously(with: Load())
+    #expect(result.context.parts == ["profile", "feed", "settings"])
+  }
+
+  @Test func exitBlocksSpliceListsAndCheckAvailability() throws {
+    @ExitBuilder<Load, Int>
+    func small() -> [KeyedExit<Load, Int>] {
+      Case(0) { Action("Zero", isFinal: true) }
+      Case(1) { Action("One", isFinal: true) }
+    }
+    let chart = try Flowchart<Load> {
+      MultipleCondition("Count") {
+        $0.parts.count
+      } exits: {
+        small()
+        if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) {
+          Case(2) { Action("Two", isFinal: true) }
+        }
+        Default { Action("Many", isFinal: true) }
+      }
+    }
+    #expect(try chart.runSynchronously(with: Load(parts: ["a"])).finalStateName == "One")
+    #expect(try chart.runSynchronously(with: Load(parts: ["a", "b"])).finalStateName == "Two")
+    #expect(
+      try chart.runSynchronously(with: Load(parts: ["a", "b", "c"])).finalStateName == "Many")
+  }
+}

@@ -170,32 +170,7 @@ struct BranchDeclaration: Sendable {
 /// `if`, `if`-`else`, `switch` and `for` statements are supported, so branches may be
 /// generated from data.
 @resultBuilder
-public enum BranchBuilder<Context: Sendable> {
-  /// Lifts a ``Branch`` into the list.
-  @inlinable
-  public static func buildExpression(_ branch: Branch<Context>) -> [Branch<Context>] { [branch] }
-
-  /// Joins the branches of a block, in order.
-  @inlinable
-  public static func buildBlock(_ parts: [Branch<Context>]...) -> [Branch<Context>] {
-    parts.flatMap { $0 }
-  }
-
-  /// Supports `if` without `else`.
-  @inlinable
-  public static func buildOptional(_ part: [Branch<Context>]?) -> [Branch<Context>] { part ?? [] }
-
-  /// Supports the first branch of `if`-`else` and `switch`.
-  @inlinable
-  public static func buildEither(first part: [Branch<Context>]) -> [Branch<Context>] { part }
-
-  /// Supports the second branch of `if`-`else` and `switch`.
-  @inlinable
-  public static func buildEither(second part: [Branch<Context>]) -> [Branch<Context>] { part }
-
-  /// Supports `for` loops.
-  @inlinable
-  public static func buildArray(_ parts: [[Branch<Context>]]) -> [Branch<Context>] {
-    parts.flatMap { $0 }
-  }
+public enum BranchBuilder<Context: Sendable>: ListBuilder {
+  /// A block lists branches.
+  public typealias Element = Branch<Context>
 }

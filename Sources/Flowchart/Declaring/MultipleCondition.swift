@@ -195,51 +195,19 @@ public struct KeyedExit<Context: Sendable, Key: Hashable & Sendable>: Sendable {
 /// `if`, `if`-`else`, `switch` and `for` statements work as in ``FlowBuilder``, so exits
 /// may be generated from data.
 @resultBuilder
-public enum ExitBuilder<Context: Sendable, Key: Hashable & Sendable> {
+public enum ExitBuilder<Context: Sendable, Key: Hashable & Sendable>: ListBuilder {
+  /// A block lists keyed exits.
+  public typealias Element = KeyedExit<Context, Key>
+
   /// Lifts a ``Case`` into the list of exits.
   @inlinable
-  public static func buildExpression(_ exit: Case<Context, Key>) -> [KeyedExit<Context, Key>] {
-    [exit.exit]
+  public static func buildExpression(_ exit: Case<Context, Key>) -> PartialBlock {
+    PartialBlock(.one(exit.exit))
   }
 
   /// Lifts a ``Default`` into the list of exits.
   @inlinable
-  public static func buildExpression(_ exit: Default<Context>) -> [KeyedExit<Context, Key>] {
-    [KeyedExit(key: nil, location: exit.location, body: exit.body)]
-  }
-
-  /// Joins the exits of a block, in order.
-  @inlinable
-  public static func buildBlock(_ parts: [KeyedExit<Context, Key>]...) -> [KeyedExit<Context, Key>]
-  {
-    parts.flatMap { $0 }
-  }
-
-  /// Supports `if` without `else`.
-  @inlinable
-  public static func buildOptional(_ part: [KeyedExit<Context, Key>]?) -> [KeyedExit<Context, Key>]
-  {
-    part ?? []
-  }
-
-  /// Supports the first branch of `if`-`else` and `switch`.
-  @inlinable
-  public static func buildEither(first part: [KeyedExit<Context, Key>]) -> [KeyedExit<Context, Key>]
-  {
-    part
-  }
-
-  /// Supports the second branch of `if`-`else` and `switch`.
-  @inlinable
-  public static func buildEither(second part: [KeyedExit<Context, Key>]) -> [KeyedExit<
-    Context, Key
-  >] {
-    part
-  }
-
-  /// Supports `for` loops.
-  @inlinable
-  public static func buildArray(_ parts: [[KeyedExit<Context, Key>]]) -> [KeyedExit<Context, Key>] {
-    parts.flatMap { $0 }
+  public static func buildExpression(_ exit: Default<Context>) -> PartialBlock {
+    PartialBlock(.one(KeyedExit(key: nil, location: exit.location, body: exit.body)))
   }
 }

@@ -1,0 +1,165 @@
+/// The block rules every builder of the DSL shares: how the statements of a block become the
+/// block's list, in order.
+///
+/// ``FlowBuilder`` (declarations), ``BranchBuilder`` (a dispatch's branches) and
+/// ``ExitBuilder`` (a multiple condition's exits) differ only in what a statement may be:
+/// each adds its `buildExpression` overloads, and takes the rest from this protocol's
+/// extension. So every block supports the same syntax — `if`, `if`-`else`, `switch`, `for`,
+/// `if #available`, and a list of elements built elsewhere, such as by a function marked
+/// with the builder — and a statement costs no array of its own.
+public protocol ListBuilder {
+  /// What a block lists.
+  associatedtype Element: Sendable
+}
+
+/// The elements of a block gathered so far, while a builder works through it.
+///
+/// You never use this type: a builder turns it into the block's `[Element]` once the block
+/// is complete. It holds a single element without allocating, so a statement costs no array
+/// of its own, and a block of any length costs one array.
+public struct PartialList<Element: Sendable>: Sendable {
+  @usableFromInline
+  enum Storage: Sendable {
+    case empty
+    case one(Element)
+    case many([Element])
+  }
+
+  @usableFromInline var storage: Storage
+
+  @inlinable
+  init(_ storage: Storage) {
+    self.storage = storage
+  }
+
+  /// How many elements the partial list holds.
+  @inlinable
+  var count: Int {
+    switch storage {
+    case .empty: 0
+    case .one: 1
+    case .many(let elements): elements.count
+    }
+  }
+
+  /// Appends `other`'s elements.
+  @inlinable
+  mutating func append(_ other: consuming PartialList) {
+    if case .empty = other.storage { return }
+    switch storage {
+    case .empty:
+      self = other
+    case .one(let first):
+      var elements: [Element] = []
+      elements.reserveCapacity(1 + other.count)
+      elements.append(first)
+      other.add(to: &elements)
+      storage = .many(elements)
+    case .many(var elements):
+      // Emptied first, so that `elements` is the array's only reference and grows in place.
+      storage = .empty
+      other.add(to: &elements)
+      storage = .many(elements)
+    }
+  }
+
+  /// Appends the elements to `list`.
+  @inlinable
+  func add(to list: inout [Element]) {
+    switch storage {
+    case .empty: break
+    case .one(let element): list.append(element)
+    case .many(let elements): list.append(contentsOf: elements)
+    }
+  }
+
+  /// The elements, as the block's final array.
+  @inlinable
+  consuming func elements() -> [Element] {
+    switch storage {
+    case .empty: []
+    case .one(let element): [element]
+    case .many(let elements): elements
+    }
+  }
+}
+
+extension ListBuilder {
+  /// The elements of a block gathered so far.
+  public typealias PartialBlock = PartialList<Element>
+
+  /// Lifts one element into the block.
+  @inlinable
+  public static func buildExpression(_ element: Element) -> PartialBlock {
+    PartialBlock(.one(element))
+  }
+
+  /// Splices a list of elements built elsewhere, such as by a function marked with the
+  /// builder, into the block.
+  @inlinable
+  public static func buildExpression(_ elements: [Element]) -> PartialBlock {
+    PartialBlock(elements.isEmpty ? .empty : .many(elements))
+  }
+
+  /// Makes an empty block.
+  @inlinable
+  public static func buildBlock() -> PartialBlock { PartialBlock(.empty) }
+
+  /// Starts a block with its first statement's elements.
+  @inlinable
+  public static func buildPartialBlock(first: PartialBlock) -> PartialBlock {
+    first
+  }
+
+  /// Adds a statement's elements to a block: appending, so a block costs one array whatever
+  /// its length.
+  @inlinable
+  public static func buildPartialBlock(
+    accumulated: consuming PartialBlock, next: PartialBlock
+  ) -> PartialBlock {
+    var block = accumulated
+    block.append(next)
+    return block
+  }
+
+  /// Supports `if` without `else`.
+  @inlinable
+  public static func buildOptional(_ part: PartialBlock?) -> PartialBlock {
+    part ?? PartialBlock(.empty)
+  }
+
+  /// Supports the first branch of `if`-`else` and `switch`.
+  @inlinable
+  public static func buildEither(first part: PartialBlock) -> PartialBlock {
+    part
+  }
+
+  /// Supports the second branch of `if`-`else` and `switch`.
+  @inlinable
+  public static func buildEither(second part: PartialBlock) -> PartialBlock {
+    part
+  }
+
+  /// Supports `for` loops: one array for all the iterations' elements.
+  @inlinable
+  public static func buildArray(_ parts: [PartialBlock]) -> PartialBlock {
+    var elements: [Element] = []
+    elements.reserveCapacity(parts.reduce(0) { $0 + $1.count })
+    for part in parts {
+      part.add(to: &elements)
+    }
+    return PartialBlock(elements.isEmpty ? .empty : .many(elements))
+  }
+
+  /// Supports `if #available` checks.
+  @inlinable
+  public static func buildLimitedAvailability(_ part: PartialBlock) -> PartialBlock {
+    part
+  }
+
+  /// Ends a block: its elements, in order.
+  @inlinable
+  public static func buildFinalResult(_ block: PartialBlock) -> [Element] {
+    block.elements()
+  }
+}
