@@ -20,7 +20,7 @@ import Testing
 ///   (``PendingRule``) as landed, so a disagreement that relies on one fails.
 struct RandomizedRunTests {
   /// Whether the runtime implements every ``PendingRule``. Set to `true` once the runtime's
-  /// cancellation rule (issue 13) and final-dispatch step limit (issue 7) are merged; until
+  /// cancellation rule (issue 13) and step limit at the join (issue 7) are merged; until
   /// then, a disagreement that relies on one is recorded as a known issue.
   static let pendingRulesHaveLanded = false
 

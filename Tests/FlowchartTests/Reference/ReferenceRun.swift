@@ -8,8 +8,9 @@ enum PendingRule: String, Sendable, Hashable, Comparable {
   /// at every state boundary (after the last state too), whatever the state then threw;
   /// a `CancellationError` thrown in a task nobody cancelled is a thrown error.
   case cancellation
-  /// Issue 7: the step limit stops a final dispatch whose branches took the flow past it.
-  case finalDispatchStepLimit
+  /// Issue 7: a flow whose dispatch's branches took it past its step limit stops at the
+  /// join, before the merges run, even when the dispatch is final.
+  case stepLimitAtTheJoin
   /// Issue 7: a run error's path holds at most ``RunResult/pathCapacity`` states.
   case errorPathCapacity
 
@@ -132,24 +133,26 @@ struct ReferenceRun {
             before: before + path)
           finished.append((branchWalk, branchPath, branchCount))
         }
-        // The join: in declaration order, each branch's states follow the dispatch in the
-        // path and count toward this flow's steps, and the merge folds its context back.
+        // The join. In declaration order, each branch's states follow the dispatch in the
+        // path and count toward this flow's steps, which may take it past its step limit;
+        // then the merge folds each branch's context back, in declaration order.
         for branch in finished {
           path += branch.path
           count += branch.count
-          guard let merge else { continue }
-          do {
-            try Walk.merge(&walk, branch.walk, failsAt: merge.fails ? node.id : nil)
-          } catch {
-            throw Stop(
-              kind: .thrown, state: node.id, underlying: "PlannedFailure(S\(node.id))")
-          }
         }
-        // The boundary after the dispatch: its branches' states may have taken the flow
-        // past its step limit.
         if count > stepLimit {
-          if node.isFinal { reliesOn.insert(.finalDispatchStepLimit) }
+          reliesOn.insert(.stepLimitAtTheJoin)
           throw Stop(kind: .stepLimitExceeded)
+        }
+        if let merge {
+          for branch in finished {
+            do {
+              try Walk.merge(&walk, branch.walk, failsAt: merge.fails ? node.id : nil)
+            } catch {
+              throw Stop(
+                kind: .thrown, state: node.id, underlying: "PlannedFailure(S\(node.id))")
+            }
+          }
         }
         if node.isFinal { return (node.id, "done") }
         index += 1
