@@ -50,8 +50,20 @@ struct RandomizedRunTests {
     Self.report(found)
   }
 
-  /// Seeds that once disagreed, kept as regressions: `(seed, cancellation)`.
-  @Test(arguments: [(UInt64, Bool)]())
+  /// Seeds that disagreed, kept as regressions: `(seed, cancellation)`.
+  ///
+  /// - 191, 314: on the integration branch, a dispatch whose branches take the run past its
+  ///   step limit ends the run normally when the dispatch is final (191), or runs a merge
+  ///   that throws before the limit stops the run (314) (issue 7).
+  /// - 0 (cancellation): a `CancellationError` thrown in a task nobody cancelled ends the
+  ///   run `.cancelled` instead of `.thrown` (issue 13), on the integration branch.
+  /// - 146, 181, 314, 595 (cancellation): a synchronous run whose task a state cancelled
+  ///   goes on to its next states and ends `.stepLimitExceeded` instead of `.cancelled`, on
+  ///   the runtime branch of issues 7 and 13 (the asynchronous run agrees).
+  @Test(
+    arguments: [
+      (191, false), (314, false), (0, true), (146, true), (181, true), (314, true), (595, true),
+    ] as [(UInt64, Bool)])
   func seedThatOnceDisagreedAgrees(seed: UInt64, cancellation: Bool) async {
     Self.report(await Self.check(seed: seed, cancellation: cancellation))
   }
@@ -72,7 +84,8 @@ struct RandomizedRunTests {
     var message: String {
       let pending =
         reliesOn.isEmpty
-        ? "" : "\nThe expectation relies on: \(reliesOn.sorted().map(\.rawValue).joined(separator: ", "))."
+        ? ""
+        : "\nThe expectation relies on: \(reliesOn.sorted().map(\.rawValue).joined(separator: ", "))."
       return """
         Seed \(seed)\(cancellation ? " (cancellation)" : ""): \(call) disagrees with the reference.
         Expected: \(expected)
@@ -137,10 +150,10 @@ struct RandomizedRunTests {
         let call =
           (synchronously ? "runSynchronously" : "run") + "(with: walk"
           + (name.map { ", startingAt: \"\($0)\"" } ?? "") + limit + ")"
-        var found1 = disagreement(
+        var mismatch = disagreement(
           call, expected.description, actual.description, tree: chart.treeDescription)
-        found1.reliesOn = reliesOn
-        found.append(found1)
+        mismatch.reliesOn = reliesOn
+        found.append(mismatch)
       }
     }
     return found
@@ -153,7 +166,8 @@ struct RandomizedRunTests {
     let result = await runInATaskOfItsOwn { walk async throws(RunError) -> RunResult<Walk> in
       switch (synchronously, name) {
       case (false, nil): try await chart.run(with: walk, stepLimit: stepLimit)
-      case (false, let name?): try await chart.run(with: walk, startingAt: name, stepLimit: stepLimit)
+      case (false, let name?):
+        try await chart.run(with: walk, startingAt: name, stepLimit: stepLimit)
       case (true, nil): try chart.runSynchronously(with: walk, stepLimit: stepLimit)
       case (true, let name?):
         try chart.runSynchronously(with: walk, startingAt: name, stepLimit: stepLimit)
@@ -225,7 +239,9 @@ struct RandomizedRunTests {
     ) {
       var seedsByRule: [PendingRule: Set<UInt64>] = [:]
       for disagreement in pending {
-        for rule in disagreement.reliesOn { seedsByRule[rule, default: []].insert(disagreement.seed) }
+        for rule in disagreement.reliesOn {
+          seedsByRule[rule, default: []].insert(disagreement.seed)
+        }
       }
       let summary = seedsByRule.keys.sorted().map { rule in
         "\(rule.rawValue): seeds \(seedsByRule[rule]!.sorted())"

@@ -131,7 +131,8 @@ extension RandomPlan {
     var generator = Generator(
       random: SeededGenerator(seed: seed), cancellation: cancellation)
     generator.asynchronousShare = Int.random(in: 0...2, using: &generator.random)
-    flow = generator.flow(count: Int.random(in: 1...16, using: &generator.random), depth: 0, risky: true)
+    flow = generator.flow(
+      count: Int.random(in: 1...16, using: &generator.random), depth: 0, risky: true)
     if !generator.hasCycle && Bool.random(using: &generator.random) {
       stepLimit = nil
     } else if Bool.random(using: &generator.random) {
@@ -185,7 +186,11 @@ extension RandomPlan {
           modulus: Int.random(in: 2...4, using: &random),
           yes: isFinal ? nil : jump(from: index, of: count, risky: risky))
       case 11..<17:
-        kind = isFinal ? .multiple(exits: [], hasDefault: false) : multiple(from: index, of: count, risky: risky)
+        if isFinal {
+          kind = .multiple(exits: [], hasDefault: false)
+        } else {
+          kind = multiple(from: index, of: count, risky: risky)
+        }
       default:
         kind = dispatch(depth: depth, risky: risky)
       }

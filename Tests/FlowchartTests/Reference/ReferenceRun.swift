@@ -27,12 +27,16 @@ enum Outcome: Sendable, CustomStringConvertible {
   /// Whether `actual` is what this expected outcome predicts.
   func admits(_ actual: Outcome) -> Bool {
     switch (self, actual) {
-    case (.final(let state, let decision, let walk, let path, let count),
-      .final(let actualState, let actualDecision, let actualWalk, let actualPath, let actualCount)):
+    case (
+      .final(let state, let decision, let walk, let path, let count),
+      .final(let actualState, let actualDecision, let actualWalk, let actualPath, let actualCount)
+    ):
       return state == actualState && decision == actualDecision && walk == actualWalk
         && path == actualPath && count == actualCount
-    case (.failed(let kind, let state, let path, let underlying),
-      .failed(let actualKind, let actualState, let actualPath, let actualUnderlying)):
+    case (
+      .failed(let kind, let state, let path, let underlying),
+      .failed(let actualKind, let actualState, let actualPath, let actualUnderlying)
+    ):
       return kind == actualKind && (state == nil || state == actualState)
         && (path == nil || path == actualPath)
         && (underlying == nil || underlying == actualUnderlying)

@@ -48,6 +48,9 @@ struct Walk: Sendable, Equatable, CustomStringConvertible {
 
 // MARK: - The chart
 
+/// The code of an asynchronous state that decides a `Result`.
+typealias AsynchronousCode<Result> = @Sendable (inout Walk) async throws -> Result
+
 extension RandomPlan.Code {
   /// The code of state `id` as the chart runs it: records the state, then cancels and
   /// throws as planned.
@@ -88,9 +91,7 @@ extension RandomPlan.Code {
     }
   }
 
-  func asynchronousCondition(_ id: Int, modulus: Int) -> @Sendable (inout Walk) async throws
-    -> Bool
-  {
+  func asynchronousCondition(_ id: Int, modulus: Int) -> AsynchronousCode<Bool> {
     { walk in
       await Task.yield()
       try run(id, &walk)
