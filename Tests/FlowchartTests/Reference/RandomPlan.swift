@@ -79,6 +79,10 @@ struct RandomPlan: Sendable {
     case throwsFailure
     /// Calls `Task.checkCancellation()`, which throws `CancellationError`.
     case checksCancellation
+    /// Runs another chart (``RandomPlan/anotherChart``), in the same way as the state's own
+    /// code (synchronously or not), which is cancelled with the task; its `RunError`, if it
+    /// throws one, is the state's error.
+    case runsAnotherChart
   }
 
   enum Failure: Sendable {

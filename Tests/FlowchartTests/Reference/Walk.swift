@@ -55,20 +55,37 @@ extension RandomPlan.Code {
   /// The code of state `id` as the chart runs it: records the state, then cancels and
   /// throws as planned.
   func run(_ id: Int, _ walk: inout Walk) throws {
+    if try start(id, &walk) { _ = try RandomPlan.anotherChart.runSynchronously(with: 0) }
+    try finish(id, walk)
+  }
+
+  /// The same, for an asynchronous state.
+  func runAsynchronously(_ id: Int, _ walk: inout Walk) async throws {
+    if try start(id, &walk) { _ = try await RandomPlan.anotherChart.run(with: 0) }
+    try finish(id, walk)
+  }
+
+  /// Records the state, then cancels the run as planned; returns whether the state must
+  /// now run another chart.
+  private func start(_ id: Int, _ walk: inout Walk) throws -> Bool {
     walk.step(id)
-    if let cancelsEvery, walk.decider % cancelsEvery == 0 {
-      walk.cancelRun?()
-      switch afterCancel {
-      case .returns: break
-      case .throwsFailure: throw PlannedFailure(state: id)
-      case .checksCancellation: try Task.checkCancellation()
-      }
+    guard let cancelsEvery, walk.decider % cancelsEvery == 0 else { return false }
+    walk.cancelRun?()
+    switch afterCancel {
+    case .returns: return false
+    case .throwsFailure: throw PlannedFailure(state: id)
+    case .checksCancellation: try Task.checkCancellation()
+    case .runsAnotherChart: return true
     }
-    if let failsEvery, walk.decider % failsEvery == 0 {
-      switch failure {
-      case .planned: throw PlannedFailure(state: id)
-      case .cancellationError: throw CancellationError()
-      }
+    return false
+  }
+
+  /// Throws as planned.
+  private func finish(_ id: Int, _ walk: Walk) throws {
+    guard let failsEvery, walk.decider % failsEvery == 0 else { return }
+    switch failure {
+    case .planned: throw PlannedFailure(state: id)
+    case .cancellationError: throw CancellationError()
     }
   }
 
@@ -79,7 +96,7 @@ extension RandomPlan.Code {
   func asynchronousAction(_ id: Int) -> @Sendable (inout Walk) async throws -> Void {
     { walk in
       await Task.yield()
-      try run(id, &walk)
+      try await runAsynchronously(id, &walk)
       await Task.yield()
     }
   }
@@ -94,7 +111,7 @@ extension RandomPlan.Code {
   func asynchronousCondition(_ id: Int, modulus: Int) -> AsynchronousCode<Bool> {
     { walk in
       await Task.yield()
-      try run(id, &walk)
+      try await runAsynchronously(id, &walk)
       return walk.decider % modulus == 0
     }
   }
@@ -109,13 +126,18 @@ extension RandomPlan.Code {
   func asynchronousKey(_ id: Int) -> @Sendable (inout Walk) async throws -> Int {
     { walk in
       await Task.yield()
-      try run(id, &walk)
+      try await runAsynchronously(id, &walk)
       return walk.decider % 4
     }
   }
 }
 
 extension RandomPlan {
+  /// The chart a state runs when its plan says ``AfterCancel/runsAnotherChart``.
+  static let anotherChart = try! Flowchart<Int> {
+    Action("Another chart's state", isFinal: true) { $0 += 1 }
+  }
+
   /// The plan as a chart.
   func chart() throws -> Flowchart<Walk> {
     try Flowchart<Walk> { Self.declarations(flow) }
