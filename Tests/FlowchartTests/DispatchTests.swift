@@ -14,7 +14,7 @@ private let appendLogs: @Sendable (inout Work, Work) -> Void = { context, branch
   context.total += branch.total
 }
 
-/// Records the order in which branches finished.
+/// Records names, in the order they come.
 private actor FinishOrder {
   private(set) var names: [String] = []
   func append(_ name: String) { names.append(name) }
@@ -22,9 +22,48 @@ private actor FinishOrder {
 
 private struct BranchFailure: Error {}
 
+/// Lets a dispatch's branches finish in an order the test chooses, not the scheduler.
+///
+/// Each branch waits until every branch has started (possible only if they run
+/// concurrently; run one after another, the first would wait for ever), then until it is its
+/// turn in `order`; a branch that finishes lets the next one go.
+private actor Turnstile {
+  private let order: [Int]
+  private var started = 0
+  private var waiting: [Int: CheckedContinuation<Void, Never>] = [:]
+  /// The branches that finished, in the order they did.
+  private(set) var finished: [Int] = []
+
+  init(order: [Int]) {
+    self.order = order
+  }
+
+  /// Returns once every branch has started and it is `branch`'s turn.
+  func waitForTurn(_ branch: Int) async {
+    started += 1
+    await withCheckedContinuation { continuation in
+      waiting[branch] = continuation
+      releaseNext()
+    }
+  }
+
+  /// Records that `branch` finished, and lets the next branch go.
+  func finish(_ branch: Int) {
+    finished.append(branch)
+    releaseNext()
+  }
+
+  private func releaseNext() {
+    guard started == order.count, finished.count < order.count,
+      let next = waiting.removeValue(forKey: order[finished.count])
+    else { return }
+    next.resume()
+  }
+}
+
 struct DispatchTests {
-  /// Every permutation of four delays makes the branches finish in a different order.
-  static let delayPermutations: [[Int]] = {
+  /// Every order in which four branches can finish.
+  static let finishOrders: [[Int]] = {
     var result: [[Int]] = []
     func permute(_ prefix: [Int], _ rest: [Int]) {
       if rest.isEmpty { result.append(prefix) }
@@ -38,23 +77,23 @@ struct DispatchTests {
     return result
   }()
 
-  @Test(arguments: delayPermutations)
-  func joinFoldsBranchesInDeclarationOrderWhateverOrderTheyFinish(delays: [Int]) async throws {
-    let finished = FinishOrder()
+  @Test(.timeLimit(.minutes(1)), arguments: finishOrders)
+  func joinFoldsBranchesInDeclarationOrderWhateverOrderTheyFinish(order: [Int]) async throws {
+    let turnstile = Turnstile(order: order)
     let chart = try Flowchart<Work>(
       fileID: #fileID, line: #line
     ) {
       Action("Before") { $0.log.append("before") }
       Dispatch("Fan out", merge: appendLogs) {
-        for (index, delay) in delays.enumerated() {
+        for index in 0..<4 {
           Branch {
             Action("Branch \(index)", isFinal: true) { work in
-              try await Task.sleep(for: .milliseconds(5 * delay))
+              await turnstile.waitForTurn(index)
               // Each branch starts from a copy of the whole context; it reports only its
               // own part, so that the merge can append it.
               work.log = ["branch \(index)"]
               work.total = index
-              await finished.append("Branch \(index)")
+              await turnstile.finish(index)
             }
           }
         }
@@ -71,11 +110,9 @@ struct DispatchTests {
         "Before", "Fan out", "Branch 0", "Branch 1", "Branch 2", "Branch 3", "After",
       ])
     #expect(result.stepCount == 7)
-    // The branches really did run concurrently, in an order set by their delays.
-    let expectedFinishOrder = delays.indices.sorted { delays[$0] < delays[$1] }.map {
-      "Branch \($0)"
-    }
-    #expect(await finished.names == expectedFinishOrder)
+    // The branches all started before any finished, so they ran concurrently, and they
+    // finished in the order the turnstile set.
+    #expect(await turnstile.finished == order)
   }
 
   @Test func branchesWorkOnCopiesOfTheContext() async throws {

@@ -37,6 +37,12 @@ struct ReadmeExampleTests {
       var passesOtherCheck: Bool
       var log: [String] = []
     }
+    // The README's `print` calls write here, not to standard output, and the test checks
+    // what they wrote.
+    var printed = ""
+    func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+      printed += items.map { "\($0)" }.joined(separator: separator) + terminator
+    }
 
     // swift-format-ignore
     let chart = try Flowchart<Launch> {
@@ -59,6 +65,13 @@ struct ReadmeExampleTests {
     print(result.path.map { chart[$0].name })  // ["Check first launch", "An other check", …]
     print(chart)
     // End of the README block.
+
+    #expect(
+      printed == """
+        Final state done
+        ["Check first launch", "An other check", "Log something", "Final state"]
+
+        """ + chart.treeDescription)
 
     #expect(result.finalStateName == "Final state")
     #expect(result.decision == .done)
@@ -102,6 +115,12 @@ struct ReadmeExampleTests {
       var profile: String?
       var settings: String?
     }
+    // The README's `print` calls write here, not to standard output, and the test checks
+    // what they wrote.
+    var printed = ""
+    func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+      printed += items.map { "\($0)" }.joined(separator: separator) + terminator
+    }
 
     // swift-format-ignore
     let onboarding = try Flowchart<Signup> {
@@ -121,6 +140,8 @@ struct ReadmeExampleTests {
     }
     print(onboarding)
     // End of the README block.
+
+    #expect(printed == onboarding.treeDescription)
 
     #expect(
       onboarding.treeDescription == """
@@ -157,6 +178,12 @@ struct ReadmeExampleTests {
     }
 
     enum Outcome { case healthy, unhealthy, inconclusive }
+    // The README's `print` calls write here, not to standard output, and the test checks
+    // what they wrote.
+    var printed = ""
+    func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+      printed += items.map { "\($0)" }.joined(separator: separator) + terminator
+    }
 
     // swift-format-ignore
     let health = try Flowchart<Subject> {
@@ -182,6 +209,8 @@ struct ReadmeExampleTests {
     print(outcome(of: result)!)  // inconclusive
     // End of the README block.
 
+    #expect(printed == "Injured? yes\ninconclusive\n")
+
     #expect(result.finalStateName == "Injured?")
     #expect(result.decision == .yes)
     #expect(outcome(of: result) == .inconclusive)
@@ -205,6 +234,7 @@ struct ReadmeExampleTests {
       }
     } catch {
       print(error)  // 2 problems: GoTo 'Lift weight' refers to no state; 'Rest' leads nowhere
+      #expect(printed.hasSuffix("inconclusive\n\(error)\n"))
       #expect(error.problems.map(\.kind) == [.unknownName, .exitLeadsNowhere])
       #expect(error.problems.map(\.name) == ["Lift weight", "Rest"])
       #expect(error.description.contains("has 2 problems"))
@@ -216,6 +246,7 @@ struct ReadmeExampleTests {
       Issue.record("The step limit should have stopped the run.")
     } catch {
       print(error.kind, error.stateName)  // step limit exceeded Do sit-ups
+      #expect(printed.hasSuffix("\nstep limit exceeded Do sit-ups\n"))
       #expect(error.kind == .stepLimitExceeded)
       #expect(error.stateName == "Do sit-ups")
     }
@@ -228,6 +259,7 @@ struct ReadmeExampleTests {
     } catch let error as RunError {
       print(error.kind)  // cancelled
       print(error)  // where the run stopped, and the path that led there
+      #expect(printed.hasSuffix("\ncancelled\n\(error)\n"))
       #expect(error.kind == .cancelled)
       #expect(error.description.contains("Path: "))
     }
