@@ -60,7 +60,8 @@ struct RandomizedRunTests {
   ///   run `.cancelled` instead of `.thrown` (issue 13), on the integration branch.
   /// - 146, 181, 314, 595 (cancellation): a synchronous run whose task a state cancelled
   ///   goes on to its next states and ends `.stepLimitExceeded` instead of `.cancelled`, on
-  ///   the runtime branch of issues 7 and 13 (the asynchronous run agrees).
+  ///   the runtime branch of issues 7 and 13 at 9005397 (the asynchronous run agreed; fixed
+  ///   there at 4c1f0bb, where all 100,000 seeds of both tests agree strictly).
   @Test(
     arguments: [
       (191, false), (314, false), (0, true), (146, true), (181, true), (314, true), (595, true),
