@@ -16,19 +16,8 @@ import Testing
 ///
 /// Environment variables:
 /// - `FLOWCHART_RANDOM_SEEDS=100000` runs seeds `0..<100000` (1,000 by default);
-/// - `FLOWCHART_RANDOM_SEED=42` runs seed 42 only, for a failure's one-line reproduction;
-/// - `FLOWCHART_RANDOM_STRICT=1` treats the rules the runtime does not implement yet
-///   (``PendingRule``) as landed, so a disagreement that relies on one fails.
+/// - `FLOWCHART_RANDOM_SEED=42` runs seed 42 only, for a failure's one-line reproduction.
 struct RandomizedRunTests {
-  /// Whether the runtime implements every ``PendingRule``. Set to `true` once the runtime's
-  /// cancellation rule (issue 13) and step limit at the join (issue 7) are merged; until
-  /// then, a disagreement that relies on one is recorded as a known issue.
-  static let pendingRulesHaveLanded = false
-
-  static var isStrict: Bool {
-    pendingRulesHaveLanded || environment("FLOWCHART_RANDOM_STRICT") != nil
-  }
-
   /// The seeds to run: `FLOWCHART_RANDOM_SEED`, else `0..<FLOWCHART_RANDOM_SEEDS`, else
   /// `0..<1000`.
   static var seeds: [UInt64] {
@@ -80,7 +69,6 @@ struct RandomizedRunTests {
     var call: String
     var expected: String
     var actual: String
-    var reliesOn: Set<PendingRule>
 
     /// The chart's tree, drawn again from the seed: kept out of the stored disagreements,
     /// which a long run may gather by the thousand.
@@ -89,17 +77,13 @@ struct RandomizedRunTests {
     }
 
     var message: String {
-      let pending =
-        reliesOn.isEmpty
-        ? ""
-        : "\nThe expectation relies on: \(reliesOn.sorted().map(\.rawValue).joined(separator: ", "))."
-      return """
-        Seed \(seed)\(cancellation ? " (cancellation)" : ""): \(call) disagrees with the reference.
-        Expected: \(expected)
-        Actual:   \(actual)\(pending)
-        Re-run: FLOWCHART_RANDOM_SEED=\(seed) swift test --filter RandomizedRunTests
-        \(tree)
-        """
+      """
+      Seed \(seed)\(cancellation ? " (cancellation)" : ""): \(call) disagrees with the reference.
+      Expected: \(expected)
+      Actual:   \(actual)
+      Re-run: FLOWCHART_RANDOM_SEED=\(seed) swift test --filter RandomizedRunTests
+      \(tree)
+      """
     }
   }
 
@@ -128,8 +112,7 @@ struct RandomizedRunTests {
     let plan = RandomPlan(seed: seed, cancellation: cancellation)
     func disagreement(_ call: String, _ expected: String, _ actual: String) -> Disagreement {
       Disagreement(
-        seed: seed, cancellation: cancellation, call: call, expected: expected, actual: actual,
-        reliesOn: [])
+        seed: seed, cancellation: cancellation, call: call, expected: expected, actual: actual)
     }
     let chart: Flowchart<Walk>
     do {
@@ -148,17 +131,14 @@ struct RandomizedRunTests {
     let second: Start = seed.isMultiple(of: 2) ? .named(name) : .id(chart.state(named: name)!, name)
     for (index, start) in [(0, Start.first), (plan.namedStart, second)] {
       for synchronously in chart.isSynchronous ? [false, true] : [false] {
-        let (expected, reliesOn) = ReferenceRun.outcome(of: plan, from: index)
+        let expected = ReferenceRun.outcome(of: plan, from: index)
         let actual = await outcome(
           of: chart, synchronously: synchronously, from: start, stepLimit: plan.stepLimit)
         guard !expected.admits(actual) else { continue }
         let call =
           (synchronously ? "runSynchronously" : "run") + "(with: walk" + start.argument
           + (plan.stepLimit.map { ", stepLimit: \($0)" } ?? "") + ")"
-        var mismatch = disagreement(
-          call, expected.description, actual.description)
-        mismatch.reliesOn = reliesOn
-        found.append(mismatch)
+        found.append(disagreement(call, expected.description, actual.description))
       }
     }
     return found
@@ -261,42 +241,17 @@ struct RandomizedRunTests {
     }
   }
 
-  /// Records each disagreement as an issue; those that rely on a pending rule as known
-  /// issues, in one summary, until ``pendingRulesHaveLanded``.
+  /// Records each disagreement as an issue: the first ten in full, then the seeds of all.
   static func report(_ found: [Disagreement]) {
-    let pending = isStrict ? [] : found.filter { !$0.reliesOn.isEmpty }
-    let failures = isStrict ? found : found.filter { $0.reliesOn.isEmpty }
-    for disagreement in failures.prefix(10) {
+    for disagreement in found.prefix(10) {
       Issue.record(Comment(rawValue: disagreement.message))
     }
-    if failures.count > 10 {
-      let seeds = Set(failures.map(\.seed)).sorted()
+    if found.count > 10 {
+      let seeds = Set(found.map(\.seed)).sorted()
       let shown = seeds.prefix(100).map(String.init).joined(separator: ", ")
       Issue.record(
-        "\(failures.count) runs of \(seeds.count) seeds disagree with the reference; seeds: \(shown)\(seeds.count > 100 ? ", …" : "")"
+        "\(found.count) runs of \(seeds.count) seeds disagree with the reference; seeds: \(shown)\(seeds.count > 100 ? ", …" : "")"
       )
-    }
-    guard !pending.isEmpty else { return }
-    withKnownIssue(
-      "The runtime does not implement these rules yet (RandomizedRunTests.pendingRulesHaveLanded)",
-      isIntermittent: true
-    ) {
-      var seedsByRule: [PendingRule: Set<UInt64>] = [:]
-      for disagreement in pending {
-        for rule in disagreement.reliesOn {
-          seedsByRule[rule, default: []].insert(disagreement.seed)
-        }
-      }
-      let summary = seedsByRule.keys.sorted().map { rule in
-        let seeds = seedsByRule[rule]!.sorted()
-        let shown = seeds.prefix(20).map(String.init).joined(separator: ", ")
-        return "\(rule.rawValue): \(seeds.count) seeds (\(shown)\(seeds.count > 20 ? ", …" : ""))"
-      }
-      Issue.record(
-        Comment(
-          rawValue:
-            "\(pending.count) runs disagree where the expectation relies on a pending rule; "
-            + summary.joined(separator: "; ") + "\nFirst:\n" + pending[0].message))
     }
   }
 }

@@ -1,22 +1,5 @@
 import Flowchart
 
-/// A rule of the contract that the runtime does not implement yet; an expected outcome
-/// that relies on one is reported as a known issue until
-/// ``RandomizedRunTests/pendingRulesHaveLanded``.
-enum PendingRule: String, Sendable, Hashable, Comparable {
-  /// Issue 13: a run whose task was cancelled before it ended ends `.cancelled`, checked
-  /// at every state boundary (after the last state too), whatever the state then threw;
-  /// a `CancellationError` thrown in a task nobody cancelled is a thrown error.
-  case cancellation
-  /// Issue 7: a flow whose dispatch's branches took it past its step limit stops at the
-  /// join, before the merges run, even when the dispatch is final.
-  case stepLimitAtTheJoin
-  /// Issue 7: a run error's path holds at most ``RunResult/pathCapacity`` states.
-  case errorPathCapacity
-
-  static func < (lhs: PendingRule, rhs: PendingRule) -> Bool { lhs.rawValue < rhs.rawValue }
-}
-
 /// How a run ended: as the reference predicts it, or as the engine reports it.
 enum Outcome: Sendable, CustomStringConvertible {
   case final(state: String, decision: String, walk: Walk, path: [String], stepCount: Int)
@@ -66,8 +49,6 @@ enum Outcome: Sendable, CustomStringConvertible {
 struct ReferenceRun {
   /// The most states a flow may enter.
   let stepLimit: Int
-  /// The pending rules the outcome relies on.
-  private(set) var reliesOn: Set<PendingRule> = []
 
   /// Why a flow stopped before a final state.
   struct Stop: Error {
@@ -77,9 +58,8 @@ struct ReferenceRun {
     var underlying: String?
   }
 
-  /// The outcome of running `plan` from its top-level state at index `start`, and the
-  /// pending rules it relies on.
-  static func outcome(of plan: RandomPlan, from start: Int) -> (Outcome, Set<PendingRule>) {
+  /// The outcome of running `plan` from its top-level state at index `start`.
+  static func outcome(of plan: RandomPlan, from start: Int) -> Outcome {
     var run = ReferenceRun(stepLimit: plan.stepLimit ?? .max)
     var walk = Walk()
     var path: [Int] = []
@@ -87,22 +67,13 @@ struct ReferenceRun {
     let names = { (path: [Int]) in path.suffix(RunResult<Walk>.pathCapacity).map { "S\($0)" } }
     do {
       let end = try run.flow(plan.flow, from: start, walk: &walk, path: &path, count: &count)
-      return (
-        .final(
-          state: "S\(end.state)", decision: end.decision, walk: walk, path: names(path),
-          stepCount: count),
-        run.reliesOn
-      )
+      return .final(
+        state: "S\(end.state)", decision: end.decision, walk: walk, path: names(path),
+        stepCount: count)
     } catch {
-      if let path = error.path, path.count > RunResult<Walk>.pathCapacity {
-        run.reliesOn.insert(.errorPathCapacity)
-      }
-      return (
-        .failed(
-          error.kind, state: error.state.map { "S\($0)" }, path: error.path.map(names),
-          underlying: error.underlying),
-        run.reliesOn
-      )
+      return .failed(
+        error.kind, state: error.state.map { "S\($0)" }, path: error.path.map(names),
+        underlying: error.underlying)
     }
   }
 
@@ -145,7 +116,6 @@ struct ReferenceRun {
           count += branch.count
         }
         if count > stepLimit {
-          reliesOn.insert(.stepLimitAtTheJoin)
           throw Stop(kind: .stepLimitExceeded)
         }
         if let merge {
@@ -168,7 +138,6 @@ struct ReferenceRun {
       // A run whose task was cancelled ends cancelled at the state's boundary, whatever the
       // state then did: returned, threw, or decided a key with no exit.
       if let every = code.cancelsEvery, walk.decider % every == 0 {
-        reliesOn.insert(.cancellation)
         throw Stop(kind: .cancelled)
       }
       if let every = code.failsEvery, walk.decider % every == 0 {
@@ -179,7 +148,6 @@ struct ReferenceRun {
             underlying: "PlannedFailure(S\(node.id))")
         case .cancellationError:
           // Nobody cancelled the task: an ordinary thrown error.
-          reliesOn.insert(.cancellation)
           throw Stop(
             kind: .thrown, state: node.id, path: before + path, underlying: "CancellationError")
         }
