@@ -62,7 +62,7 @@ struct ReadmeExampleTests {
     let launch = Launch(isFirstLaunch: false, passesOtherCheck: false)
     let result = try chart.runSynchronously(with: launch)
     print(result.finalStateName, result.decision)  // Final state done
-    print(result.path.map { chart[$0].name })  // ["Check first launch", "An other check", …]
+    print(result.pathNames)  // ["Check first launch", "An other check", …]
     print(chart)
     // End of the README block.
 

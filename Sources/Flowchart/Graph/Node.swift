@@ -9,7 +9,15 @@ struct Node {
     case asyncAction, asyncCondition, asyncSelect, asyncDecideKey, dispatch
 
     /// Whether the kind needs the asynchronous loop.
-    @inlinable var suspends: Bool { rawValue >= Kind.asyncAction.rawValue }
+    ///
+    /// An exhaustive switch rather than a comparison of raw values, so a new kind must say
+    /// which loop runs it; the optimizer still reduces it to one comparison.
+    @inlinable var suspends: Bool {
+      switch self {
+      case .pass, .action, .condition, .select, .decideKey: false
+      case .asyncAction, .asyncCondition, .asyncSelect, .asyncDecideKey, .dispatch: true
+      }
+    }
   }
 
   @usableFromInline var kind: Kind
