@@ -26,14 +26,18 @@ func downloadPosts() async throws -> [String] {
   return ["Hello", "Flowcharts in Swift"]
 }
 
-/// Two downloads in parallel, then a final action. Each branch writes its own field; `merge`
-/// folds every branch's copy into the context in declaration order, once both have ended.
+/// Two downloads in parallel, then a final action. Each branch writes its own field and adds
+/// to the log it started with; `merge` folds every branch's copy into the context in
+/// declaration order, once both have ended. It takes from each branch only what the branch
+/// added to the log: `original` is the context as it was before the dispatch, so the line
+/// "feed opened" that every branch's copy starts with is not appended again.
 func makeDownloadsChart() throws(DefinitionError) -> Flowchart<Feed> {
   try Flowchart<Feed> {
-    Dispatch("Download") { context, branch in
+    Action("Open feed") { $0.log.append("feed opened") }
+    Dispatch("Download") { context, branch, original in
       context.avatar = context.avatar ?? branch.avatar
       context.posts += branch.posts
-      context.log += branch.log
+      context.log += branch.log.dropFirst(original.log.count)
     } branches: {
       Branch {
         Action("Download avatar", isFinal: true) { feed in
