@@ -27,8 +27,9 @@ struct CompiledChart {
 /// property is a `let` set once in `init`; the node buffer is written by the compiler
 /// before `init` takes it over, never written again, and freed only with the graph (its
 /// ``NodeBuffer`` is not shared); the boxes are immutable `Sendable` classes that
-/// ``declarations`` (for actions and conditions, whose declarations are their boxes) and
-/// ``codeBoxes`` (for multiple conditions) keep alive for the graph's whole life, as
+/// ``declarations`` (for actions and conditions: each declaration owns its box, so keeping
+/// the declarations keeps those boxes) and ``codeBoxes`` (for multiple conditions) keep
+/// alive for the graph's whole life, as
 /// ``declarations`` does every declaration the records refer to; and a run holds the graph
 /// while it reads the nodes.
 @usableFromInline
