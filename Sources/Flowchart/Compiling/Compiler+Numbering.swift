@@ -200,9 +200,9 @@ extension Compiler {
     _ state: StateDeclaration, id: Int32, flow: Int32, firstExit: Int32
   ) {
     var node = Node(
-      kind: Node.Kind(state.code.kind), isFinal: state.isFinal, next: Node.none,
+      kind: Node.Kind(state.codeKind), isFinal: state.isFinal, next: Node.none,
       alternative: Node.none, code: nil)
-    if let box = state.code.box {
+    if let box = state.codeBox {
       // The declaration owns its box, and the chart keeps its declarations alive.
       node.code = UnsafeRawPointer(Unmanaged.passUnretained(box).toOpaque())
     }

@@ -71,15 +71,15 @@ final class StateDeclaration: @unchecked Sendable {
   // Stored in this order so that what compiling reads of every state (the body's kind,
   // the code's kind, finality, the state count and the name) is together at the start of
   // the object, and the object stays small: compiling a large chart is bound by the memory
-  // it touches.
+  // it touches. The code's kind fills the padding after the body, and its box goes last,
+  // so that holding the box costs 8 bytes and the object stays in the same allocation
+  // size as one without it (88 bytes on 64-bit platforms).
   ///
   /// A `var` only so that `deinit` can take the blocks apart (see there): nothing else
   /// writes it, and `deinit` runs when no other reference exists.
   var body: DeclaredBody
-  /// The state's code, if it has its own: an action's or a condition's box. ``DeclaredCode/none``
-  /// for a multiple condition (its code is made once its exits are resolved, see
-  /// ``KeyedDecision``) and for a dispatch.
-  let code: DeclaredCode
+  /// Which kind of code ``codeBox`` holds (see ``code``).
+  let codeKind: DeclaredCode.Kind
   let isFinal: Bool
   /// How many states this declaration holds, itself and those nested in it: counted as the
   /// declaration is built, from its blocks' counts, so the compiler can size its arrays
@@ -91,6 +91,8 @@ final class StateDeclaration: @unchecked Sendable {
   /// How many exits this declaration and those nested in it declare, counted like
   /// ``stateCount``, so that the compiler sizes its exits' arrays once too.
   let exitCount: Int32
+  /// The box of the state's code (see ``code``).
+  let codeBox: (any AnyObject & Sendable)?
 
   @usableFromInline
   init(
@@ -102,7 +104,8 @@ final class StateDeclaration: @unchecked Sendable {
     fileID = location.fileID
     line = Int32(clamping: location.line)
     self.body = body
-    self.code = code
+    codeKind = code.kind
+    codeBox = code.box
     var states: Int32 = 1
     var exits: Int32 = 0
     func add(_ block: [DeclarationNode]) {
@@ -180,13 +183,18 @@ final class StateDeclaration: @unchecked Sendable {
     }
   }
 
+  /// The state's code, if it has its own: an action's or a condition's box;
+  /// ``DeclaredCode/none`` for a multiple condition (its code is made once its exits are
+  /// resolved, see ``KeyedDecision``) and for a dispatch. The declaration owns the box.
+  var code: DeclaredCode { DeclaredCode(codeKind, codeBox) }
+
   /// Where the state was declared.
   var location: SourceLocation { SourceLocation(fileID: fileID, line: Int(line)) }
 
   /// Whether the state's code runs asynchronously.
   var isAsynchronous: Bool {
     if case .multipleCondition(let decision, _) = body { return decision.isAsynchronous }
-    return code.kind.isAsynchronous
+    return codeKind.isAsynchronous
   }
 }
 
@@ -276,17 +284,20 @@ struct DeclaredCode: Sendable {
   let box: (any AnyObject & Sendable)?
   let kind: Kind
 
+  /// Code of `kind` in `box`.
+  ///
+  /// - Precondition: `box` is the box type `kind` names, over the chart's context.
   @usableFromInline
   init(_ kind: Kind, _ box: any AnyObject & Sendable) {
     self.kind = kind
     self.box = box
   }
 
-  private init() {
-    kind = .none
-    box = nil
+  fileprivate init(_ kind: Kind, _ box: (any AnyObject & Sendable)?) {
+    self.kind = kind
+    self.box = box
   }
 
   /// No code.
-  @usableFromInline static var none: DeclaredCode { DeclaredCode() }
+  @usableFromInline static var none: DeclaredCode { DeclaredCode(.none, nil) }
 }

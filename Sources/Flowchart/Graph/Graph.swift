@@ -43,7 +43,7 @@ final class Graph<Context: Sendable>: @unchecked Sendable {
   @usableFromInline let dispatches: [DispatchPlan]
   /// The declaration the chart was compiled from. It owns every state's declaration: the
   /// records refer to them unretained, and the nodes of actions and conditions point to
-  /// them as their boxes. Keeping it whole also spares compiling a release of every
+  /// the boxes the declarations own. Keeping it whole also spares compiling a release of every
   /// declaration, which for a large chart means touching every state once more.
   let declarations: [DeclarationNode]
   /// Owns the boxes of the multiple conditions' code, which ``nodeBase``'s nodes point to.
