@@ -249,7 +249,8 @@ enum DeclaredBody: Sendable {
 /// metadata at every step. The compiler maps ``kind`` to the run loop's own kinds.
 @usableFromInline
 struct DeclaredCode: Sendable {
-  /// Which kind of code a box holds, and so the box's type.
+  /// Which kind of code a box holds, and so the box's type. (In the order of the run
+  /// loop's kinds, so that mapping one to the other compiles to nothing.)
   @usableFromInline
   enum Kind: UInt8, Sendable {
     /// No code of its own: a multiple condition before its exits are resolved, a dispatch.
@@ -258,14 +259,14 @@ struct DeclaredCode: Sendable {
     case action
     /// A ``ConditionBox``.
     case condition
-    /// An ``AsyncActionBox``.
-    case asyncAction
-    /// An ``AsyncConditionBox``.
-    case asyncCondition
     /// A ``SelectBox``: a non-final multiple condition.
     case select
     /// A ``DecideKeyBox``: a final multiple condition.
     case decideKey
+    /// An ``AsyncActionBox``.
+    case asyncAction
+    /// An ``AsyncConditionBox``.
+    case asyncCondition
     /// An ``AsyncSelectBox``.
     case asyncSelect
     /// An ``AsyncDecideKeyBox``.
