@@ -47,9 +47,10 @@ extension Compiler {
   }
 
   /// Points `node` at `code`'s box, which the chart keeps alive.
-  private mutating func attach(_ code: Code, to node: inout Node) {
-    node.kind = code.kind
-    node.code = UnsafeRawPointer(Unmanaged.passUnretained(code.box).toOpaque())
-    codeBoxes.append(code.box)
+  private mutating func attach(_ code: DeclaredCode, to node: inout Node) {
+    node.kind = Node.Kind(code.kind)
+    guard let box = code.box else { return }
+    node.code = UnsafeRawPointer(Unmanaged.passUnretained(box).toOpaque())
+    codeBoxes.append(box)
   }
 }

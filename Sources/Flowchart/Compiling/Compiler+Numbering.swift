@@ -200,11 +200,11 @@ extension Compiler {
     _ state: StateDeclaration, id: Int32, flow: Int32, firstExit: Int32
   ) {
     var node = Node(
-      kind: state.code, isFinal: state.isFinal, next: Node.none, alternative: Node.none,
-      code: nil)
-    if state.code != .pass {
-      // The declaration is the box; the chart keeps its declarations alive.
-      node.code = UnsafeRawPointer(Unmanaged.passUnretained(state).toOpaque())
+      kind: Node.Kind(state.codeKind), isFinal: state.isFinal, next: Node.none,
+      alternative: Node.none, code: nil)
+    if let box = state.codeBox {
+      // The declaration owns its box, and the chart keeps its declarations alive.
+      node.code = UnsafeRawPointer(Unmanaged.passUnretained(box).toOpaque())
     }
     switch state.body {
     case .action, .condition:
@@ -369,5 +369,24 @@ extension Compiler {
       exits += declaration.exitCount
     }
     return (states, exits)
+  }
+}
+
+extension Node.Kind {
+  /// The kind of node that calls a declared state's code: the declaration says which box it
+  /// holds, the node which call the run loop makes. A state with no code of its own passes
+  /// until `record` says otherwise (a multiple condition, a dispatch).
+  init(_ code: DeclaredCode.Kind) {
+    switch code {
+    case .none: self = .pass
+    case .action: self = .action
+    case .condition: self = .condition
+    case .asyncAction: self = .asyncAction
+    case .asyncCondition: self = .asyncCondition
+    case .select: self = .select
+    case .decideKey: self = .decideKey
+    case .asyncSelect: self = .asyncSelect
+    case .asyncDecideKey: self = .asyncDecideKey
+    }
   }
 }

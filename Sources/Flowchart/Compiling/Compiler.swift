@@ -72,7 +72,8 @@ struct Compiler {
   struct Unfinished {
     enum Work {
       case multipleCondition(
-        makeSelector: @Sendable ([Int32]) -> Code, makeFinalDecision: @Sendable () -> Code)
+        makeSelector: @Sendable ([Int32]) -> DeclaredCode,
+        makeFinalDecision: @Sendable () -> DeclaredCode)
       case dispatch(merge: (any AnyObject & Sendable)?)
     }
 

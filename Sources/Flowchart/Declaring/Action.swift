@@ -37,9 +37,9 @@ public struct Action<Context: Sendable>: Sendable {
   ) {
     declaration = Declaration(
       .state(
-        ActionBox(
-          perform, name: name, isFinal: isFinal,
-          location: SourceLocation(fileID: fileID, line: line))))
+        StateDeclaration(
+          name: name, isFinal: isFinal, location: SourceLocation(fileID: fileID, line: line),
+          body: .action, code: DeclaredCode(.action, ActionBox(perform)))))
   }
 
   /// Declares an action that runs asynchronous work on the context.
@@ -63,9 +63,9 @@ public struct Action<Context: Sendable>: Sendable {
   ) {
     declaration = Declaration(
       .state(
-        AsyncActionBox(
-          perform, name: name, isFinal: isFinal,
-          location: SourceLocation(fileID: fileID, line: line))))
+        StateDeclaration(
+          name: name, isFinal: isFinal, location: SourceLocation(fileID: fileID, line: line),
+          body: .action, code: DeclaredCode(.asyncAction, AsyncActionBox(perform)))))
   }
 
   /// Declares an action whose synchronous work does not touch the context.

@@ -41,10 +41,10 @@ public struct Condition<Context: Sendable>: Sendable {
   ) {
     declaration = Declaration(
       .state(
-        ConditionBox(
-          decide, name: name, isFinal: isFinal,
-          location: SourceLocation(fileID: fileID, line: line),
-          body: .condition(yes: yes().map(\.node), no: no().map(\.node), hasExits: true))))
+        StateDeclaration(
+          name: name, isFinal: isFinal, location: SourceLocation(fileID: fileID, line: line),
+          body: .condition(yes: yes().map(\.node), no: no().map(\.node), hasExits: true),
+          code: DeclaredCode(.condition, ConditionBox(decide)))))
   }
 
   /// Declares a condition with an asynchronous decision and its two exits.
@@ -69,10 +69,10 @@ public struct Condition<Context: Sendable>: Sendable {
   ) {
     declaration = Declaration(
       .state(
-        AsyncConditionBox(
-          decide, name: name, isFinal: isFinal,
-          location: SourceLocation(fileID: fileID, line: line),
-          body: .condition(yes: yes().map(\.node), no: no().map(\.node), hasExits: true))))
+        StateDeclaration(
+          name: name, isFinal: isFinal, location: SourceLocation(fileID: fileID, line: line),
+          body: .condition(yes: yes().map(\.node), no: no().map(\.node), hasExits: true),
+          code: DeclaredCode(.asyncCondition, AsyncConditionBox(decide)))))
   }
 
   /// Declares a condition with a synchronous decision and only a `yes` exit: when the
@@ -147,10 +147,10 @@ public struct Condition<Context: Sendable>: Sendable {
   ) {
     declaration = Declaration(
       .state(
-        ConditionBox(
-          decide, name: name, isFinal: isFinal,
-          location: SourceLocation(fileID: fileID, line: line),
-          body: .condition(yes: [], no: [], hasExits: false))))
+        StateDeclaration(
+          name: name, isFinal: isFinal, location: SourceLocation(fileID: fileID, line: line),
+          body: .condition(yes: [], no: [], hasExits: false),
+          code: DeclaredCode(.condition, ConditionBox(decide)))))
   }
 
   /// Declares a condition without exits whose decision is asynchronous.
@@ -166,9 +166,9 @@ public struct Condition<Context: Sendable>: Sendable {
   ) {
     declaration = Declaration(
       .state(
-        AsyncConditionBox(
-          decide, name: name, isFinal: isFinal,
-          location: SourceLocation(fileID: fileID, line: line),
-          body: .condition(yes: [], no: [], hasExits: false))))
+        StateDeclaration(
+          name: name, isFinal: isFinal, location: SourceLocation(fileID: fileID, line: line),
+          body: .condition(yes: [], no: [], hasExits: false),
+          code: DeclaredCode(.asyncCondition, AsyncConditionBox(decide)))))
   }
 }

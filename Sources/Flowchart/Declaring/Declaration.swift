@@ -32,7 +32,7 @@ public struct SourceLocation: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// The internal tree the public declaration types lower into. Not generic: each closure is
-/// already in its box over the chart's context (see ``Code``).
+/// already in its box over the chart's context (see ``DeclaredCode``).
 @usableFromInline
 enum DeclarationNode: Sendable {
   /// A state, with its code and the blocks nested inside it.
@@ -55,33 +55,31 @@ final class GoToDeclaration: Sendable {
   }
 }
 
-/// A declared state before compilation: name, flags and nested blocks.
+/// A declared state before compilation: name, flags, code and nested blocks.
 ///
 /// A class, so that the compiler's passes and the compiled chart share one copy of each
-/// declaration instead of copying its strings and blocks field by field. An action or a
-/// condition with code is an instance of the subclass that boxes its closure (see
-/// ``ActionBox``): one object per declared state, which the compiled chart keeps as the
-/// record of the state and whose closure the run loop calls. Other states are instances of
-/// this class.
+/// declaration instead of copying its strings and blocks field by field. An action's or a
+/// condition's closure is in its box (see `CodeBoxes.swift`), which the declaration holds
+/// in ``code``; the compiled chart keeps the declarations, and so the boxes, alive.
 ///
-/// `@unchecked Sendable` only because the class is not final, which checked conformance
-/// requires: every stored property is a `let` of a `Sendable` type but ``body``, which only
-/// `deinit` writes, when no other reference exists; and each subclass is final and adds
-/// only `let`s of `@Sendable` closures. So an instance never changes while it is shared,
-/// and may be shared across concurrency domains.
+/// `@unchecked Sendable` only because of ``body``, a `var` that only `deinit` writes, when
+/// no other reference exists: every other stored property is a `let` of a `Sendable` type.
+/// So an instance never changes while it is shared, and may be shared across concurrency
+/// domains.
 @usableFromInline
-class StateDeclaration: @unchecked Sendable {
+final class StateDeclaration: @unchecked Sendable {
   // Stored in this order so that what compiling reads of every state (the body's kind,
   // the code's kind, finality, the state count and the name) is together at the start of
   // the object, and the object stays small: compiling a large chart is bound by the memory
-  // it touches.
+  // it touches. The code's kind fills the padding after the body and its box goes last,
+  // so that holding the box costs 8 bytes: 88 on 64-bit platforms, in the same 96-byte
+  // heap block as the 80 bytes of a declaration without one.
   ///
   /// A `var` only so that `deinit` can take the blocks apart (see there): nothing else
   /// writes it, and `deinit` runs when no other reference exists.
   var body: DeclaredBody
-  /// Which box this is, and so which closure the run loop calls: ``Node/Kind/pass`` for a
-  /// state with no code of its own.
-  let code: Node.Kind
+  /// Which kind of code ``codeBox`` holds (see ``code``).
+  let codeKind: DeclaredCode.Kind
   let isFinal: Bool
   /// How many states this declaration holds, itself and those nested in it: counted as the
   /// declaration is built, from its blocks' counts, so the compiler can size its arrays
@@ -93,18 +91,21 @@ class StateDeclaration: @unchecked Sendable {
   /// How many exits this declaration and those nested in it declare, counted like
   /// ``stateCount``, so that the compiler sizes its exits' arrays once too.
   let exitCount: Int32
+  /// The box of the state's code (see ``code``).
+  let codeBox: (any AnyObject & Sendable)?
 
   @usableFromInline
   init(
     name: String, isFinal: Bool, location: SourceLocation, body: DeclaredBody,
-    code: Node.Kind = .pass
+    code: DeclaredCode = .none
   ) {
     self.name = name
     self.isFinal = isFinal
     fileID = location.fileID
     line = Int32(clamping: location.line)
     self.body = body
-    self.code = code
+    codeKind = code.kind
+    codeBox = code.box
     var states: Int32 = 1
     var exits: Int32 = 0
     func add(_ block: [DeclarationNode]) {
@@ -182,15 +183,10 @@ class StateDeclaration: @unchecked Sendable {
     }
   }
 
-  /// The state's kind.
-  var kind: StateKind {
-    switch body {
-    case .action: .action
-    case .condition: .condition
-    case .multipleCondition: .multipleCondition
-    case .dispatch: .dispatch
-    }
-  }
+  /// The state's code, if it has its own: an action's or a condition's box;
+  /// ``DeclaredCode/none`` for a multiple condition (its code is made once its exits are
+  /// resolved, see ``KeyedDecision``) and for a dispatch. The declaration owns the box.
+  var code: DeclaredCode { DeclaredCode(codeKind, codeBox) }
 
   /// Where the state was declared.
   var location: SourceLocation { SourceLocation(fileID: fileID, line: Int(line)) }
@@ -198,7 +194,7 @@ class StateDeclaration: @unchecked Sendable {
   /// Whether the state's code runs asynchronously.
   var isAsynchronous: Bool {
     if case .multipleCondition(let decision, _) = body { return decision.isAsynchronous }
-    return code.suspends
+    return codeKind.isAsynchronous
   }
 }
 
@@ -243,4 +239,66 @@ enum DeclaredBody: Sendable {
   indirect case multipleCondition(KeyedDecision, hasExits: Bool)
   /// A dispatch: its branches and the ``MergeBox`` that folds each branch's context back.
   case dispatch(branches: [BranchDeclaration], merge: (any AnyObject & Sendable)?)
+}
+
+/// A declared state's code: which kind of code it is, and the box that holds its closure.
+///
+/// The box's type is one of the boxes in `CodeBoxes.swift`, chosen by ``kind``, over the
+/// chart's context. Holding it as an object lets the compiler, which never calls the code,
+/// be written once for every context type, instead of as generic code that looks up type
+/// metadata at every step. The compiler maps ``kind`` to the run loop's own kinds.
+@usableFromInline
+struct DeclaredCode: Sendable {
+  /// Which kind of code a box holds, and so the box's type. (In the order of the run
+  /// loop's kinds, so that mapping one to the other compiles to nothing.)
+  @usableFromInline
+  enum Kind: UInt8, Sendable {
+    /// No code of its own: a multiple condition before its exits are resolved, a dispatch.
+    case none
+    /// An ``ActionBox``.
+    case action
+    /// A ``ConditionBox``.
+    case condition
+    /// A ``SelectBox``: a non-final multiple condition.
+    case select
+    /// A ``DecideKeyBox``: a final multiple condition.
+    case decideKey
+    /// An ``AsyncActionBox``.
+    case asyncAction
+    /// An ``AsyncConditionBox``.
+    case asyncCondition
+    /// An ``AsyncSelectBox``.
+    case asyncSelect
+    /// An ``AsyncDecideKeyBox``.
+    case asyncDecideKey
+
+    /// Whether the code is `async`.
+    var isAsynchronous: Bool {
+      switch self {
+      case .none, .action, .condition, .select, .decideKey: false
+      case .asyncAction, .asyncCondition, .asyncSelect, .asyncDecideKey: true
+      }
+    }
+  }
+
+  /// The box, or `nil` when ``kind`` is ``Kind/none``.
+  let box: (any AnyObject & Sendable)?
+  let kind: Kind
+
+  /// Code of `kind` in `box`.
+  ///
+  /// - Precondition: `box` is the box type `kind` names, over the chart's context.
+  @usableFromInline
+  init(_ kind: Kind, _ box: any AnyObject & Sendable) {
+    self.kind = kind
+    self.box = box
+  }
+
+  fileprivate init(_ kind: Kind, _ box: (any AnyObject & Sendable)?) {
+    self.kind = kind
+    self.box = box
+  }
+
+  /// No code.
+  @usableFromInline static var none: DeclaredCode { DeclaredCode(.none, nil) }
 }

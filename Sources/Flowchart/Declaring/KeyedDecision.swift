@@ -44,9 +44,9 @@ struct KeyedDecision: Sendable {
   var isAsynchronous: Bool
   /// Makes the code of a non-final state, given the target of each exit (in the order of
   /// `exits`).
-  var makeSelector: @Sendable (_ targets: [Int32]) -> Code
+  var makeSelector: @Sendable (_ targets: [Int32]) -> DeclaredCode
   /// Makes the code of a final state, which reports its key.
-  var makeFinalDecision: @Sendable () -> Code
+  var makeFinalDecision: @Sendable () -> DeclaredCode
 
   init<Context: Sendable, Key: Hashable & Sendable>(
     _ decide: Decide<Context, Key>, exits declared: [KeyedExit<Context, Key>]
@@ -98,27 +98,27 @@ struct KeyedDecision: Sendable {
       isAsynchronous = false
       makeSelector = { targets in
         let lookup = lookup(targets)
-        return Code(
-          kind: .select,
-          box: SelectBox<Context> { context in try lookup.target(for: decide(&context)) })
+        return DeclaredCode(
+          .select,
+          SelectBox<Context> { context in try lookup.target(for: decide(&context)) })
       }
       makeFinalDecision = {
-        Code(kind: .decideKey, box: DecideKeyBox<Context> { context in try decide(&context) })
+        DeclaredCode(.decideKey, DecideKeyBox<Context> { context in try decide(&context) })
       }
     case .asynchronous(let decide):
       isAsynchronous = true
       makeSelector = { targets in
         let lookup = lookup(targets)
-        return Code(
-          kind: .asyncSelect,
-          box: AsyncSelectBox<Context> { context in
+        return DeclaredCode(
+          .asyncSelect,
+          AsyncSelectBox<Context> { context in
             try await lookup.target(for: decide(&context))
           })
       }
       makeFinalDecision = {
-        Code(
-          kind: .asyncDecideKey,
-          box: AsyncDecideKeyBox<Context> { context in try await decide(&context) })
+        DeclaredCode(
+          .asyncDecideKey,
+          AsyncDecideKeyBox<Context> { context in try await decide(&context) })
       }
     }
   }

@@ -27,8 +27,9 @@ struct CompiledChart {
 /// property is a `let` set once in `init`; the node buffer is written by the compiler
 /// before `init` takes it over, never written again, and freed only with the graph (its
 /// ``NodeBuffer`` is not shared); the boxes are immutable `Sendable` classes that
-/// ``declarations`` (for actions and conditions, whose declarations are their boxes) and
-/// ``codeBoxes`` (for multiple conditions) keep alive for the graph's whole life, as
+/// ``declarations`` (for actions and conditions: each declaration owns its box, so keeping
+/// the declarations keeps those boxes) and ``codeBoxes`` (for multiple conditions) keep
+/// alive for the graph's whole life, as
 /// ``declarations`` does every declaration the records refer to; and a run holds the graph
 /// while it reads the nodes.
 @usableFromInline
@@ -42,7 +43,7 @@ final class Graph<Context: Sendable>: @unchecked Sendable {
   @usableFromInline let dispatches: [DispatchPlan]
   /// The declaration the chart was compiled from. It owns every state's declaration: the
   /// records refer to them unretained, and the nodes of actions and conditions point to
-  /// them as their boxes. Keeping it whole also spares compiling a release of every
+  /// the boxes the declarations own. Keeping it whole also spares compiling a release of every
   /// declaration, which for a large chart means touching every state once more.
   let declarations: [DeclarationNode]
   /// Owns the boxes of the multiple conditions' code, which ``nodeBase``'s nodes point to.

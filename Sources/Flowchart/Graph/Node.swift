@@ -29,7 +29,7 @@ struct Node {
   @usableFromInline var alternative: Int32
   /// The box of the state's code (see `CodeBoxes.swift`), unretained: the graph keeps it
   /// alive for as long as it lives, through ``Graph/declarations`` for an action's or a
-  /// condition's box (the box is its declaration) and ``Graph/codeBoxes`` for a multiple
+  /// condition's box (its declaration holds it) and ``Graph/codeBoxes`` for a multiple
   /// condition's. `nil` for `pass` and `dispatch`.
   @usableFromInline var code: UnsafeRawPointer?
 
@@ -172,7 +172,7 @@ struct StoredExit: Sendable {
 /// and messages. Never read on the hot path.
 struct StateRecord: Sendable {
   /// The state's declaration: it holds the name, the location and the finality, and for an
-  /// action or a condition it is the box the node calls.
+  /// action or a condition the box the node calls.
   ///
   /// Unretained, so that compiling a large chart does not wait for memory to count
   /// references to declarations that are no longer in cache: ``Graph/declarations``, the
@@ -195,4 +195,16 @@ struct StateRecord: Sendable {
   var kind: StateKind { declaration.kind }
   /// Whether the state's code is `async`.
   var isAsynchronous: Bool { declaration.isAsynchronous }
+}
+
+extension StateDeclaration {
+  /// The state's kind: the graph's name for what the declaration's body is.
+  var kind: StateKind {
+    switch body {
+    case .action: .action
+    case .condition: .condition
+    case .multipleCondition: .multipleCondition
+    case .dispatch: .dispatch
+    }
+  }
 }
