@@ -69,7 +69,7 @@ func showHealth() async throws {
     let verdict = outcome(of: result)?.rawValue ?? "no outcome"
     print("\(title) → \(verdict)")
     print("  final state: \(result.finalStateName), decision: \(result.decision)")
-    print("  path: \(result.path.map { workflow[$0].name }.joined(separator: " → "))")
+    print("  path: \(result.pathNames.joined(separator: " → "))")
     print("  log: \(result.context.log)")
   }
 
@@ -160,7 +160,7 @@ func showCheckup() async throws {
   for fitness in Fitness.allCases {
     let result = try await checkup.run(with: Checkup(fitness: fitness))
     print("\(fitness.rawValue) → \(result.context.advice.joined(separator: "; "))")
-    print("  path: \(result.path.map { checkup[$0].name }.joined(separator: " → "))")
+    print("  path: \(result.pathNames.joined(separator: " → "))")
   }
 
   print()

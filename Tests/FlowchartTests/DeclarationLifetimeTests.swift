@@ -3,6 +3,9 @@ import Testing
 
 /// Declarations free themselves without recursing once per level of nesting, so a deeply
 /// nested chart can be released on any thread, whatever its stack size.
+///
+/// A release that recurses overflows the stack and crashes the test process: that is how
+/// these tests fail, at the line that drops the last reference.
 struct DeclarationLifetimeTests {
   struct Level: Sendable {}
 
@@ -34,7 +37,6 @@ struct DeclarationLifetimeTests {
     var block = Self.deepDeclaration()
     #expect(block.count == 1)
     block = []
-    #expect(block.isEmpty)
   }
 
   @Test func releasingADeeplyNestedDispatchDoesNotRecurse() {
@@ -45,22 +47,22 @@ struct DeclarationLifetimeTests {
     }
     #expect(block.count == 1)
     block = []
-    #expect(block.isEmpty)
   }
 
   @Test func releasingADeeplyNestedCompiledChartDoesNotRecurse() throws {
     var chart: Flowchart<Level>? = try Flowchart<Level> { Self.deepDeclaration() }
     #expect(chart?.states.count == 2 * Self.depth + 1)
     chart = nil
-    #expect(chart == nil)
   }
 
   @Test func aDeclarationSharedByTwoChartsOutlivesTheFirst() throws {
     let shared = Self.nested(in: Self.finalAction("Inner"), level: 0)
-    var first: Flowchart<Level>? = try Flowchart<Level> { shared }
     let second = try Flowchart<Level> { shared }
-    first = nil
-    #expect(first == nil)
+    do {
+      // Released at the end of this scope, with the declarations it shares.
+      let first = try Flowchart<Level> { shared }
+      #expect(first.states.count == second.states.count)
+    }
     #expect(try second.runSynchronously(with: Level()).finalStateName == "Inner")
   }
 

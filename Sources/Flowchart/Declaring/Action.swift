@@ -35,11 +35,9 @@ public struct Action<Context: Sendable>: Sendable {
     line: Int = #line,
     _ perform: @escaping @Sendable (inout Context) throws -> Void
   ) {
-    declaration = Declaration(
-      .state(
-        StateDeclaration(
-          name: name, isFinal: isFinal, location: SourceLocation(fileID: fileID, line: line),
-          body: .action, code: DeclaredCode(.action, ActionBox(perform)))))
+    declaration = .state(
+      name, isFinal: isFinal, fileID: fileID, line: line, body: .action,
+      code: DeclaredCode(.action, ActionBox(perform)))
   }
 
   /// Declares an action that runs asynchronous work on the context.
@@ -61,11 +59,9 @@ public struct Action<Context: Sendable>: Sendable {
     line: Int = #line,
     _ perform: @escaping @Sendable (inout Context) async throws -> Void
   ) {
-    declaration = Declaration(
-      .state(
-        StateDeclaration(
-          name: name, isFinal: isFinal, location: SourceLocation(fileID: fileID, line: line),
-          body: .action, code: DeclaredCode(.asyncAction, AsyncActionBox(perform)))))
+    declaration = .state(
+      name, isFinal: isFinal, fileID: fileID, line: line, body: .action,
+      code: DeclaredCode(.asyncAction, AsyncActionBox(perform)))
   }
 
   /// Declares an action whose synchronous work does not touch the context.
@@ -131,10 +127,6 @@ public struct Action<Context: Sendable>: Sendable {
     fileID: String = #fileID,
     line: Int = #line
   ) {
-    declaration = Declaration(
-      .state(
-        StateDeclaration(
-          name: name, isFinal: isFinal, location: SourceLocation(fileID: fileID, line: line),
-          body: .action)))
+    declaration = .state(name, isFinal: isFinal, fileID: fileID, line: line, body: .action)
   }
 }

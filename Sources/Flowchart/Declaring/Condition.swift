@@ -39,12 +39,10 @@ public struct Condition<Context: Sendable>: Sendable {
     @FlowBuilder<Context> yes: () -> [Declaration<Context>],
     @FlowBuilder<Context> no: () -> [Declaration<Context>]
   ) {
-    declaration = Declaration(
-      .state(
-        StateDeclaration(
-          name: name, isFinal: isFinal, location: SourceLocation(fileID: fileID, line: line),
-          body: .condition(yes: yes().map(\.node), no: no().map(\.node), hasExits: true),
-          code: DeclaredCode(.condition, ConditionBox(decide)))))
+    declaration = .state(
+      name, isFinal: isFinal, fileID: fileID, line: line,
+      body: .condition(yes: yes().map(\.node), no: no().map(\.node), hasExits: true),
+      code: DeclaredCode(.condition, ConditionBox(decide)))
   }
 
   /// Declares a condition with an asynchronous decision and its two exits.
@@ -67,12 +65,10 @@ public struct Condition<Context: Sendable>: Sendable {
     @FlowBuilder<Context> yes: () -> [Declaration<Context>],
     @FlowBuilder<Context> no: () -> [Declaration<Context>]
   ) {
-    declaration = Declaration(
-      .state(
-        StateDeclaration(
-          name: name, isFinal: isFinal, location: SourceLocation(fileID: fileID, line: line),
-          body: .condition(yes: yes().map(\.node), no: no().map(\.node), hasExits: true),
-          code: DeclaredCode(.asyncCondition, AsyncConditionBox(decide)))))
+    declaration = .state(
+      name, isFinal: isFinal, fileID: fileID, line: line,
+      body: .condition(yes: yes().map(\.node), no: no().map(\.node), hasExits: true),
+      code: DeclaredCode(.asyncCondition, AsyncConditionBox(decide)))
   }
 
   /// Declares a condition with a synchronous decision and only a `yes` exit: when the
@@ -145,12 +141,10 @@ public struct Condition<Context: Sendable>: Sendable {
     line: Int = #line,
     _ decide: @escaping @Sendable (inout Context) throws -> Bool
   ) {
-    declaration = Declaration(
-      .state(
-        StateDeclaration(
-          name: name, isFinal: isFinal, location: SourceLocation(fileID: fileID, line: line),
-          body: .condition(yes: [], no: [], hasExits: false),
-          code: DeclaredCode(.condition, ConditionBox(decide)))))
+    declaration = .state(
+      name, isFinal: isFinal, fileID: fileID, line: line,
+      body: .condition(yes: [], no: [], hasExits: false),
+      code: DeclaredCode(.condition, ConditionBox(decide)))
   }
 
   /// Declares a condition without exits whose decision is asynchronous.
@@ -164,11 +158,9 @@ public struct Condition<Context: Sendable>: Sendable {
     line: Int = #line,
     _ decide: @escaping @Sendable (inout Context) async throws -> Bool
   ) {
-    declaration = Declaration(
-      .state(
-        StateDeclaration(
-          name: name, isFinal: isFinal, location: SourceLocation(fileID: fileID, line: line),
-          body: .condition(yes: [], no: [], hasExits: false),
-          code: DeclaredCode(.asyncCondition, AsyncConditionBox(decide)))))
+    declaration = .state(
+      name, isFinal: isFinal, fileID: fileID, line: line,
+      body: .condition(yes: [], no: [], hasExits: false),
+      code: DeclaredCode(.asyncCondition, AsyncConditionBox(decide)))
   }
 }

@@ -12,6 +12,19 @@ public struct Declaration<Context: Sendable>: Sendable {
   init(_ node: DeclarationNode) {
     self.node = node
   }
+
+  /// The declaration of a state: what every declaration type's initializer makes.
+  @inlinable
+  static func state(
+    _ name: String, isFinal: Bool, fileID: String, line: Int, body: DeclaredBody,
+    code: DeclaredCode = .none
+  ) -> Declaration {
+    Declaration(
+      .state(
+        StateDeclaration(
+          name: name, isFinal: isFinal, location: SourceLocation(fileID: fileID, line: line),
+          body: body, code: code)))
+  }
 }
 
 /// Where a declaration was written, carried into every definition error about it.
