@@ -16,14 +16,14 @@ public struct Declaration<Context: Sendable>: Sendable {
   /// The declaration of a state: what every declaration type's initializer makes.
   @inlinable
   static func state(
-    _ name: String, isFinal: Bool, fileID: String, line: Int, body: DeclaredBody,
-    code: DeclaredCode = .none
+    _ name: String, isFinal: Bool, fileID: String, line: Int, kind: StateKind,
+    body: DeclaredBody, code: DeclaredCode = .none
   ) -> Declaration {
     Declaration(
       .state(
         StateDeclaration(
-          name: name, isFinal: isFinal, location: SourceLocation(fileID: fileID, line: line),
-          body: body, code: code)))
+          name: name, kind: kind, isFinal: isFinal,
+          location: SourceLocation(fileID: fileID, line: line), body: body, code: code)))
   }
 }
 
@@ -81,19 +81,22 @@ final class GoToDeclaration: Sendable {
 /// domains.
 @usableFromInline
 final class StateDeclaration: @unchecked Sendable {
-  // Stored in this order so that what compiling reads of every state (the body's kind,
+  // Stored in this order so that what compiling reads of every state (the body's shape,
   // the code's kind, finality, the state count and the name) is together at the start of
   // the object, and the object stays small: compiling a large chart is bound by the memory
-  // it touches. The code's kind fills the padding after the body and its box goes last,
-  // so that holding the box costs 8 bytes: 88 on 64-bit platforms, in the same 96-byte
-  // heap block as the 80 bytes of a declaration without one.
+  // it touches. The code's kind, finality and the state's kind fill the padding after the
+  // body and its box goes last, so that holding the box costs 8 bytes: 88 on 64-bit
+  // platforms, in the same 96-byte heap block as the 80 bytes of a declaration without one.
   ///
   /// A `var` only so that `deinit` can take the blocks apart (see there): nothing else
   /// writes it, and `deinit` runs when no other reference exists.
   var body: DeclaredBody
-  /// Which kind of code ``codeBox`` holds (see ``code``).
-  let codeKind: DeclaredCode.Kind
+  /// Which kind of code the state runs, and so which box ``codeBox`` holds (see ``code``).
+  let codeKind: CodeKind
   let isFinal: Bool
+  /// What the state is, for the graph's users: the body says only how its exits are laid
+  /// out, which kinds share (see ``DeclaredBody``).
+  let kind: StateKind
   /// How many states this declaration holds, itself and those nested in it: counted as the
   /// declaration is built, from its blocks' counts, so the compiler can size its arrays
   /// once. A chart numbers its states with `Int32`s.
@@ -109,15 +112,22 @@ final class StateDeclaration: @unchecked Sendable {
 
   @usableFromInline
   init(
-    name: String, isFinal: Bool, location: SourceLocation, body: DeclaredBody,
+    name: String, kind: StateKind, isFinal: Bool, location: SourceLocation, body: DeclaredBody,
     code: DeclaredCode = .none
   ) {
     self.name = name
+    self.kind = kind
     self.isFinal = isFinal
     fileID = location.fileID
     line = Int32(clamping: location.line)
     self.body = body
-    codeKind = code.kind
+    // The code a keyed decision or a dispatch runs is made by the compiler; until then the
+    // kind says which loop will run it.
+    switch body {
+    case .next, .yesNo: codeKind = code.kind
+    case .keyed(let decision, _): codeKind = decision.isAsynchronous ? .asyncSelect : .select
+    case .branches: codeKind = .dispatch
+    }
     codeBox = code.box
     var states: Int32 = 1
     var exits: Int32 = 0
@@ -129,16 +139,16 @@ final class StateDeclaration: @unchecked Sendable {
       }
     }
     switch body {
-    case .action:
+    case .next:
       exits = isFinal ? 0 : 1
-    case .condition(let yes, let no, let hasExits):
+    case .yesNo(let yes, let no, let hasExits):
       exits = isFinal || !hasExits ? 0 : 2
       add(yes)
       add(no)
-    case .multipleCondition(let decision, _):
+    case .keyed(let decision, _):
       exits = isFinal ? 0 : Int32(decision.exits.count)
       for exit in decision.exits { add(exit.body) }
-    case .dispatch(let branches, _):
+    case .branches(let branches, _):
       exits = Int32(branches.count) + (isFinal ? 0 : 1)
       for branch in branches { add(branch.body) }
     }
@@ -176,7 +186,7 @@ final class StateDeclaration: @unchecked Sendable {
   private static func takeNestedStates(
     of state: StateDeclaration, into pending: inout [StateDeclaration]
   ) {
-    defer { state.body = .action }
+    defer { state.body = .next }
     let body = state.body
     func append(_ block: [DeclarationNode]) {
       for declaration in block {
@@ -184,31 +194,23 @@ final class StateDeclaration: @unchecked Sendable {
       }
     }
     switch body {
-    case .action:
+    case .next:
       break
-    case .condition(let yes, let no, _):
+    case .yesNo(let yes, let no, _):
       append(yes)
       append(no)
-    case .multipleCondition(let decision, _):
+    case .keyed(let decision, _):
       for exit in decision.exits { append(exit.body) }
-    case .dispatch(let branches, _):
+    case .branches(let branches, _):
       for branch in branches { append(branch.body) }
     }
   }
-
-  /// The state's code, if it has its own: an action's or a condition's box;
-  /// ``DeclaredCode/none`` for a multiple condition (its code is made once its exits are
-  /// resolved, see ``KeyedDecision``) and for a dispatch. The declaration owns the box.
-  var code: DeclaredCode { DeclaredCode(codeKind, codeBox) }
 
   /// Where the state was declared.
   var location: SourceLocation { SourceLocation(fileID: fileID, line: Int(line)) }
 
   /// Whether the state's code runs asynchronously.
-  var isAsynchronous: Bool {
-    if case .multipleCondition(let decision, _) = body { return decision.isAsynchronous }
-    return codeKind.isAsynchronous
-  }
+  var isAsynchronous: Bool { codeKind.isAsynchronous }
 }
 
 extension DeclarationNode {
@@ -238,20 +240,26 @@ extension DeclarationNode {
   }
 }
 
-/// The kind-specific part of a declared state.
+/// How a declared state's exits are laid out, and the blocks nested in them: all the
+/// compiler needs to know of a state's kind to number, walk, check and release it. Kinds
+/// share shapes (a state that waits for input and then decides yes or no is laid out like a
+/// condition), so a new kind of state usually needs no new shape; ``StateDeclaration/kind``
+/// says what the state is.
 @usableFromInline
 enum DeclaredBody: Sendable {
-  /// An action. Its work, if any, is in its box.
-  case action
-  /// A condition and its two inline branches. Its decision is in its box.
+  /// One exit to the next state: an action. Its work, if any, is in its box.
+  case next
+  /// Two inline blocks, `yes` and `no`: a condition. Its decision is in its box.
   ///
   /// `hasExits` is `false` when the declaration gave no `yes:`/`no:` blocks at all.
-  case condition(yes: [DeclarationNode], no: [DeclarationNode], hasExits: Bool)
-  /// A multiple condition: its type-erased key decision and its keyed exits. Indirect, so
-  /// that the rare large payload does not make every declaration larger.
-  indirect case multipleCondition(KeyedDecision, hasExits: Bool)
-  /// A dispatch: its branches and the ``MergeBox`` that folds each branch's context back.
-  case dispatch(branches: [BranchDeclaration], merge: (any AnyObject & Sendable)?)
+  case yesNo(yes: [DeclarationNode], no: [DeclarationNode], hasExits: Bool)
+  /// One block per key and perhaps a default: a multiple condition, with its type-erased
+  /// key decision. Indirect, so that the rare large payload does not make every
+  /// declaration larger.
+  indirect case keyed(KeyedDecision, hasExits: Bool)
+  /// Branches that run concurrently and join, then one exit to the next state: a dispatch,
+  /// with the ``MergeBox`` that folds each branch's context back.
+  case branches(branches: [BranchDeclaration], merge: (any AnyObject & Sendable)?)
 }
 
 /// A declared state's code: which kind of code it is, and the box that holds its closure.
@@ -259,59 +267,29 @@ enum DeclaredBody: Sendable {
 /// The box's type is one of the boxes in `CodeBoxes.swift`, chosen by ``kind``, over the
 /// chart's context. Holding it as an object lets the compiler, which never calls the code,
 /// be written once for every context type, instead of as generic code that looks up type
-/// metadata at every step. The compiler maps ``kind`` to the run loop's own kinds.
+/// metadata at every step. The node the compiler makes for the state calls the box the
+/// same ``CodeKind`` names.
 @usableFromInline
 struct DeclaredCode: Sendable {
-  /// Which kind of code a box holds, and so the box's type. (In the order of the run
-  /// loop's kinds, so that mapping one to the other compiles to nothing.)
-  @usableFromInline
-  enum Kind: UInt8, Sendable {
-    /// No code of its own: a multiple condition before its exits are resolved, a dispatch.
-    case none
-    /// An ``ActionBox``.
-    case action
-    /// A ``ConditionBox``.
-    case condition
-    /// A ``SelectBox``: a non-final multiple condition.
-    case select
-    /// A ``DecideKeyBox``: a final multiple condition.
-    case decideKey
-    /// An ``AsyncActionBox``.
-    case asyncAction
-    /// An ``AsyncConditionBox``.
-    case asyncCondition
-    /// An ``AsyncSelectBox``.
-    case asyncSelect
-    /// An ``AsyncDecideKeyBox``.
-    case asyncDecideKey
-
-    /// Whether the code is `async`.
-    var isAsynchronous: Bool {
-      switch self {
-      case .none, .action, .condition, .select, .decideKey: false
-      case .asyncAction, .asyncCondition, .asyncSelect, .asyncDecideKey: true
-      }
-    }
-  }
-
-  /// The box, or `nil` when ``kind`` is ``Kind/none``.
+  /// The box, or `nil` when ``kind`` is ``CodeKind/pass``.
   let box: (any AnyObject & Sendable)?
-  let kind: Kind
+  let kind: CodeKind
 
   /// Code of `kind` in `box`.
   ///
   /// - Precondition: `box` is the box type `kind` names, over the chart's context.
   @usableFromInline
-  init(_ kind: Kind, _ box: any AnyObject & Sendable) {
+  init(_ kind: CodeKind, _ box: any AnyObject & Sendable) {
     self.kind = kind
     self.box = box
   }
 
-  fileprivate init(_ kind: Kind, _ box: (any AnyObject & Sendable)?) {
-    self.kind = kind
-    self.box = box
+  @usableFromInline
+  init() {
+    kind = .pass
+    box = nil
   }
 
   /// No code.
-  @usableFromInline static var none: DeclaredCode { DeclaredCode(.none, nil) }
+  @usableFromInline static var none: DeclaredCode { DeclaredCode() }
 }
