@@ -34,7 +34,9 @@ struct DeclaringConvenienceTests {
   @Test func aTypeOfYoursDeclaresAStateLikeTheBuiltInOnes() throws {
     let chart = try Flowchart<Cart> {
       Stamp(name: "Received")
-      Condition("Has coupon?") { $0.hasCoupon } yes: {
+      Condition("Has coupon?") {
+        $0.hasCoupon
+      } yes: {
         Stamp(name: "Discounted")
       }
       Stamp(name: "Shipped", isFinal: true)
