@@ -17,13 +17,15 @@ public struct Declaration<Context: Sendable>: Sendable {
   @inlinable
   static func state(
     _ name: String, isFinal: Bool, fileID: String, line: Int, kind: StateKind,
-    body: DeclaredBody, code: DeclaredCode = .none
+    body: DeclaredBody, code: DeclaredCode = .none,
+    attachment: (any AnyObject & Sendable)? = nil
   ) -> Declaration {
     Declaration(
       .state(
         StateDeclaration(
           name: name, kind: kind, isFinal: isFinal,
-          location: SourceLocation(fileID: fileID, line: line), body: body, code: code)))
+          location: SourceLocation(fileID: fileID, line: line), body: body, code: code,
+          attachment: attachment)))
   }
 }
 
@@ -85,8 +87,8 @@ final class StateDeclaration: @unchecked Sendable {
   // the code's kind, finality, the state count and the name) is together at the start of
   // the object, and the object stays small: compiling a large chart is bound by the memory
   // it touches. The code's kind, finality and the state's kind fill the padding after the
-  // body and its box goes last, so that holding the box costs 8 bytes: 88 on 64-bit
-  // platforms, in the same 96-byte heap block as the 80 bytes of a declaration without one.
+  // body, and the box and the attachment go last: 96 bytes on 64-bit platforms, one heap
+  // block of the allocator's 96-byte class.
   ///
   /// A `var` only so that `deinit` can take the blocks apart (see there): nothing else
   /// writes it, and `deinit` runs when no other reference exists.
@@ -109,12 +111,17 @@ final class StateDeclaration: @unchecked Sendable {
   let exitCount: Int32
   /// The box of the state's code (see ``code``).
   let codeBox: (any AnyObject & Sendable)?
+  /// What the state keeps for the graph's users beyond its code, if anything: a subflow's
+  /// chart, which the tree printer can draw nested. Never read by the compiler or the run
+  /// loop.
+  let attachment: (any AnyObject & Sendable)?
 
   @usableFromInline
   init(
     name: String, kind: StateKind, isFinal: Bool, location: SourceLocation, body: DeclaredBody,
-    code: DeclaredCode = .none
+    code: DeclaredCode = .none, attachment: (any AnyObject & Sendable)? = nil
   ) {
+    self.attachment = attachment
     self.name = name
     self.kind = kind
     self.isFinal = isFinal

@@ -1,7 +1,7 @@
 /// What kind of state a state is.
 ///
-/// Four kinds exist today; later versions add kinds (such as states that wait for input,
-/// subflows and maps), so a `switch` over a kind needs a `default:` clause, the way one
+/// Five kinds exist today; later versions add kinds (such as states that wait for input
+/// and maps), so a `switch` over a kind needs a `default:` clause, the way one
 /// over an `Error` does. Compare with the static members instead:
 ///
 /// ```swift
@@ -9,7 +9,7 @@
 /// ```
 public struct StateKind: Hashable, Sendable, CaseIterable, CustomStringConvertible {
   private enum Code: Hashable, Sendable, CaseIterable {
-    case condition, multipleCondition, action, dispatch
+    case condition, multipleCondition, action, dispatch, subflow
   }
 
   private let code: Code
@@ -22,6 +22,9 @@ public struct StateKind: Hashable, Sendable, CaseIterable, CustomStringConvertib
   public static let action = StateKind(code: .action)
   /// Runs branches concurrently, then follows one exit. Printed `D`.
   public static let dispatch = StateKind(code: .dispatch)
+  /// Runs another chart (a ``Subflow``), then follows one exit, yes or no, or the exit of
+  /// the final state the other chart ended at. Printed `F`.
+  public static let subflow = StateKind(code: .subflow)
 
   /// Every kind this version of Flowchart knows, in the order above.
   public static var allCases: [StateKind] { Code.allCases.map(StateKind.init(code:)) }
@@ -33,6 +36,7 @@ public struct StateKind: Hashable, Sendable, CaseIterable, CustomStringConvertib
     case .multipleCondition: "M"
     case .action: "A"
     case .dispatch: "D"
+    case .subflow: "F"
     }
   }
 
@@ -43,6 +47,7 @@ public struct StateKind: Hashable, Sendable, CaseIterable, CustomStringConvertib
     case .multipleCondition: "multiple condition"
     case .action: "action"
     case .dispatch: "dispatch"
+    case .subflow: "subflow"
     }
   }
 }

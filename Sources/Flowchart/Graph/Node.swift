@@ -180,4 +180,6 @@ struct StateRecord: Sendable {
   var kind: StateKind { declaration.kind }
   /// Whether the state's code is `async`.
   var isAsynchronous: Bool { declaration.isAsynchronous }
+  /// What the state keeps beyond its code (a subflow's chart), for printing.
+  var attachment: (any AnyObject & Sendable)? { declaration.attachment }
 }

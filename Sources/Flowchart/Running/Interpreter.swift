@@ -493,6 +493,21 @@ struct Interpreter<Context: Sendable>: Sendable {
         .cancelled, at: state, path: path, underlyingError: thrown,
         reason: "The run was cancelled while in \(describe(state))\(then).")
     }
+    if let inner = thrown as? RunError {
+      // A subflow's chart failed: the inner error's kind, and its story, inside this one's.
+      let route = inner.pathNames.map(DisplayText.name).joined(separator: " → ")
+      return error(
+        inner.kind, at: state, path: path, underlyingError: inner,
+        unmatchedKey: inner.unmatchedKey,
+        reason:
+          "The run stopped at \(describe(state)), whose chart failed: \(inner.reason) (Path in the subflow: \(route.isEmpty ? "(no state entered)" : route).)"
+      )
+    }
+    if let problem = thrown as? SubflowWithoutYesOrNo {
+      return error(
+        .thrown, at: state, path: path, underlyingError: thrown,
+        reason: "The run stopped at \(describe(state)): \(problem)")
+    }
     return error(
       .thrown, at: state, path: path, underlyingError: thrown,
       reason: "The run stopped at \(describe(state)): it threw \(String(reflecting: thrown)).")
