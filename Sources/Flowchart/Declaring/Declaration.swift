@@ -86,16 +86,18 @@ final class StateDeclaration: @unchecked Sendable {
   // Stored in this order so that what compiling reads of every state (the body's shape,
   // the code's kind, finality, the state count and the name) is together at the start of
   // the object, and the object stays small: compiling a large chart is bound by the memory
-  // it touches. The code's kind, finality and the state's kind fill the padding after the
-  // body, and the box and the attachment go last: 96 bytes on 64-bit platforms, one heap
-  // block of the allocator's 96-byte class.
+  // it touches. The code's kind, the flags and the state's kind fill the padding after the
+  // 17-byte body, and the box goes last: 88 bytes on 64-bit platforms, a 96-byte heap block
+  // of glibc's allocator. (One more stored word would take it to the 112-byte block: the
+  // rare attachment shares the box's word instead, see ``Attached``.)
   ///
   /// A `var` only so that `deinit` can take the blocks apart (see there): nothing else
   /// writes it, and `deinit` runs when no other reference exists.
   var body: DeclaredBody
   /// Which kind of code the state runs, and so which box ``codeBox`` holds (see ``code``).
   let codeKind: CodeKind
-  let isFinal: Bool
+  /// Finality, and whether ``storedCode`` holds an ``Attached`` pair.
+  private let flags: Flags
   /// What the state is, for the graph's users: the body says only how its exits are laid
   /// out, which kinds share (see ``DeclaredBody``).
   let kind: StateKind
@@ -109,22 +111,51 @@ final class StateDeclaration: @unchecked Sendable {
   /// How many exits this declaration and those nested in it declare, counted like
   /// ``stateCount``, so that the compiler sizes its exits' arrays once too.
   let exitCount: Int32
-  /// The box of the state's code (see ``code``).
-  let codeBox: (any AnyObject & Sendable)?
+  /// The box of the state's code, or, when the state has an attachment, the ``Attached``
+  /// pair of both: read it through ``codeBox`` and ``attachment``.
+  private let storedCode: (any AnyObject & Sendable)?
+
+  private struct Flags: OptionSet {
+    let rawValue: UInt8
+    static let isFinal = Flags(rawValue: 1)
+    static let attached = Flags(rawValue: 2)
+  }
+
+  /// A box and an attachment, held in the one word of ``storedCode``.
+  private final class Attached: Sendable {
+    let box: (any AnyObject & Sendable)?
+    let attachment: any AnyObject & Sendable
+
+    init(box: (any AnyObject & Sendable)?, attachment: any AnyObject & Sendable) {
+      self.box = box
+      self.attachment = attachment
+    }
+  }
+
+  /// Whether the state ends its flow.
+  var isFinal: Bool { flags.contains(.isFinal) }
+
+  /// The box of the state's code (see ``code``), or `nil` when it has none.
+  var codeBox: (any AnyObject & Sendable)? {
+    guard flags.contains(.attached) else { return storedCode }
+    return unsafeDowncast(storedCode.unsafelyUnwrapped, to: Attached.self).box
+  }
+
   /// What the state keeps for the graph's users beyond its code, if anything: a subflow's
   /// chart, which the tree printer can draw nested. Never read by the compiler or the run
   /// loop.
-  let attachment: (any AnyObject & Sendable)?
+  var attachment: (any AnyObject & Sendable)? {
+    guard flags.contains(.attached) else { return nil }
+    return unsafeDowncast(storedCode.unsafelyUnwrapped, to: Attached.self).attachment
+  }
 
   @usableFromInline
   init(
     name: String, kind: StateKind, isFinal: Bool, location: SourceLocation, body: DeclaredBody,
     code: DeclaredCode = .none, attachment: (any AnyObject & Sendable)? = nil
   ) {
-    self.attachment = attachment
     self.name = name
     self.kind = kind
-    self.isFinal = isFinal
     fileID = location.fileID
     line = Int32(clamping: location.line)
     self.body = body
@@ -135,7 +166,13 @@ final class StateDeclaration: @unchecked Sendable {
     case .keyed(let decision, _): codeKind = decision.isAsynchronous ? .asyncSelect : .select
     case .branches: codeKind = .dispatch
     }
-    codeBox = code.box
+    if let attachment {
+      flags = isFinal ? [.isFinal, .attached] : .attached
+      storedCode = Attached(box: code.box, attachment: attachment)
+    } else {
+      flags = isFinal ? .isFinal : []
+      storedCode = code.box
+    }
     var states: Int32 = 1
     var exits: Int32 = 0
     func add(_ block: [DeclarationNode]) {
