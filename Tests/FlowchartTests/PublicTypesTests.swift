@@ -6,12 +6,12 @@ import Testing
 struct PublicTypesTests {
   @Test func stateKindsHaveTheirLettersAndWords() {
     #expect(
-      StateKind.allCases == [.condition, .multipleCondition, .action, .dispatch, .subflow])
-    #expect(StateKind.allCases.map(\.letter) == ["S", "M", "A", "D", "F"])
+      StateKind.allCases == [.condition, .multipleCondition, .action, .dispatch, .subflow, .map])
+    #expect(StateKind.allCases.map(\.letter) == ["S", "M", "A", "D", "F", "E"])
     #expect(
       StateKind.allCases.map(\.description)
-        == ["condition", "multiple condition", "action", "dispatch", "subflow"])
-    #expect(Set(StateKind.allCases).count == 5)
+        == ["condition", "multiple condition", "action", "dispatch", "subflow", "map"])
+    #expect(Set(StateKind.allCases).count == 6)
   }
 
   @Test func exitLabelsCarryTheirKeyOrBranch() {

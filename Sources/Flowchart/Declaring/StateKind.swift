@@ -1,7 +1,7 @@
 /// What kind of state a state is.
 ///
-/// Five kinds exist today; later versions add kinds (such as states that wait for input
-/// and maps), so a `switch` over a kind needs a `default:` clause, the way one
+/// Six kinds exist today; later versions add kinds (such as states that wait for input),
+/// so a `switch` over a kind needs a `default:` clause, the way one
 /// over an `Error` does. Compare with the static members instead:
 ///
 /// ```swift
@@ -9,7 +9,7 @@
 /// ```
 public struct StateKind: Hashable, Sendable, CaseIterable, CustomStringConvertible {
   private enum Code: Hashable, Sendable, CaseIterable {
-    case condition, multipleCondition, action, dispatch, subflow
+    case condition, multipleCondition, action, dispatch, subflow, map
   }
 
   private let code: Code
@@ -25,6 +25,9 @@ public struct StateKind: Hashable, Sendable, CaseIterable, CustomStringConvertib
   /// Runs another chart (a ``Subflow``), then follows one exit, yes or no, or the exit of
   /// the final state the other chart ended at. Printed `F`.
   public static let subflow = StateKind(code: .subflow)
+  /// Runs another chart once per element of a collection (a ``Map``), then follows one
+  /// exit. Printed `E` (for each).
+  public static let map = StateKind(code: .map)
 
   /// Every kind this version of Flowchart knows, in the order above.
   public static var allCases: [StateKind] { Code.allCases.map(StateKind.init(code:)) }
@@ -37,6 +40,7 @@ public struct StateKind: Hashable, Sendable, CaseIterable, CustomStringConvertib
     case .action: "A"
     case .dispatch: "D"
     case .subflow: "F"
+    case .map: "E"
     }
   }
 
@@ -48,6 +52,7 @@ public struct StateKind: Hashable, Sendable, CaseIterable, CustomStringConvertib
     case .action: "action"
     case .dispatch: "dispatch"
     case .subflow: "subflow"
+    case .map: "map"
     }
   }
 }
