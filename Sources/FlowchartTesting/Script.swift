@@ -26,12 +26,30 @@ import Flowchart
 public struct Script: Sendable, Hashable, ExpressibleByDictionaryLiteral,
   CustomStringConvertible
 {
-  /// The decisions forced on one state.
+  /// One forced choice: a decision, or the exit to take.
+  public enum Choice: Sendable, Hashable, CustomStringConvertible {
+    /// A decision the state makes: ``Decision/done`` for an action, ``Decision/yes`` or
+    /// ``Decision/no`` for a condition, ``Decision/key(_:)`` for a multiple condition.
+    case decision(Decision)
+    /// The exit a non-final state takes, by its label: `next`, `yes`, `no`, a key's text
+    /// as the printed tree shows it, or `default`. The exit must exist.
+    case exit(Exit.Label)
+
+    /// The decision as ``Decision`` describes it, or `exit ` and the label.
+    public var description: String {
+      switch self {
+      case .decision(let decision): "\(decision)"
+      case .exit(let label): "exit \(label)"
+      }
+    }
+  }
+
+  /// The choices forced on one state.
   public struct Entry: Sendable, Hashable {
     /// The state's name.
     public var stateName: String
-    /// The decisions, one per visit; a single decision is taken at every visit.
-    public var decisions: [Decision]
+    /// The choices, one per visit; a single choice is taken at every visit.
+    public var choices: [Choice]
   }
 
   /// The forced states, in the order the script first names them.
@@ -45,14 +63,26 @@ public struct Script: Sendable, Hashable, ExpressibleByDictionaryLiteral,
   /// A script from `(state name, decision)` pairs; a name listed twice takes its decisions
   /// in turn.
   public init(dictionaryLiteral elements: (String, Decision)...) {
-    for (name, decision) in elements { add(name, [decision]) }
+    for (name, decision) in elements { add(name, [.decision(decision)]) }
   }
 
   /// The script with `decisions` forced on the state named `name`, one per visit, after
   /// any the script already gives it.
   public func deciding(_ name: String, _ decisions: Decision...) -> Script {
     var script = self
-    script.add(name, decisions)
+    script.add(name, decisions.map(Choice.decision))
+    return script
+  }
+
+  /// The script with the non-final state named `name` taking the exits labelled `labels`,
+  /// one per visit, after any choices the script already gives it.
+  ///
+  /// ```swift
+  /// let script = Script().taking("Plan?", .default)
+  /// ```
+  public func taking(_ name: String, _ labels: Exit.Label...) -> Script {
+    var script = self
+    script.add(name, labels.map(Choice.exit))
     return script
   }
 
@@ -67,11 +97,11 @@ public struct Script: Sendable, Hashable, ExpressibleByDictionaryLiteral,
     return script
   }
 
-  private mutating func add(_ name: String, _ decisions: [Decision]) {
+  mutating func add(_ name: String, _ choices: [Choice]) {
     if let index = entries.firstIndex(where: { $0.stateName == name }) {
-      entries[index].decisions += decisions
+      entries[index].choices += choices
     } else {
-      entries.append(Entry(stateName: name, decisions: decisions))
+      entries.append(Entry(stateName: name, choices: choices))
     }
   }
 
@@ -79,7 +109,7 @@ public struct Script: Sendable, Hashable, ExpressibleByDictionaryLiteral,
   /// separated by `/`; then the kept code, if any.
   public var description: String {
     let forced = entries.map { entry in
-      "\(entry.stateName) = \(entry.decisions.map(\.description).joined(separator: "/"))"
+      "\(entry.stateName) = \(entry.choices.map(\.description).joined(separator: "/"))"
     }
     let kept = keptCode.isEmpty ? "" : " (keeping the code of \(keptCode.joined(separator: ", ")))"
     return (forced.isEmpty ? "no forced decisions" : forced.joined(separator: ", ")) + kept
@@ -139,7 +169,13 @@ extension Flowchart {
     do {
       for entry in script.entries {
         let id = try scriptedState(named: entry.stateName)
-        forced[id] = ForcedDecision(entry.decisions)
+        let choices = entry.choices.map { choice in
+          switch choice {
+          case .decision(let decision): ForcedChoice.decision(decision)
+          case .exit(let label): ForcedChoice.exit(label)
+          }
+        }
+        forced[id] = ForcedDecision(choices: choices)
       }
       for name in script.keptCode {
         let id = try scriptedState(named: name)
