@@ -14,7 +14,7 @@ let package = Package(
   dependencies: [],
   targets: [
     .target(name: "Flowchart"),
-    .testTarget(name: "FlowchartTests", dependencies: ["Flowchart"]),
+    .testTarget(name: "FlowchartTests", dependencies: ["Flowchart", "FlowchartTesting"]),
     // Depends on the toolchain's Swift Testing (`import Testing`), and on Foundation for
     // golden files and the record-mode environment variable.
     .target(name: "FlowchartTesting", dependencies: ["Flowchart"]),
