@@ -62,7 +62,7 @@ extension DefinitionError.Problem {
   }
 }
 
-/// Compiles a chart that must fail, and expects its ``DefinitionError`` to list exactly
+/// Compiles a chart that must fail, and expects its `DefinitionError` to list exactly
 /// `expected`, in order; returns the error for further checks.
 ///
 /// Declarations written inside a macro's argument, as in `#expect(throws:)`, may be

@@ -45,6 +45,7 @@ public enum GoldenText {
   /// says so.
   ///
   /// - Parameters:
+  ///   - actual: The text to check.
   ///   - path: The file, absolute or relative to the directory of `filePath`.
   ///   - filePath: The test's file; keep the default.
   /// - Returns: `nil` when the file holds `actual`; otherwise a message for the test's
@@ -98,7 +99,10 @@ public enum GoldenText {
 ///   """)
 /// ```
 ///
-/// - Parameter sourceLocation: Where the issue points; keep the default, the caller.
+/// - Parameters:
+///   - actual: The text to check.
+///   - expected: The text it must be.
+///   - sourceLocation: Where the issue points; keep the default, the caller.
 public func expectText(
   _ actual: String, matches expected: String,
   sourceLocation: Testing.SourceLocation = #_sourceLocation
@@ -118,6 +122,8 @@ public func expectText(
 /// ```
 ///
 /// - Parameters:
+///   - actual: The text to check.
+///   - path: The golden file, absolute or relative to the directory of `filePath`.
 ///   - filePath: The test's file, whose directory `path` is relative to; keep the default.
 ///   - sourceLocation: Where the issue points; keep the default, the caller.
 public func expectText(
@@ -141,7 +147,10 @@ public func expectText(
 ///   """)
 /// ```
 ///
-/// - Parameter sourceLocation: Where the issue points; keep the default, the caller.
+/// - Parameters:
+///   - chart: The chart to print.
+///   - expected: The tree it must print.
+///   - sourceLocation: Where the issue points; keep the default, the caller.
 public func expectTree<Context>(
   _ chart: Flowchart<Context>, matches expected: String,
   sourceLocation: Testing.SourceLocation = #_sourceLocation

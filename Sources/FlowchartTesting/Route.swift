@@ -4,7 +4,7 @@ import Testing
 /// One way through a chart: the states a run enters, in order, with the exit or decision
 /// each one takes.
 ///
-/// Get every route with ``Flowchart/routes(from:cycles:)`` and run each with its
+/// Get every route with `Flowchart.routes(from:cycles:)` and run each with its
 /// ``script``, one test per route:
 ///
 /// ```swift
@@ -34,8 +34,8 @@ public struct Route: Sendable, Hashable, CustomStringConvertible, CustomTestStri
     /// The exit the state takes, or `nil` when it ends its flow (or ends the route, for a
     /// route to a state).
     public let exit: Exit.Label?
-    /// What the state decides when it ends its flow: ``Decision/done``, ``Decision/yes`` or
-    /// ``Decision/no``; `nil` for a state that takes an exit, and for a final multiple
+    /// What the state decides when it ends its flow: `Decision.done`, `Decision.yes` or
+    /// `Decision.no`; `nil` for a state that takes an exit, and for a final multiple
     /// condition, whose keys the chart does not list.
     public let decision: Decision?
     /// How many dispatches the state is inside: 0 at the top level.
@@ -67,7 +67,7 @@ public struct Route: Sendable, Hashable, CustomStringConvertible, CustomTestStri
     self.steps = steps
   }
 
-  /// The names of the states, in order: what ``RunResult/pathNames`` holds after a run
+  /// The names of the states, in order: what `RunResult.pathNames` holds after a run
   /// down the route.
   public var stateNames: [String] { steps.map(\.name) }
 
@@ -211,8 +211,8 @@ extension Flowchart {
   }
 }
 
-/// Walks a chart's exits for ``Flowchart/routes(from:cycles:)`` and
-/// ``Flowchart/shortestRoute(to:from:)``, iteratively, so long charts do not grow the stack
+/// Walks a chart's exits for `Flowchart.routes(from:cycles:)` and
+/// `Flowchart.shortestRoute(to:from:)`, iteratively, so long charts do not grow the stack
 /// (only nested dispatches do).
 private struct RouteWalker<Context: Sendable> {
   let chart: Flowchart<Context>

@@ -11,12 +11,12 @@ import Flowchart
 /// #expect(result.finalStateName == "Injured?")
 /// ```
 ///
-/// Each decision must be one the state can make: ``Decision/done`` for an action,
-/// ``Decision/yes`` or ``Decision/no`` for a condition, a key for a multiple condition (it
+/// Each decision must be one the state can make: `Decision.done` for an action,
+/// `Decision.yes` or `Decision.no` for a condition, a key for a multiple condition (it
 /// leads to the exit whose text is the key's text as the printed tree shows it, or to the
 /// default exit when no exit has it). A forced state's code does not run, unless the script
 /// keeps it with ``keepingCode(of:)``: then the code runs for what it does to the context,
-/// and its decision is replaced. Forcing ``Decision/done`` on an action only skips its code.
+/// and its decision is replaced. Forcing `Decision.done` on an action only skips its code.
 ///
 /// A name listed twice, or given several decisions with ``deciding(_:_:)``, takes its
 /// decisions in turn, one per visit, as a cycle needs: `["Retry?": .yes, "Retry?": .no]`
@@ -28,14 +28,14 @@ public struct Script: Sendable, Hashable, ExpressibleByDictionaryLiteral,
 {
   /// One forced choice: a decision, or the exit to take.
   public enum Choice: Sendable, Hashable, CustomStringConvertible {
-    /// A decision the state makes: ``Decision/done`` for an action, ``Decision/yes`` or
-    /// ``Decision/no`` for a condition, ``Decision/key(_:)`` for a multiple condition.
+    /// A decision the state makes: `Decision.done` for an action, `Decision.yes` or
+    /// `Decision.no` for a condition, `Decision.key(_:)` for a multiple condition.
     case decision(Decision)
     /// The exit a non-final state takes, by its label: `next`, `yes`, `no`, a key's text
     /// as the printed tree shows it, or `default`. The exit must exist.
     case exit(Exit.Label)
 
-    /// The decision as ``Decision`` describes it, or `exit ` and the label.
+    /// The decision as `Decision` describes it, or `exit ` and the label.
     public var description: String {
       switch self {
       case .decision(let decision): "\(decision)"
@@ -146,8 +146,8 @@ public struct ScriptError: Error, Sendable, CustomStringConvertible {
 extension Flowchart {
   /// A copy of the chart in which the states `script` names decide as it says.
   ///
-  /// The copy runs with the ordinary ``Flowchart/run(with:stepLimit:)`` and
-  /// ``Flowchart/runSynchronously(with:stepLimit:)``, so its results and errors are the
+  /// The copy runs with the ordinary `Flowchart.run(with:stepLimit:)` and
+  /// `Flowchart.runSynchronously(with:stepLimit:)`, so its results and errors are the
   /// ordinary ones, and so are dispatch, cancellation and step limits. A state whose
   /// asynchronous code is not kept becomes synchronous: a chart whose asynchronous states
   /// are all forced runs synchronously.
@@ -210,7 +210,7 @@ extension Flowchart {
   ///
   /// - Throws: A ``ScriptError`` before anything runs when the script does not fit the
   ///   chart (see ``scripted(_:recordingInto:)``); otherwise what
-  ///   ``Flowchart/run(with:stepLimit:)`` throws.
+  ///   `Flowchart.run(with:stepLimit:)` throws.
   public func run(
     with context: Context, script: Script, recordingInto coverage: Coverage<Context>? = nil,
     stepLimit: Int? = nil
@@ -222,7 +222,7 @@ extension Flowchart {
   /// without `await`; every asynchronous state must be forced, its code not kept.
   ///
   /// - Throws: A ``ScriptError`` when the script does not fit the chart; otherwise what
-  ///   ``Flowchart/runSynchronously(with:stepLimit:)`` throws.
+  ///   `Flowchart.runSynchronously(with:stepLimit:)` throws.
   public func runSynchronously(
     with context: Context, script: Script, recordingInto coverage: Coverage<Context>? = nil,
     stepLimit: Int? = nil

@@ -23,7 +23,7 @@ import Testing
 ///
 /// A `TestClock` is a value whose copies share one timeline; it is `Sendable`, and every
 /// operation takes one lock, so it is safe from any task or thread. A sleeper woken by
-/// ``advance(by:)`` is resumed before `advance` returns, but runs on when its executor
+/// ``advance(by:sourceLocation:)`` is resumed before `advance` returns, but runs on when its executor
 /// schedules it: await what it does (its task's value, say) rather than assuming it has
 /// run. Cancelling a sleeping task wakes it at once with a `CancellationError`.
 public struct TestClock: Clock, Sendable {

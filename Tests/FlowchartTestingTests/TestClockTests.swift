@@ -52,7 +52,7 @@ struct TestClockTests {
   @Test func aTaskCancelledBeforeItSleepsDoesNotSleep() async throws {
     let clock = TestClock()
     await #expect(throws: CancellationError.self) {
-      try await withUnsafeCurrentTask { $0?.cancel() }
+      withUnsafeCurrentTask { $0?.cancel() }
       try await clock.sleep(for: .seconds(1))
     }
     #expect(clock.sleeperCount == 0)
