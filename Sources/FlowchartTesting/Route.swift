@@ -93,36 +93,30 @@ public struct Route: Sendable, Hashable, CustomStringConvertible, CustomTestStri
 
   /// The steps joined by ` → `, decisions in brackets, branches in braces.
   public var description: String {
-    var text = ""
-    var depth = steps.first?.depth ?? 0
-    let base = depth
-    var branch: Int? = steps.first?.branch
-    for (index, step) in steps.enumerated() {
-      if index > 0 {
-        if step.depth > depth {
-          text += " { "
+    guard let first = steps.first else { return "" }
+    var text = first.text
+    // The branch each open level of braces is in, innermost last.
+    var branches: [Int?] = [first.branch]
+    for step in steps.dropFirst() {
+      let depth = first.depth + branches.count - 1
+      if step.depth > depth {
+        text += " { "
+        branches.append(step.branch)
+      } else {
+        for _ in step.depth..<depth {
+          text += " }"
+          branches.removeLast()
+        }
+        if step.branch != branches[branches.count - 1] {
+          text += " | "
+          branches[branches.count - 1] = step.branch
         } else {
-          while depth > step.depth {
-            text += " }"
-            depth -= 1
-          }
-          if step.depth > base && step.branch != branch && index > 0
-            && steps[index - 1].depth >= step.depth
-          {
-            text += " | "
-          } else {
-            text += " → "
-          }
+          text += " → "
         }
       }
-      depth = step.depth
-      branch = step.branch
       text += step.text
     }
-    while depth > base {
-      text += " }"
-      depth -= 1
-    }
+    text += String(repeating: " }", count: branches.count - 1)
     return text
   }
 
