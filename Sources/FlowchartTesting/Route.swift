@@ -147,14 +147,19 @@ extension Flowchart {
   /// - Parameters:
   ///   - start: The state to start from; a state inside a dispatch branch gives the routes
   ///     to the ends of its branch.
-  ///   - cycles: How many times a route may come back to a state it entered; 0 or more.
+  ///   - cycles: How many times a route may come back to a state it entered; 0 or more (a
+  ///     negative count records an issue and counts as 0).
   /// - Returns: The routes, in the order of the states' exits (a condition's `yes` routes
   ///   before its `no` routes).
   /// - Complexity: Proportional to the total length of the routes, which can grow
   ///   exponentially with the number of decisions.
   public func routes(from start: StateID? = nil, cycles: Int = 0) -> [Route] {
-    precondition(cycles >= 0, "a route takes a cycle 0 or more times")
-    var walker = RouteWalker(chart: self, visitLimit: cycles + 1)
+    if cycles < 0 {
+      Issue.record(
+        "routes(cycles: \(cycles)) asks for a negative number of turns round a cycle; counting 0 instead. Pass 0 or more."
+      )
+    }
+    var walker = RouteWalker(chart: self, visitLimit: max(cycles, 0) + 1)
     let from = start ?? self.start
     let depth = walker.depth(of: from)
     return walker.flowRoutes(from: from, depth: depth.depth, branch: depth.branch).map(
