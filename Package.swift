@@ -7,12 +7,21 @@ let package = Package(
   // cancellation in one load.
   platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
   products: [
-    .library(name: "Flowchart", targets: ["Flowchart"])
+    .library(name: "Flowchart", targets: ["Flowchart"]),
+    // Charts as test fixtures: scripted runs, routes, coverage, golden text, a test clock.
+    .library(name: "FlowchartTesting", targets: ["FlowchartTesting"]),
   ],
   dependencies: [],
   targets: [
     .target(name: "Flowchart"),
-    .testTarget(name: "FlowchartTests", dependencies: ["Flowchart"]),
+    .testTarget(name: "FlowchartTests", dependencies: ["Flowchart", "FlowchartTesting"]),
+    // Depends on the toolchain's Swift Testing (`import Testing`), and on Foundation for
+    // golden files and the record-mode environment variable.
+    .target(name: "FlowchartTesting", dependencies: ["Flowchart"]),
+    // Golden files are read from beside the tests (`#filePath`), not bundled.
+    .testTarget(
+      name: "FlowchartTestingTests", dependencies: ["FlowchartTesting", "Flowchart"],
+      exclude: ["Golden"]),
     // Playgrounds: each is a runnable example, `swift run <name>`.
     .executableTarget(
       name: "FirstLaunch", dependencies: ["Flowchart"], path: "Playgrounds/FirstLaunch"),
