@@ -20,7 +20,7 @@ struct ReadmeExampleTests {
       .split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
 
     let blocks = swiftBlocks(in: readme)
-    #expect(blocks.count == 5)
+    #expect(blocks.count == 6)
     for block in blocks {
       // Each line of the block, in order, with only this file's assertions in between.
       var rest = copies[...]

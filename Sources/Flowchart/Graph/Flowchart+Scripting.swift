@@ -362,14 +362,15 @@ extension Flowchart {
   /// taken rather than the state it leads to; `nil` when the state is not a non-final
   /// multiple condition.
   private func exitSelector(of index: Int) -> ExitSelector<Context>? {
-    guard case .multipleCondition(let decision, _) = graph.records[index].declaration.body
+    guard case .keyed(let decision, _) = graph.records[index].declaration.body
     else { return nil }
     let code = decision.makeSelector(Array(0..<Int32(graph.storedExits(of: index).count)))
     guard let box = code.box else { return nil }
     switch code.kind {
     case .select: return .synchronous(unsafeDowncast(box, to: SelectBox<Context>.self))
     case .asyncSelect: return .asynchronous(unsafeDowncast(box, to: AsyncSelectBox<Context>.self))
-    case .none, .action, .condition, .decideKey, .asyncAction, .asyncCondition, .asyncDecideKey:
+    case .pass, .action, .condition, .decideKey, .asyncAction, .asyncCondition, .asyncDecideKey,
+      .dispatch:
       return nil
     }
   }
