@@ -60,7 +60,8 @@ struct RoundTripTests {
   }
 
   @Test func randomChartsReadBackAsTheSameGraph() throws {
-    let seeds = ProcessInfo.processInfo.environment["FLOWCHART_FILES_SEEDS"].flatMap(Int.init) ?? 300
+    let seeds =
+      ProcessInfo.processInfo.environment["FLOWCHART_FILES_SEEDS"].flatMap(Int.init) ?? 300
     var compiled = 0
     for seed in 0..<UInt64(seeds) {
       var random = RandomChart(seed: seed)

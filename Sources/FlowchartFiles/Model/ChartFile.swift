@@ -105,7 +105,9 @@ public struct ChartAction: Hashable, Sendable {
   public var stores: [ChartStore]
 
   /// Creates an action.
-  public init(name: String, isFinal: Bool = false, handler: String? = nil, stores: [ChartStore] = []) {
+  public init(
+    name: String, isFinal: Bool = false, handler: String? = nil, stores: [ChartStore] = []
+  ) {
     self.name = name
     self.isFinal = isFinal
     self.handler = handler

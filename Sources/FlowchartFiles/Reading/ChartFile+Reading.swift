@@ -67,7 +67,9 @@ extension ChartFile {
   ///   includes, missing files and include cycles among them.
   public static func parse(
     _ bytes: some Sequence<UInt8>, syntax: ChartSyntax, path: String,
-    includes: (_ path: String, _ from: String) throws -> (path: String, syntax: ChartSyntax, bytes: [UInt8])
+    includes: (_ path: String, _ from: String) throws -> (
+      path: String, syntax: ChartSyntax, bytes: [UInt8]
+    )
   ) throws(DefinitionError) -> ChartFile {
     var file = try parse(bytes, syntax: syntax, path: path)
     var problems = ProblemList()

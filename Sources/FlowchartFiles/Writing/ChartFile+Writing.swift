@@ -393,9 +393,13 @@ struct TextWriter {
     case .matches(let path, let pattern):
       line("<matches\(Self.attributes([("path", path), ("pattern", pattern)]))/>")
     case .all(let tests):
-      xmlElement("all", [], isEmpty: tests.isEmpty) { writer in for test in tests { writer.xmlTest(test) } }
+      xmlElement("all", [], isEmpty: tests.isEmpty) { writer in
+        for test in tests { writer.xmlTest(test) }
+      }
     case .any(let tests):
-      xmlElement("any", [], isEmpty: tests.isEmpty) { writer in for test in tests { writer.xmlTest(test) } }
+      xmlElement("any", [], isEmpty: tests.isEmpty) { writer in
+        for test in tests { writer.xmlTest(test) }
+      }
     case .not(let inner):
       xmlElement("not", [], isEmpty: false) { writer in writer.xmlTest(inner) }
     }
