@@ -1,6 +1,5 @@
 import Flowchart
 import Foundation
-import Synchronization
 
 #if canImport(FoundationXML)
   import FoundationXML
@@ -44,7 +43,7 @@ enum XMLTreeReader {
     parser.delegate = delegate
     // The parser recovers from some errors and reports success; the first error it reports
     // to the delegate is the one that counts.
-    let succeeded = parserLock.withLock { _ in parser.parse() }
+    let succeeded = parser.parse()
     if let error = delegate.error { throw error }
     guard succeeded, let root = delegate.root else {
       let line = max(1, parser.lineNumber)
@@ -109,10 +108,6 @@ enum XMLTreeReader {
     return nil
   }
 }
-
-/// Serializes `XMLParser`: on Linux, parsers running at once in several threads crash in
-/// libxml2 (seen in this package's tests, which run in parallel), so one parses at a time.
-private let parserLock = Mutex(())
 
 /// Where each line of a file starts, to turn a byte offset into a line and a column.
 struct LineTable {
