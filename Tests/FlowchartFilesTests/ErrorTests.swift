@@ -165,4 +165,19 @@ struct ErrorTests {
         "test.xml:3:5: malformed file: The pattern '(unclosed' is not a regular expression this platform reads: fix it."
       ])
   }
+
+  @Test func anEntryPointProblemIsPlacedAtTheEntryPoint() throws {
+    let file = try parse(
+      """
+      <flowchart>
+        <entryPoint state="Nowhere"/>
+        <action name="Done" final="true"/>
+      </flowchart>
+      """, .xml)
+    let found = problems { () throws(DefinitionError) in
+      _ = try file.flowchart(handlers: HandlerRegistry<ChartValue>())
+    }
+    #expect(found.count == 1)
+    #expect(found.first?.hasPrefix("test.xml:2:3: unknown name:") == true)
+  }
 }

@@ -30,7 +30,21 @@ extension ChartFile {
       throw binder.problems.error(path: path)
     case .failure(let error):
       var all = binder.problems
-      all.problems += error.problems
+      // The compiler places a problem with an entry point at the chart; the file knows where
+      // the entry point was written.
+      let entries = Dictionary(
+        entryPoints.map { ($0.name, $0.location) }, uniquingKeysWith: { first, _ in first })
+      for problem in error.problems {
+        if problem.location.column == nil, problem.location.fileID == path,
+          let name = problem.name, let location = entries[name]
+        {
+          all.problems.append(
+            DefinitionError.Problem(
+              problem.kind, name: name, at: location, message: problem.message))
+        } else {
+          all.problems.append(problem)
+        }
+      }
       throw all.error(path: path)
     }
   }

@@ -46,7 +46,7 @@ extension ChartFile {
     return file
   }
 
-  /// Parses a chart file's text (see ``parse(_:syntax:path:)``).
+  /// Parses a chart file's text, as its bytes are parsed: includes are left unread.
   public static func parse(
     _ text: String, syntax: ChartSyntax, path: String
   ) throws(DefinitionError) -> ChartFile {

@@ -4,8 +4,8 @@ extension ChartFile {
   /// The file's text in `syntax`: what reading gives this tree back (its locations aside).
   ///
   /// Includes are written as `include` statements; the files they include are not written.
-  /// The text is indented by two spaces and ends with a line break. Writing is iterative
-  /// over blocks' depth only as far as ``ChartFile`` allows nesting (100 levels).
+  /// The text is indented by two spaces and ends with a line break. The writer recurses once
+  /// per level of nesting: a file read is at most 100 levels of states deep.
   public func text(in syntax: ChartSyntax) -> String {
     var writer = TextWriter()
     switch syntax {
