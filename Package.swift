@@ -10,6 +10,8 @@ let package = Package(
     .library(name: "Flowchart", targets: ["Flowchart"]),
     // Charts as test fixtures: scripted runs, routes, coverage, golden text, a test clock.
     .library(name: "FlowchartTesting", targets: ["FlowchartTesting"]),
+    // Charts in files (JSON and XML), bound to code by name.
+    .library(name: "FlowchartFiles", targets: ["FlowchartFiles"]),
   ],
   dependencies: [],
   targets: [
@@ -22,6 +24,9 @@ let package = Package(
     .testTarget(
       name: "FlowchartTestingTests", dependencies: ["FlowchartTesting", "Flowchart"],
       exclude: ["Golden"]),
+    // Charts in files (JSON and XML), bound to code by name; Foundation is allowed here.
+    .target(name: "FlowchartFiles", dependencies: ["Flowchart"]),
+    .testTarget(name: "FlowchartFilesTests", dependencies: ["FlowchartFiles", "Flowchart"]),
     // Playgrounds: each is a runnable example, `swift run <name>`.
     .executableTarget(
       name: "FirstLaunch", dependencies: ["Flowchart"], path: "Playgrounds/FirstLaunch"),
@@ -29,9 +34,13 @@ let package = Package(
       name: "Health", dependencies: ["Flowchart"], path: "Playgrounds/Health"),
     .executableTarget(
       name: "Downloads", dependencies: ["Flowchart"], path: "Playgrounds/Downloads"),
+    .executableTarget(
+      name: "FileChart", dependencies: ["Flowchart", "FlowchartFiles"],
+      path: "Playgrounds/FileChart"),
     // Benchmarks: `swift run -c release flowchart-benchmarks` (see BENCHMARKS.md).
     .executableTarget(
-      name: "flowchart-benchmarks", dependencies: ["Flowchart"], path: "Benchmarks"),
+      name: "flowchart-benchmarks", dependencies: ["Flowchart", "FlowchartFiles"],
+      path: "Benchmarks"),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -35,15 +35,22 @@ public struct SourceLocation: Hashable, Sendable, CustomStringConvertible {
   public let fileID: String
   /// The line of the declaration.
   public let line: Int
+  /// The column of the declaration, from 1, when known: a chart read from a file has one
+  /// (see the FlowchartFiles module); a declaration in Swift has none.
+  public let column: Int?
 
   /// Creates a source location.
-  public init(fileID: String, line: Int) {
+  public init(fileID: String, line: Int, column: Int? = nil) {
     self.fileID = fileID
     self.line = line
+    self.column = column
   }
 
-  /// `fileID:line`, the form compilers use.
-  public var description: String { "\(fileID):\(line)" }
+  /// `fileID:line`, or `fileID:line:column` when the column is known: the form compilers use.
+  public var description: String {
+    guard let column else { return "\(fileID):\(line)" }
+    return "\(fileID):\(line):\(column)"
+  }
 }
 
 /// The internal tree the public declaration types lower into. Not generic: each closure is
@@ -111,25 +118,38 @@ final class StateDeclaration: @unchecked Sendable {
   /// How many exits this declaration and those nested in it declare, counted like
   /// ``stateCount``, so that the compiler sizes its exits' arrays once too.
   let exitCount: Int32
-  /// The box of the state's code, or, when the state has an attachment, the ``Attached``
-  /// pair of both: read it through ``codeBox`` and ``attachment``.
+  /// The box of the state's code, or, when the state has extras (an attachment or a
+  /// column), the ``Extras`` that hold the box with them: read it through ``codeBox``,
+  /// ``attachment`` and ``location``.
   private let storedCode: (any AnyObject & Sendable)?
 
   private struct Flags: OptionSet {
     let rawValue: UInt8
     static let isFinal = Flags(rawValue: 1)
-    static let attached = Flags(rawValue: 2)
+    static let extras = Flags(rawValue: 2)
   }
 
-  /// A box and an attachment, held in the one word of ``storedCode``.
-  private final class Attached: Sendable {
+  /// What few declarations have, held in the one word of ``storedCode`` with the box, so
+  /// that every other declaration stays in its 96-byte heap block: a subflow's or a map's
+  /// attachment, and the column of a declaration read from a file.
+  private final class Extras: Sendable {
     let box: (any AnyObject & Sendable)?
-    let attachment: any AnyObject & Sendable
+    let attachment: (any AnyObject & Sendable)?
+    /// From 1; 0 when unknown.
+    let column: Int32
 
-    init(box: (any AnyObject & Sendable)?, attachment: any AnyObject & Sendable) {
+    init(box: (any AnyObject & Sendable)?, attachment: (any AnyObject & Sendable)?, column: Int32)
+    {
       self.box = box
       self.attachment = attachment
+      self.column = column
     }
+  }
+
+  /// The extras, when the declaration has them.
+  private var extras: Extras? {
+    guard flags.contains(.extras) else { return nil }
+    return unsafeDowncast(storedCode.unsafelyUnwrapped, to: Extras.self)
   }
 
   /// Whether the state ends its flow.
@@ -137,17 +157,14 @@ final class StateDeclaration: @unchecked Sendable {
 
   /// The box of the state's code (see ``code``), or `nil` when it has none.
   var codeBox: (any AnyObject & Sendable)? {
-    guard flags.contains(.attached) else { return storedCode }
-    return unsafeDowncast(storedCode.unsafelyUnwrapped, to: Attached.self).box
+    guard flags.contains(.extras) else { return storedCode }
+    return unsafeDowncast(storedCode.unsafelyUnwrapped, to: Extras.self).box
   }
 
   /// What the state keeps for the graph's users beyond its code, if anything: a subflow's
   /// chart, which the tree printer can draw nested. Never read by the compiler or the run
   /// loop.
-  var attachment: (any AnyObject & Sendable)? {
-    guard flags.contains(.attached) else { return nil }
-    return unsafeDowncast(storedCode.unsafelyUnwrapped, to: Attached.self).attachment
-  }
+  var attachment: (any AnyObject & Sendable)? { extras?.attachment }
 
   @usableFromInline
   init(
@@ -166,9 +183,10 @@ final class StateDeclaration: @unchecked Sendable {
     case .keyed(let decision, _): codeKind = decision.isAsynchronous ? .asyncSelect : .select
     case .branches: codeKind = .dispatch
     }
-    if let attachment {
-      flags = isFinal ? [.isFinal, .attached] : .attached
-      storedCode = Attached(box: code.box, attachment: attachment)
+    let column = Int32(clamping: location.column ?? 0)
+    if attachment != nil || column != 0 {
+      flags = isFinal ? [.isFinal, .extras] : .extras
+      storedCode = Extras(box: code.box, attachment: attachment, column: column)
     } else {
       flags = isFinal ? .isFinal : []
       storedCode = code.box
@@ -251,7 +269,20 @@ final class StateDeclaration: @unchecked Sendable {
   }
 
   /// Where the state was declared.
-  var location: SourceLocation { SourceLocation(fileID: fileID, line: Int(line)) }
+  var location: SourceLocation {
+    let column = extras?.column ?? 0
+    return SourceLocation(
+      fileID: fileID, line: Int(line), column: column == 0 ? nil : Int(column))
+  }
+
+  /// This declaration at another location: the same name, kind, flags, blocks, code and
+  /// attachment. (For front ends that read charts from files; see
+  /// `Declaration+Locating.swift`.)
+  func relocated(to location: SourceLocation) -> StateDeclaration {
+    StateDeclaration(
+      name: name, kind: kind, isFinal: isFinal, location: location, body: body,
+      code: DeclaredCode(codeKind, codeBox), attachment: attachment)
+  }
 
   /// Whether the state's code runs asynchronously.
   var isAsynchronous: Bool { codeKind.isAsynchronous }
@@ -332,6 +363,12 @@ struct DeclaredCode: Sendable {
   init() {
     kind = .pass
     box = nil
+  }
+
+  /// Code of `kind` in `box`, which may be `nil` where the compiler makes the code.
+  fileprivate init(_ kind: CodeKind, _ box: (any AnyObject & Sendable)?) {
+    self.kind = kind
+    self.box = box
   }
 
   /// No code.
