@@ -138,8 +138,7 @@ final class StateDeclaration: @unchecked Sendable {
     /// From 1; 0 when unknown.
     let column: Int32
 
-    init(box: (any AnyObject & Sendable)?, attachment: (any AnyObject & Sendable)?, column: Int32)
-    {
+    init(box: (any AnyObject & Sendable)?, attachment: (any AnyObject & Sendable)?, column: Int32) {
       self.box = box
       self.attachment = attachment
       self.column = column
