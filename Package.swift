@@ -7,12 +7,17 @@ let package = Package(
   // cancellation in one load.
   platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
   products: [
-    .library(name: "Flowchart", targets: ["Flowchart"])
+    .library(name: "Flowchart", targets: ["Flowchart"]),
+    .executable(name: "flowchart", targets: ["FlowchartCLI"]),
   ],
   dependencies: [],
   targets: [
     .target(name: "Flowchart"),
     .testTarget(name: "FlowchartTests", dependencies: ["Flowchart"]),
+    // The `flowchart` command-line tool: `swift run flowchart --help`. Its directory is not
+    // named `flowchart`, which would clash with `Flowchart` on case-insensitive file systems.
+    .executableTarget(name: "FlowchartCLI", dependencies: ["Flowchart"]),
+    .testTarget(name: "FlowchartCLITests", dependencies: ["FlowchartCLI"]),
     // Playgrounds: each is a runnable example, `swift run <name>`.
     .executableTarget(
       name: "FirstLaunch", dependencies: ["Flowchart"], path: "Playgrounds/FirstLaunch"),

@@ -1,6 +1,6 @@
 extension Flowchart {
   /// The chart as a Mermaid flowchart, top to bottom, for Markdown pages that render
-  /// ```` ```mermaid ```` blocks.
+  /// fenced code blocks marked `mermaid`.
   ///
   /// ```text
   /// flowchart TD
@@ -31,7 +31,7 @@ extension Flowchart {
   /// ``printTree(to:)``), between `"`: a name with a line break or an invisible character
   /// shows as a string literal, `"a\nb"`. Characters that Mermaid would read as syntax or
   /// markup are written as its entity codes (`#34;` for `"`, `#35;` for `#`, `#59;`,
-  /// `#60;`, `#62;`, `#38;`, `` #96; `` for a backtick, `#124;` for `|`), so any name
+  /// `#60;`, `#62;`, `#38;`, `#96;` for a backtick, `#124;` for `|`), so any name
   /// renders as it reads.
   ///
   /// - Complexity: O(*n*) in the number of states and exits.
