@@ -8,16 +8,20 @@ let package = Package(
   platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
   products: [
     .library(name: "Flowchart", targets: ["Flowchart"]),
+    .library(name: "FlowchartFiles", targets: ["FlowchartFiles"]),
     .executable(name: "flowchart", targets: ["FlowchartCLI"]),
   ],
   dependencies: [],
   targets: [
     .target(name: "Flowchart"),
     .testTarget(name: "FlowchartTests", dependencies: ["Flowchart"]),
+    // Charts in files (JSON and XML), bound to code by name; Foundation is allowed here.
+    .target(name: "FlowchartFiles", dependencies: ["Flowchart"]),
+    .testTarget(name: "FlowchartFilesTests", dependencies: ["FlowchartFiles", "Flowchart"]),
     // The `flowchart` command-line tool: `swift run flowchart --help`. Its directory is not
     // named `flowchart`, which would clash with `Flowchart` on case-insensitive file systems.
-    .executableTarget(name: "FlowchartCLI", dependencies: ["Flowchart"]),
-    .testTarget(name: "FlowchartCLITests", dependencies: ["FlowchartCLI"]),
+    .executableTarget(name: "FlowchartCLI", dependencies: ["Flowchart", "FlowchartFiles"]),
+    .testTarget(name: "FlowchartCLITests", dependencies: ["FlowchartCLI", "FlowchartFiles"]),
     // Playgrounds: each is a runnable example, `swift run <name>`.
     .executableTarget(
       name: "FirstLaunch", dependencies: ["Flowchart"], path: "Playgrounds/FirstLaunch"),
@@ -25,9 +29,13 @@ let package = Package(
       name: "Health", dependencies: ["Flowchart"], path: "Playgrounds/Health"),
     .executableTarget(
       name: "Downloads", dependencies: ["Flowchart"], path: "Playgrounds/Downloads"),
+    .executableTarget(
+      name: "FileChart", dependencies: ["Flowchart", "FlowchartFiles"],
+      path: "Playgrounds/FileChart"),
     // Benchmarks: `swift run -c release flowchart-benchmarks` (see BENCHMARKS.md).
     .executableTarget(
-      name: "flowchart-benchmarks", dependencies: ["Flowchart"], path: "Benchmarks"),
+      name: "flowchart-benchmarks", dependencies: ["Flowchart", "FlowchartFiles"],
+      path: "Benchmarks"),
   ],
   swiftLanguageModes: [.v6]
 )

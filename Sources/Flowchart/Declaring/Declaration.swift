@@ -33,15 +33,22 @@ public struct SourceLocation: Hashable, Sendable, CustomStringConvertible {
   public let fileID: String
   /// The line of the declaration.
   public let line: Int
+  /// The column of the declaration, from 1, when known: a chart read from a file has one
+  /// (see the FlowchartFiles module); a declaration in Swift has none.
+  public let column: Int?
 
   /// Creates a source location.
-  public init(fileID: String, line: Int) {
+  public init(fileID: String, line: Int, column: Int? = nil) {
     self.fileID = fileID
     self.line = line
+    self.column = column
   }
 
-  /// `fileID:line`, the form compilers use.
-  public var description: String { "\(fileID):\(line)" }
+  /// `fileID:line`, or `fileID:line:column` when the column is known: the form compilers use.
+  public var description: String {
+    guard let column else { return "\(fileID):\(line)" }
+    return "\(fileID):\(line):\(column)"
+  }
 }
 
 /// The internal tree the public declaration types lower into. Not generic: each closure is
@@ -106,6 +113,9 @@ final class StateDeclaration: @unchecked Sendable {
   let exitCount: Int32
   /// The box of the state's code (see ``code``).
   let codeBox: (any AnyObject & Sendable)?
+  /// The column of the declaration, or 0 when unknown (a declaration in Swift). After the box,
+  /// in the padding of the same 96-byte heap block.
+  let column: Int32
 
   @usableFromInline
   init(
@@ -116,6 +126,7 @@ final class StateDeclaration: @unchecked Sendable {
     self.isFinal = isFinal
     fileID = location.fileID
     line = Int32(clamping: location.line)
+    column = Int32(clamping: location.column ?? 0)
     self.body = body
     codeKind = code.kind
     codeBox = code.box
@@ -202,7 +213,9 @@ final class StateDeclaration: @unchecked Sendable {
   var code: DeclaredCode { DeclaredCode(codeKind, codeBox) }
 
   /// Where the state was declared.
-  var location: SourceLocation { SourceLocation(fileID: fileID, line: Int(line)) }
+  var location: SourceLocation {
+    SourceLocation(fileID: fileID, line: Int(line), column: column == 0 ? nil : Int(column))
+  }
 
   /// Whether the state's code runs asynchronously.
   var isAsynchronous: Bool {
