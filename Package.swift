@@ -10,6 +10,8 @@ let package = Package(
     .library(name: "Flowchart", targets: ["Flowchart"]),
     .library(name: "FlowchartFiles", targets: ["FlowchartFiles"]),
     .executable(name: "flowchart", targets: ["FlowchartCLI"]),
+    // Charts as test fixtures: scripted runs, routes, coverage, golden text, a test clock.
+    .library(name: "FlowchartTesting", targets: ["FlowchartTesting"]),
   ],
   dependencies: [],
   targets: [
@@ -22,6 +24,11 @@ let package = Package(
     // named `flowchart`, which would clash with `Flowchart` on case-insensitive file systems.
     .executableTarget(name: "FlowchartCLI", dependencies: ["Flowchart", "FlowchartFiles"]),
     .testTarget(name: "FlowchartCLITests", dependencies: ["FlowchartCLI", "FlowchartFiles"]),
+    // Depends on the toolchain's Swift Testing (`import Testing`), and on Foundation for
+    // golden files and the record-mode environment variable.
+    .target(name: "FlowchartTesting", dependencies: ["Flowchart"]),
+    .testTarget(
+      name: "FlowchartTestingTests", dependencies: ["FlowchartTesting", "Flowchart"]),
     // Playgrounds: each is a runnable example, `swift run <name>`.
     .executableTarget(
       name: "FirstLaunch", dependencies: ["Flowchart"], path: "Playgrounds/FirstLaunch"),
