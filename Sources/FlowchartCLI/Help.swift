@@ -10,9 +10,9 @@ enum Help {
   static func text(of command: CommandSpec) -> String {
     var text = "OVERVIEW: \(command.abstract)\n\n"
     if !command.discussion.isEmpty {
-      text += command.discussion + "\n\n"
+      text += paragraphs(command.discussion) + "\n\n"
     }
-    text += "USAGE: \(command.usage)\n\n"
+    text += usage(command.usage) + "\n\n"
     if !command.arguments.isEmpty {
       text += "ARGUMENTS:\n"
       for argument in command.arguments {
@@ -31,7 +31,7 @@ enum Help {
   /// The tool's own `--help`.
   static func toolText(commands: [CommandSpec]) -> String {
     var text = "OVERVIEW: \(Tool.abstract)\n\n"
-    text += Tool.discussion + "\n\n"
+    text += paragraphs(Tool.discussion) + "\n\n"
     text += "USAGE: flowchart <subcommand>\n\n"
     text += "OPTIONS:\n"
     text += row("-h, --help", "Show help information.")
@@ -42,6 +42,22 @@ enum Help {
     text += row("help", "Show subcommand help information.")
     text += "\n  See 'flowchart help <subcommand>' for detailed help.\n"
     return text
+  }
+
+  /// `USAGE: ` and `usage`, wrapped, further lines indented under the first word after
+  /// `USAGE: `.
+  static func usage(_ usage: String) -> String {
+    wrapped("USAGE: " + usage, width: width).joined(separator: "\n       ")
+  }
+
+  /// `text` with each paragraph (separated by a blank line) wrapped to ``width``, except
+  /// those with an indented line, such as a command example or a table, kept as written.
+  static func paragraphs(_ text: String) -> String {
+    text.split(separator: "\n\n", omittingEmptySubsequences: false).map { paragraph in
+      let lines = paragraph.split(separator: "\n")
+      guard !lines.contains(where: { $0.hasPrefix(" ") }) else { return String(paragraph) }
+      return wrapped(lines.joined(separator: " "), width: width).joined(separator: "\n")
+    }.joined(separator: "\n\n")
   }
 
   /// One row of two columns: `label` indented by two, `help` from ``column``, wrapped; on

@@ -25,8 +25,11 @@ enum Tool {
       discussion: """
         Reads each file, with the files it includes, and compiles it. For each valid file,
         prints its name and number of states. For an invalid one, writes every problem to
-        standard error, each with its file, line and column, and exits with 1 once every
-        file has been checked.
+        standard error as compilers do, so that editors and CI can point at it:
+
+          chart.json:7:9: error: GoTo 'Lift weight' refers to no state. ...
+
+        Exits with 1 once every file has been checked if any has a problem.
         """,
       arguments: [
         ArgumentSpec(
@@ -110,7 +113,8 @@ enum Tool {
         return try help(for: Array(arguments.dropFirst()))
       }
       guard let command = commands.first(where: { $0.name == first }) else {
-        let message = first.hasPrefix("-") ? "Unknown option '\(first)'" : "Unexpected argument '\(first)'"
+        let message =
+          first.hasPrefix("-") ? "Unknown option '\(first)'" : "Unexpected argument '\(first)'"
         throw UsageError(message: message)
       }
       guard let parsed = try command.parse(Array(arguments.dropFirst())) else {
@@ -138,7 +142,8 @@ enum Tool {
       return outcome
     }
     guard let command = commands.first(where: { $0.name == name }), arguments.count == 1 else {
-      throw UsageError(message: "Unexpected argument '\(arguments.count == 1 ? name : arguments[1])'")
+      throw UsageError(
+        message: "Unexpected argument '\(arguments.count == 1 ? name : arguments[1])'")
     }
     outcome.output = Help.text(of: command)
     return outcome
