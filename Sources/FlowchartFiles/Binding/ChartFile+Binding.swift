@@ -143,7 +143,7 @@ struct Binder<Context: Sendable> {
     let best =
       candidates
       .map { ($0, editDistance($0, request.name)) }
-      .filter { $0.1 <= limit }
+      .filter { $0.1 <= limit || ($0.0.hasPrefix(request.name) && request.name.count >= 3) }
       .min { $0.1 < $1.1 }
     return best.map { " (did you mean '\($0.0)'?)" } ?? ""
   }

@@ -207,6 +207,11 @@ struct JSONReader: ~Copyable {
     }
     while true {
       skipWhitespace()
+      guard offset < bytes.count else {
+        throw SyntaxError(
+          message: "The array that starts here is not closed: the file is truncated, or a ']' is missing.",
+          location: start)
+      }
       elements.append(try parseValue())
       skipWhitespace()
       guard offset < bytes.count else {

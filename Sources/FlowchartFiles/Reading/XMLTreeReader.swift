@@ -34,42 +34,43 @@ enum XMLTreeReader {
     parser.shouldReportNamespacePrefixes = false
     parser.shouldResolveExternalEntities = false
     parser.delegate = delegate
+    // The parser recovers from some errors and reports success; the first error it reports
+    // to the delegate is the one that counts.
     let succeeded = parser.parse()
     if let error = delegate.error { throw error }
     guard succeeded, let root = delegate.root else {
       let line = max(1, parser.lineNumber)
       let column = max(1, parser.columnNumber)
-      let reason = describe(parser.parserError)
       throw SyntaxError(
-        message: "The XML is not well-formed: \(reason).",
+        message: bytes.isEmpty
+          ? "The file is empty: write a <flowchart> element."
+          : "The XML is not well-formed: \(describe(parser.parserError)).",
         location: SourceLocation(fileID: path, line: line, column: column))
     }
     return root
   }
 
-  private static func describe(_ error: (any Error)?) -> String {
+  /// The parser's error in words. The codes are libxml2's, which `XMLParser` passes on.
+  static func describe(_ error: (any Error)?) -> String {
     guard let error else { return "the document ends early" }
-    let nsError = error as NSError
-    if let code = XMLParser.ErrorCode(rawValue: nsError.code) {
-      switch code {
-      case .prematureDocumentEndError: return "the document ends early; it is truncated"
-      case .tagNameMismatchError: return "an end tag does not match its start tag"
-      case .attributeRedefinedError: return "an attribute appears twice in one element"
-      case .emptyDocumentError: return "the document is empty"
-      case .invalidCharacterError, .characterRefInDTDError:
-        return "it holds a character XML does not allow (or bytes that are not UTF-8)"
-      case .notWellBalancedError: return "its elements are not well nested"
-      case .ltRequiredError: return "an element is expected here"
-      case .gtRequiredError: return "a '>' is missing"
-      case .attributeNotStartedError, .attributeNotFinishedError,
-        .literalNotStartedError, .literalNotFinishedError:
-        return "an attribute is not written name=\"value\""
-      case .entityRefLoopError, .entityBoundaryError:
-        return "an entity reference is not allowed here"
-      default: break
-      }
+    let code = (error as NSError).code
+    switch code {
+    case 4: return "the document is empty"
+    case 5:
+      return "the document ends before its elements are closed (it is truncated), or goes on after its root element"
+    case 9: return "it holds a character XML does not allow, or bytes that are not UTF-8"
+    case 23, 24, 25, 26, 27: return "it names an entity XML does not define (write & as &amp;)"
+    case 38: return "an attribute value holds a '<' (write &lt;)"
+    case 39, 40, 41: return "an attribute is not written name=\"value\""
+    case 42: return "an attribute appears twice in one element"
+    case 65: return "a space is missing between attributes"
+    case 68: return "a name is expected after '<'"
+    case 73: return "a '>' is missing"
+    case 76: return "an end tag does not match its start tag"
+    case 77: return "a tag is not finished"
+    default:
+      return "XMLParser error \(code); look for an unclosed tag, a missing quote, or a '<' or '&' that should be escaped"
     }
-    return "XML parser error \(nsError.code)"
   }
 
   static func find(_ needle: [UInt8], in bytes: [UInt8]) -> Int? {
@@ -172,6 +173,15 @@ private final class TreeBuilder: NSObject, XMLParserDelegate {
     } else {
       stack[stack.count - 1].children.append(element)
     }
+  }
+
+  func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
+    guard error == nil else { return }
+    error = SyntaxError(
+      message: "The XML is not well-formed: \(XMLTreeReader.describe(parseError)).",
+      location: SourceLocation(
+        fileID: path, line: max(1, parser.lineNumber), column: max(1, parser.columnNumber)))
+    parser.abortParsing()
   }
 
   func parser(_ parser: XMLParser, foundCharacters string: String) {
