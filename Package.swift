@@ -16,7 +16,7 @@ let package = Package(
   dependencies: [],
   targets: [
     .target(name: "Flowchart"),
-    .testTarget(name: "FlowchartTests", dependencies: ["Flowchart"]),
+    .testTarget(name: "FlowchartTests", dependencies: ["Flowchart", "FlowchartTesting"]),
     // Charts in files (JSON and XML), bound to code by name; Foundation is allowed here.
     .target(name: "FlowchartFiles", dependencies: ["Flowchart"]),
     .testTarget(name: "FlowchartFilesTests", dependencies: ["FlowchartFiles", "Flowchart"]),
@@ -27,8 +27,10 @@ let package = Package(
     // Depends on the toolchain's Swift Testing (`import Testing`), and on Foundation for
     // golden files and the record-mode environment variable.
     .target(name: "FlowchartTesting", dependencies: ["Flowchart"]),
+    // Golden files are read from beside the tests (`#filePath`), not bundled.
     .testTarget(
-      name: "FlowchartTestingTests", dependencies: ["FlowchartTesting", "Flowchart"]),
+      name: "FlowchartTestingTests", dependencies: ["FlowchartTesting", "Flowchart"],
+      exclude: ["Golden"]),
     // Playgrounds: each is a runnable example, `swift run <name>`.
     .executableTarget(
       name: "FirstLaunch", dependencies: ["Flowchart"], path: "Playgrounds/FirstLaunch"),

@@ -26,7 +26,7 @@ import Testing
 /// branch's context has been folded back at its join.
 ///
 /// Recording costs nothing when unused: only the copies made by
-/// ``Flowchart/scripted(_:recordingInto:)``, ``Flowchart/run(with:script:recordingInto:stepLimit:)``
+/// `Flowchart.scripted(_:recordingInto:)`, `Flowchart.run(with:script:recordingInto:stepLimit:)`
 /// and ``recordingChart`` record, and the chart itself is untouched. A coverage is
 /// `Sendable`: concurrent runs, and tests running in parallel, may record into one.
 public final class Coverage<Context: Sendable>: Sendable {
@@ -117,7 +117,7 @@ public final class Coverage<Context: Sendable>: Sendable {
   }
 
   /// The states, exits and final decisions no run took, in state ID order, each state's
-  /// exits in the order of its ``StateInfo/exits``.
+  /// exits in the order of its `StateInfo.exits`.
   public var gaps: [CoverageGap] {
     let taken = taken.withLock { $0 }
     var gaps: [CoverageGap] = []

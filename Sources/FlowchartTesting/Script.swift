@@ -11,12 +11,12 @@ import Flowchart
 /// #expect(result.finalStateName == "Injured?")
 /// ```
 ///
-/// Each decision must be one the state can make: ``Decision/done`` for an action,
-/// ``Decision/yes`` or ``Decision/no`` for a condition, a key for a multiple condition (it
+/// Each decision must be one the state can make: `Decision.done` for an action,
+/// `Decision.yes` or `Decision.no` for a condition, a key for a multiple condition (it
 /// leads to the exit whose text is the key's text as the printed tree shows it, or to the
 /// default exit when no exit has it). A forced state's code does not run, unless the script
 /// keeps it with ``keepingCode(of:)``: then the code runs for what it does to the context,
-/// and its decision is replaced. Forcing ``Decision/done`` on an action only skips its code.
+/// and its decision is replaced. Forcing `Decision.done` on an action only skips its code.
 ///
 /// A name listed twice, or given several decisions with ``deciding(_:_:)``, takes its
 /// decisions in turn, one per visit, as a cycle needs: `["Retry?": .yes, "Retry?": .no]`
@@ -26,12 +26,30 @@ import Flowchart
 public struct Script: Sendable, Hashable, ExpressibleByDictionaryLiteral,
   CustomStringConvertible
 {
-  /// The decisions forced on one state.
+  /// One forced choice: a decision, or the exit to take.
+  public enum Choice: Sendable, Hashable, CustomStringConvertible {
+    /// A decision the state makes: `Decision.done` for an action, `Decision.yes` or
+    /// `Decision.no` for a condition, `Decision.key(_:)` for a multiple condition.
+    case decision(Decision)
+    /// The exit a non-final state takes, by its label: `next`, `yes`, `no`, a key's text
+    /// as the printed tree shows it, or `default`. The exit must exist.
+    case exit(Exit.Label)
+
+    /// The decision as `Decision` describes it, or `exit ` and the label.
+    public var description: String {
+      switch self {
+      case .decision(let decision): "\(decision)"
+      case .exit(let label): "exit \(label)"
+      }
+    }
+  }
+
+  /// The choices forced on one state.
   public struct Entry: Sendable, Hashable {
     /// The state's name.
     public var stateName: String
-    /// The decisions, one per visit; a single decision is taken at every visit.
-    public var decisions: [Decision]
+    /// The choices, one per visit; a single choice is taken at every visit.
+    public var choices: [Choice]
   }
 
   /// The forced states, in the order the script first names them.
@@ -45,14 +63,26 @@ public struct Script: Sendable, Hashable, ExpressibleByDictionaryLiteral,
   /// A script from `(state name, decision)` pairs; a name listed twice takes its decisions
   /// in turn.
   public init(dictionaryLiteral elements: (String, Decision)...) {
-    for (name, decision) in elements { add(name, [decision]) }
+    for (name, decision) in elements { add(name, [.decision(decision)]) }
   }
 
   /// The script with `decisions` forced on the state named `name`, one per visit, after
   /// any the script already gives it.
   public func deciding(_ name: String, _ decisions: Decision...) -> Script {
     var script = self
-    script.add(name, decisions)
+    script.add(name, decisions.map(Choice.decision))
+    return script
+  }
+
+  /// The script with the non-final state named `name` taking the exits labelled `labels`,
+  /// one per visit, after any choices the script already gives it.
+  ///
+  /// ```swift
+  /// let script = Script().taking("Plan?", .default)
+  /// ```
+  public func taking(_ name: String, _ labels: Exit.Label...) -> Script {
+    var script = self
+    script.add(name, labels.map(Choice.exit))
     return script
   }
 
@@ -67,11 +97,11 @@ public struct Script: Sendable, Hashable, ExpressibleByDictionaryLiteral,
     return script
   }
 
-  private mutating func add(_ name: String, _ decisions: [Decision]) {
+  mutating func add(_ name: String, _ choices: [Choice]) {
     if let index = entries.firstIndex(where: { $0.stateName == name }) {
-      entries[index].decisions += decisions
+      entries[index].choices += choices
     } else {
-      entries.append(Entry(stateName: name, decisions: decisions))
+      entries.append(Entry(stateName: name, choices: choices))
     }
   }
 
@@ -79,7 +109,7 @@ public struct Script: Sendable, Hashable, ExpressibleByDictionaryLiteral,
   /// separated by `/`; then the kept code, if any.
   public var description: String {
     let forced = entries.map { entry in
-      "\(entry.stateName) = \(entry.decisions.map(\.description).joined(separator: "/"))"
+      "\(entry.stateName) = \(entry.choices.map(\.description).joined(separator: "/"))"
     }
     let kept = keptCode.isEmpty ? "" : " (keeping the code of \(keptCode.joined(separator: ", ")))"
     return (forced.isEmpty ? "no forced decisions" : forced.joined(separator: ", ")) + kept
@@ -116,8 +146,8 @@ public struct ScriptError: Error, Sendable, CustomStringConvertible {
 extension Flowchart {
   /// A copy of the chart in which the states `script` names decide as it says.
   ///
-  /// The copy runs with the ordinary ``Flowchart/run(with:stepLimit:)`` and
-  /// ``Flowchart/runSynchronously(with:stepLimit:)``, so its results and errors are the
+  /// The copy runs with the ordinary `Flowchart.run(with:stepLimit:)` and
+  /// `Flowchart.runSynchronously(with:stepLimit:)`, so its results and errors are the
   /// ordinary ones, and so are dispatch, cancellation and step limits. A state whose
   /// asynchronous code is not kept becomes synchronous: a chart whose asynchronous states
   /// are all forced runs synchronously.
@@ -139,7 +169,13 @@ extension Flowchart {
     do {
       for entry in script.entries {
         let id = try scriptedState(named: entry.stateName)
-        forced[id] = ForcedDecision(entry.decisions)
+        let choices = entry.choices.map { choice in
+          switch choice {
+          case .decision(let decision): ForcedChoice.decision(decision)
+          case .exit(let label): ForcedChoice.exit(label)
+          }
+        }
+        forced[id] = ForcedDecision(choices: choices)
       }
       for name in script.keptCode {
         let id = try scriptedState(named: name)
@@ -174,7 +210,7 @@ extension Flowchart {
   ///
   /// - Throws: A ``ScriptError`` before anything runs when the script does not fit the
   ///   chart (see ``scripted(_:recordingInto:)``); otherwise what
-  ///   ``Flowchart/run(with:stepLimit:)`` throws.
+  ///   `Flowchart.run(with:stepLimit:)` throws.
   public func run(
     with context: Context, script: Script, recordingInto coverage: Coverage<Context>? = nil,
     stepLimit: Int? = nil
@@ -186,7 +222,7 @@ extension Flowchart {
   /// without `await`; every asynchronous state must be forced, its code not kept.
   ///
   /// - Throws: A ``ScriptError`` when the script does not fit the chart; otherwise what
-  ///   ``Flowchart/runSynchronously(with:stepLimit:)`` throws.
+  ///   `Flowchart.runSynchronously(with:stepLimit:)` throws.
   public func runSynchronously(
     with context: Context, script: Script, recordingInto coverage: Coverage<Context>? = nil,
     stepLimit: Int? = nil

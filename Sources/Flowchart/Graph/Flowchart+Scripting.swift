@@ -8,24 +8,39 @@ import Synchronization
 // it, so a scripted run has the ordinary run semantics and result, and charts that nobody
 // scripts pay nothing.
 
-/// The decisions forced on one state of a scripted chart (see
+/// One forced choice of a state: a decision, or the exit to take.
+package enum ForcedChoice: Sendable, Hashable {
+  /// ``Decision/done`` for an action, ``Decision/yes`` or ``Decision/no`` for a condition,
+  /// ``Decision/key(_:)`` for a multiple condition. A key leads to the exit whose text (as
+  /// the printed tree shows it) is the key's text, or to the default exit when no exit has
+  /// it.
+  case decision(Decision)
+  /// The exit of a non-final state with this label: `next` for an action, `yes` or `no`
+  /// for a condition, a key's text or `default` for a multiple condition.
+  case exit(Exit.Label)
+}
+
+/// The choices forced on one state of a scripted chart (see
 /// ``Flowchart/scripted(forcing:observer:)``).
 package struct ForcedDecision: Sendable {
-  /// The decisions, one per visit in the order the runs of the scripted chart enter the
-  /// state; a single decision is taken at every visit. Each is ``Decision/done`` for an
-  /// action, ``Decision/yes`` or ``Decision/no`` for a condition, ``Decision/key(_:)`` for a
-  /// multiple condition. A key leads to the exit whose text (as the printed tree shows it)
-  /// is the key's text, or to the default exit when no exit has it.
-  package var decisions: [Decision]
+  /// The choices, one per visit in the order the runs of the scripted chart enter the
+  /// state; a single choice is taken at every visit.
+  package var choices: [ForcedChoice]
   /// Whether the state's own code still runs, for what it does to the context, before its
   /// decision is replaced; when `false`, the code does not run at all.
   package var runsCode: Bool
 
+  /// Forces `choices`, one per visit, running the state's code first only when `runsCode`
+  /// is `true`.
+  package init(choices: [ForcedChoice], runsCode: Bool = false) {
+    self.choices = choices
+    self.runsCode = runsCode
+  }
+
   /// Forces `decisions`, one per visit, running the state's code first only when
   /// `runsCode` is `true`.
   package init(_ decisions: [Decision], runsCode: Bool = false) {
-    self.decisions = decisions
-    self.runsCode = runsCode
+    self.init(choices: decisions.map(ForcedChoice.decision), runsCode: runsCode)
   }
 }
 
@@ -151,7 +166,7 @@ extension Flowchart {
     let record = graph.records[index]
     let id = StateID(index)
     let isFinal = node.isFinal
-    guard !force.decisions.isEmpty else {
+    guard !force.choices.isEmpty else {
       throw ScriptProblem(
         stateName: record.name,
         message:
@@ -159,14 +174,15 @@ extension Flowchart {
       )
     }
     let pick = DecisionPicker(
-      count: force.decisions.count, stateName: record.name, location: record.location)
+      count: force.choices.count, stateName: record.name, location: record.location)
     let observe = observer ?? { _, _ in }
     let runsCode = force.runsCode
     let code = node.code
     switch node.kind {
     case .pass, .action, .asyncAction:
-      for decision in force.decisions where decision != .done {
-        throw cannotDecide(index, decision, "only done")
+      for choice in force.choices
+      where choice != .decision(.done) && (isFinal || choice != .exit(.next)) {
+        throw cannotDecide(index, choice, "only done")
       }
       let step: ObservedStep = isFinal ? .ended(.done) : .tookExit(0)
       if runsCode && node.kind == .asyncAction {
@@ -193,11 +209,14 @@ extension Flowchart {
       )
     case .condition, .asyncCondition:
       var answers: [Bool] = []
-      for decision in force.decisions {
-        guard decision == .yes || decision == .no else {
-          throw cannotDecide(index, decision, "yes or no")
+      for choice in force.choices {
+        switch choice {
+        case .decision(.yes): answers.append(true)
+        case .decision(.no): answers.append(false)
+        case .exit(.yes) where !isFinal: answers.append(true)
+        case .exit(.no) where !isFinal: answers.append(false)
+        case .decision, .exit: throw cannotDecide(index, choice, "yes or no")
         }
-        answers.append(decision == .yes)
       }
       if runsCode && node.kind == .asyncCondition {
         let original = box(AsyncConditionBox<Context>.self, code)
@@ -225,11 +244,18 @@ extension Flowchart {
       )
     case .select, .asyncSelect:
       var positions: [Int] = []
-      for decision in force.decisions {
-        guard let key = decision.key else { throw cannotDecide(index, decision, "a key") }
-        guard let position = exitIndex(of: index, forKey: key) else {
-          throw cannotDecide(index, decision, "a key of its exits")
+      let labels = graph.exits(of: index).map(\.label)
+      for choice in force.choices {
+        let position: Int?
+        switch choice {
+        case .decision(let decision):
+          guard let key = decision.key else { throw cannotDecide(index, choice, "a key") }
+          let text = DisplayText.key(key)
+          position = labels.firstIndex(of: .key(text)) ?? labels.firstIndex(of: .default)
+        case .exit(let label):
+          position = labels.firstIndex(of: label)
         }
+        guard let position else { throw cannotDecide(index, choice, "a key of its exits") }
         positions.append(position)
       }
       let targets = graph.storedExits(of: index).map(\.target)
@@ -263,8 +289,10 @@ extension Flowchart {
       }
     case .decideKey, .asyncDecideKey:
       var keys: [any Hashable & Sendable] = []
-      for decision in force.decisions {
-        guard let key = decision.key else { throw cannotDecide(index, decision, "a key") }
+      for choice in force.choices {
+        guard case .decision(let decision) = choice, let key = decision.key else {
+          throw cannotDecide(index, choice, "a key")
+        }
         keys.append(key)
       }
       if runsCode && node.kind == .asyncDecideKey {
@@ -300,29 +328,32 @@ extension Flowchart {
     }
   }
 
-  /// The problem of forcing `decision` on the state `index`, which can only decide
+  /// The problem of forcing `choice` on the state `index`, which can only decide
   /// `allowed`.
-  private func cannotDecide(_ index: Int, _ decision: Decision, _ allowed: String) -> ScriptProblem
-  {
+  private func cannotDecide(
+    _ index: Int, _ choice: ForcedChoice, _ allowed: String
+  ) -> ScriptProblem {
     let record = graph.records[index]
     var choices = ""
     let labels = graph.exits(of: index).map(\.label).filter { $0.key != nil || $0 == .default }
     if !labels.isEmpty {
       choices = " (its exits: \(labels.map { "\($0)" }.joined(separator: ", ")))"
     }
+    let forced: String
+    let ending: String
+    switch choice {
+    case .decision(let decision):
+      forced = "\(decision)"
+      ending = ""
+    case .exit(let label):
+      forced = "the exit \(label)"
+      ending = record.isFinal ? " (a final state takes no exit: force its decision)" : ""
+    }
     return ScriptProblem(
       stateName: record.name,
       message:
-        "A script cannot force \(decision) on \(record.kind) \(DisplayText.quoted(name: record.name)) (\(record.location)): it can decide \(allowed)\(choices). Force one of those instead."
+        "A script cannot force \(forced) on \(record.kind) \(DisplayText.quoted(name: record.name)) (\(record.location)): it can decide \(allowed)\(choices)\(ending). Force one of those instead."
     )
-  }
-
-  /// The position among the exits of the multiple condition `index` of the exit `key`
-  /// leads to: the one whose text is the key's, else the default exit.
-  private func exitIndex(of index: Int, forKey key: any Hashable & Sendable) -> Int? {
-    let text = DisplayText.key(key)
-    let labels = graph.exits(of: index).map(\.label)
-    return labels.firstIndex(of: .key(text)) ?? labels.firstIndex(of: .default)
   }
 
   // MARK: - Observing

@@ -84,3 +84,18 @@ func everyKindChart() throws -> Flowchart<Counter> {
     Action("Done", isFinal: true)
   }
 }
+
+/// What the Health workflow concludes about the subject.
+enum Outcome: Equatable {
+  case healthy, unhealthy, inconclusive
+}
+
+/// The outcome of a run of the Health workflow: its final state and what it decided.
+func outcome(of result: RunResult<Subject>) -> Outcome? {
+  switch (result.finalStateName, result.decision) {
+  case ("Do sit-ups", .done): .healthy
+  case ("Injured?", .yes): .inconclusive
+  case ("Injured?", .no): .unhealthy
+  default: nil
+  }
+}
