@@ -125,7 +125,7 @@ extension Tool {
             "The value '\(name)=\(text)' is invalid for '--decide <state=decision>': \(info.kind) '\(name)' (\(info.location)) can be forced to decide \(allowed).",
           command: "run")
       }
-      forced[state, default: ForcedDecision([])].decisions.append(decision)
+      forced[state, default: ForcedDecision([])].choices.append(.decision(decision))
     }
     return forced
   }
