@@ -50,7 +50,14 @@ extension Tool {
       result = .failure(error)
     }
     if log {
+      // A dispatch reports its exit once per branch folded back: log it after the last.
+      var folds: [StateID: Int] = [:]
       for (state, step) in steps.steps {
+        let branches = chart[state].exits.count { $0.label.branch != nil }
+        if branches > 1 {
+          folds[state, default: 0] += 1
+          guard folds[state]! % branches == 0 else { continue }
+        }
         if let line = logLine(state, step, in: chart) { outcome.say(line) }
       }
     }

@@ -241,6 +241,21 @@ struct ToolTests {
       outcome.output.contains("Path: Fetch -> Succeeded? -> Wait -> Fetch -> Succeeded? -> Done\n"))
   }
 
+  @Test func logShowsEachBranchStateAndTheDispatchOnceItJoins() async throws {
+    let files = try TemporaryFiles()
+    let sync = try files.write("sync.json", Fixtures.dispatch)
+    let outcome = await Tool.run(["run", sync, "--decide", "Notes changed?=no", "--log"])
+    #expect(outcome.exitCode == .success)
+    let lines = outcome.output.split(separator: "\n").map(String.init)
+    // The branches run concurrently, so their lines may come in either order.
+    #expect(
+      Set(lines.prefix(3)) == [
+        "Upload photos (A) ended: done", "Notes changed? (S) no -> Skip notes",
+        "Skip notes (A) ended: done",
+      ])
+    #expect(lines.dropFirst(3).prefix(2) == ["Sync (D) -> Done", "Done (A) ended: done"])
+  }
+
   @Test func runThatReachesCodeItDoesNotHaveFailsAndSaysHowToForceIt() async {
     let outcome = await Tool.run(["run", sample("health.json")])
     #expect(outcome.exitCode == .failure)
@@ -294,6 +309,29 @@ enum Fixtures {
         },
         {"action": "Lift weights", "run": "liftWeights"},
         {"action": "Do sit-ups", "run": "doSitUps"}
+      ]
+    }
+
+    """
+
+  /// A dispatch of two branches, one with a condition bound to code.
+  static let dispatch = """
+    {
+      "flowchart": [
+        {
+          "dispatch": "Sync",
+          "branches": [
+            {"name": "Photos", "states": [{"action": "Upload photos", "final": true, "run": "upload"}]},
+            {"states": [
+              {
+                "condition": "Notes changed?", "run": "notesChanged",
+                "yes": [{"action": "Upload notes", "final": true}],
+                "no": [{"action": "Skip notes", "final": true}]
+              }
+            ]}
+          ]
+        },
+        {"action": "Done", "final": true}
       ]
     }
 

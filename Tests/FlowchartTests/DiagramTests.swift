@@ -514,7 +514,7 @@ enum DiagramCharts {
   /// Every chart, by name, for Graphviz to read.
   static func all() throws -> [(String, Flowchart<Switches>)] {
     [
-      ("keys", try keys()), ("dispatch", try dispatch()),
+      ("health", try health()), ("keys", try keys()), ("dispatch", try dispatch()),
       ("nested dispatch", try nestedDispatch()), ("cycle", try cycle()),
       ("self loop", try selfLoop()), ("join", try join()), ("entry point", try entryPoint()),
       ("awkward names", try awkwardNames()),
