@@ -14,6 +14,7 @@
 // - DispatchBenchmarks.swift: dispatch fan-out and join against a raw task group;
 // - ChartShapes.swift, CompileBenchmarks.swift: compiling and printing large charts;
 // - MemoryBenchmarks.swift: peak resident memory of long runs, in child processes;
+// - FileBenchmarks.swift: loading chart files (JSON and XML) of growing size;
 // - ToolBenchmarks.swift: the `flowchart` tool's `validate` on a large file.
 //
 // Profiling: a run that selects only synchronous groups starts no Swift task, so
@@ -28,7 +29,8 @@ import Foundation
 struct Options: Sendable {
   /// The workload groups, in the order they run.
   static let groups = [
-    "sync", "sync-capturing", "async", "dispatch", "compile", "print", "memory", "tool",
+    "sync", "sync-capturing", "async", "dispatch", "compile", "print", "memory", "load",
+    "tool",
   ]
 
   static let usage = """
@@ -145,6 +147,7 @@ struct BenchmarkRunner: Sendable {
       case "compile": try CompileBenchmarks.measureCompile(configuration, into: &report)
       case "print": try CompileBenchmarks.measurePrint(configuration, into: &report)
       case "memory": try MemoryBenchmarks.measure(configuration, into: &report)
+      case "load": try FileBenchmarks.measureLoad(configuration, into: &report)
       case "tool": try ToolBenchmarks.measureValidate(configuration, into: &report)
       default: throw BenchmarkError.usage("no workload group named \(group)")
       }

@@ -41,7 +41,8 @@ func showHealth() async throws {
     Subject(isWillingToExercise: false, isInjured: false),
   ] {
     let result = try await health.run(with: subject)
-    print("\(result.finalStateName) \(result.decision): \(result.pathNames.joined(separator: " → "))")
+    print(
+      "\(result.finalStateName) \(result.decision): \(result.pathNames.joined(separator: " → "))")
   }
   print()
 }
@@ -51,7 +52,11 @@ func showForm() throws {
   let form = try file.flowchart(handlers: HandlerRegistry<ChartValue>())
   print(form)
   let answers: [ChartValue] = [
-    ["answers": ["name": "Ada", "age": 36, "email": "ada@example.com", "plan": "team", "seats": 80]],
+    [
+      "answers": [
+        "name": "Ada", "age": 36, "email": "ada@example.com", "plan": "team", "seats": 80,
+      ]
+    ],
     ["answers": ["name": "Bo", "age": 15, "email": "bo@example.com", "plan": "pro"]],
     ["answers": ["name": "Cy", "age": 40, "email": "cy@example.com", "plan": "basic"]],
     ["answers": ["name": "Di"]],

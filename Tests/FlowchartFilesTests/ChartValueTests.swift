@@ -87,14 +87,9 @@ struct ChartValueTests {
   @Test func overridesAndFallbacksWalkAChartWithoutItsCode() throws {
     let file = try ChartFile.read(contentsOf: sampleURL("health", .xml))
     var handlers = HandlerRegistry<ChartValue>()
-    handlers.fallback = { request in
-      switch request.kind {
-      case .action: .action { _ in }
-      case .condition: .condition { _ in false }
-      case .multipleCondition: .multipleCondition { _ in "" }
-      case .merge: .merge { _, _ in }
-      }
-    }
+    handlers.useStandIns()
+    let chart = try file.flowchart(handlers: handlers)
+    #expect(try chart.runSynchronously(with: nil).decision == .no)
     handlers.override(state: "Injured?", with: .condition { _ in true })
     let result = try file.flowchart(handlers: handlers).runSynchronously(with: nil)
     #expect(result.finalStateName == "Injured?")

@@ -22,7 +22,7 @@ struct ErrorTests {
     #expect(
       found == [
         "test.json:3:5: unbound name: Condition 'Check first launch' names the condition 'isFirstLanch', which is not registered. Register it (handlers[\"isFirstLanch\"] = .condition { … }), or fix the name (did you mean 'isFirstLaunch'?).",
-        "test.json:4:7: wrong handler kind: Action 'Fetch something' names 'passesOtherCheck' as its action, but 'passesOtherCheck' is registered as a condition. Name a registered action, or register one under another name.",
+        "test.json:4:7: mismatched handler: Action 'Fetch something' names 'passesOtherCheck' as its action, but 'passesOtherCheck' is registered as a condition. Name a registered action, or register one under another name.",
         "test.json:5:7: unknown name: GoTo 'Final stat' refers to no state. Declare a state named 'Final stat', or use one of the declared names (did you mean 'Final state'?).",
       ])
   }
@@ -40,17 +40,35 @@ struct ErrorTests {
       _ = try file.flowchart(handlers: healthHandlers())
     }
     #expect(found.count == 3)
-    #expect(found[0].hasPrefix("test.xml:2:3: exit leads nowhere: The 'no' exit of Condition 'Willing?'"))
-    #expect(found[1].hasPrefix("test.xml:3:10: unbound name: Action 'Lift' names the action 'lift'"))
-    #expect(found[2].hasPrefix("test.xml:3:10: exit leads nowhere: Action 'Lift' is the last state"))
+    #expect(
+      found[0].hasPrefix("test.xml:2:3: exit leads nowhere: The 'no' exit of Condition 'Willing?'"))
+    #expect(
+      found[1].hasPrefix("test.xml:3:10: unbound name: Action 'Lift' names the action 'lift'"))
+    #expect(
+      found[2].hasPrefix("test.xml:3:10: exit leads nowhere: Action 'Lift' is the last state"))
   }
 
   @Test(arguments: [
-    ("{\"flowchart\": [", "test.json:1:15: malformed file: The array that starts here is not closed: the file is truncated, or a ']' is missing."),
-    ("{\"flowchart\": [], \"flowchart\": []}", "test.json:1:19: malformed file: The key \"flowchart\" appears twice in one object: keep one."),
-    ("{\"flowchart\": [{\"action\": \"A\", \"fnal\": true}]}", "test.json:1:32: malformed file: Unknown key \"fnal\" for an action: its keys are \"final\", \"run\", \"store\"."),
-    ("{\"flowchart\": [{\"condition\": \"C\"}]}", "test.json:1:16: malformed file: Condition 'C' has neither \"run\" (a registered condition) nor \"test\" (a built-in test): add one."),
-    ("{\"flowchart\": [{\"action\": 3}]}", "test.json:1:27: malformed file: \"action\" takes a string, not a number."),
+    (
+      "{\"flowchart\": [",
+      "test.json:1:15: malformed file: The array that starts here is not closed: the file is truncated, or a ']' is missing."
+    ),
+    (
+      "{\"flowchart\": [], \"flowchart\": []}",
+      "test.json:1:19: malformed file: The key \"flowchart\" appears twice in one object: keep one."
+    ),
+    (
+      "{\"flowchart\": [{\"action\": \"A\", \"fnal\": true}]}",
+      "test.json:1:32: malformed file: Unknown key \"fnal\" for an action: its keys are \"final\", \"run\", \"store\"."
+    ),
+    (
+      "{\"flowchart\": [{\"condition\": \"C\"}]}",
+      "test.json:1:16: malformed file: Condition 'C' has neither \"run\" (a registered condition) nor \"test\" (a built-in test): add one."
+    ),
+    (
+      "{\"flowchart\": [{\"action\": 3}]}",
+      "test.json:1:27: malformed file: \"action\" takes a string, not a number."
+    ),
     ("", "test.json:1:1: malformed file: The file is empty: write a JSON object."),
   ])
   func jsonMistakesAreLocated(text: String, expected: String) {
@@ -65,7 +83,10 @@ struct ErrorTests {
     let found = problems { () throws(DefinitionError) in
       _ = try ChartFile.parse(bytes, syntax: .json, path: "bad.json")
     }
-    #expect(found == ["bad.json:1:27: malformed file: The string that starts here is not valid UTF-8: save the file as UTF-8."])
+    #expect(
+      found == [
+        "bad.json:1:27: malformed file: The string that starts here is not valid UTF-8: save the file as UTF-8."
+      ])
     let xml = Array("<flowchart><action name=\"".utf8) + [0xFF] + Array("\"/></flowchart>".utf8)
     let xmlFound = problems { () throws(DefinitionError) in
       _ = try ChartFile.parse(xml, syntax: .xml, path: "bad.xml")
@@ -106,7 +127,9 @@ struct ErrorTests {
     for level in 0..<120 {
       states = states.replacingOccurrences(
         of: "{\"action\": \"Leaf\", \"final\": true}",
-        with: "{\"condition\": \"C\(level)\", \"run\": \"c\", \"yes\": [{\"action\": \"Leaf\", \"final\": true}]}")
+        with:
+          "{\"condition\": \"C\(level)\", \"run\": \"c\", \"yes\": [{\"action\": \"Leaf\", \"final\": true}]}"
+      )
     }
     let stateFound = problems { () throws(DefinitionError) in _ = try parse(states, .json) }
     #expect(stateFound.first?.contains("States nest more than 100 levels deep") == true)
@@ -120,7 +143,9 @@ struct ErrorTests {
       _ = try file.flowchart(handlers: HandlerRegistry<Subject>())
     }
     #expect(found.count == 1)
-    #expect(found.first?.hasPrefix("test.json:1:16: wrong handler kind: Condition 'Adult?' uses the built-in data") == true)
+    #expect(
+      found.first?.hasPrefix(
+        "test.json:1:16: mismatched handler: Condition 'Adult?' uses the built-in data") == true)
   }
 
   @Test func anInvalidPatternIsLocated() throws {
@@ -135,6 +160,24 @@ struct ErrorTests {
     let found = problems { () throws(DefinitionError) in
       _ = try file.flowchart(handlers: HandlerRegistry<ChartValue>())
     }
-    #expect(found == ["test.xml:3:5: malformed file: The pattern '(unclosed' is not a regular expression this platform reads: fix it."])
+    #expect(
+      found == [
+        "test.xml:3:5: malformed file: The pattern '(unclosed' is not a regular expression this platform reads: fix it."
+      ])
+  }
+
+  @Test func anEntryPointProblemIsPlacedAtTheEntryPoint() throws {
+    let file = try parse(
+      """
+      <flowchart>
+        <entryPoint state="Nowhere"/>
+        <action name="Done" final="true"/>
+      </flowchart>
+      """, .xml)
+    let found = problems { () throws(DefinitionError) in
+      _ = try file.flowchart(handlers: HandlerRegistry<ChartValue>())
+    }
+    #expect(found.count == 1)
+    #expect(found.first?.hasPrefix("test.xml:2:3: unknown name:") == true)
   }
 }

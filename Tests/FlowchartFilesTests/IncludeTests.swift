@@ -51,7 +51,8 @@ struct IncludeTests {
     var handlers = HandlerRegistry<Launch>()
     handlers["log"] = .action { $0.log.append("logged") }
     let chart = try file.flowchart(handlers: handlers)
-    let result = try chart.runSynchronously(with: Launch(isFirstLaunch: true, passesOtherCheck: true))
+    let result = try chart.runSynchronously(
+      with: Launch(isFirstLaunch: true, passesOtherCheck: true))
     #expect(result.pathNames == ["Start", "Middle", "End"])
     let middle = try #require(chart.state(named: "Middle"))
     #expect(chart[middle].location.fileID.hasSuffix("parts/end.xml"))
@@ -69,7 +70,9 @@ struct IncludeTests {
       _ = try ChartFile.read(contentsOf: first)
     }
     #expect(found.count == 1)
-    #expect(found.first?.contains("b.json:2:3: include cycle: Including 'a.json' here makes a cycle") == true)
+    #expect(
+      found.first?.contains("b.json:2:3: include cycle: Including 'a.json' here makes a cycle")
+        == true)
   }
 
   @Test func aMissingFileIsALocatedError() throws {
@@ -99,7 +102,9 @@ struct IncludeTests {
       _ = try ChartFile.read(contentsOf: main)
     }
     #expect(found.count == 1)
-    #expect(found.first?.contains("part.json:1:16: malformed file: This object declares no state") == true)
+    #expect(
+      found.first?.contains("part.json:1:16: malformed file: This object declares no state") == true
+    )
   }
 
   @Test func anIncludeLeftUnreadIsReportedWhenBinding() throws {
@@ -109,7 +114,8 @@ struct IncludeTests {
     }
     #expect(
       found.contains {
-        $0.hasPrefix("test.json:1:16: unreadable file: The file 'other.json' included here was not read")
+        $0.hasPrefix(
+          "test.json:1:16: unreadable file: The file 'other.json' included here was not read")
       })
   }
 }

@@ -29,7 +29,8 @@ struct SampleTests {
     let result = try chart.runSynchronously(
       with: Launch(isFirstLaunch: false, passesOtherCheck: false))
     #expect(result.finalStateName == "Final state")
-    #expect(result.pathNames == ["Check first launch", "An other check", "Log something", "Final state"])
+    #expect(
+      result.pathNames == ["Check first launch", "An other check", "Log something", "Final state"])
     #expect(result.context.log == ["logged"])
   }
 
@@ -51,7 +52,9 @@ struct SampleTests {
     let file = try ChartFile.read(contentsOf: sampleURL("form", syntax))
     let chart = try file.flowchart(handlers: HandlerRegistry<ChartValue>())
     let complete: ChartValue = [
-      "answers": ["name": "Ada", "age": 36, "email": "ada@example.com", "plan": "team", "seats": 80]
+      "answers": [
+        "name": "Ada", "age": 36, "email": "ada@example.com", "plan": "team", "seats": 80,
+      ]
     ]
     let sales = try chart.runSynchronously(with: complete)
     #expect(sales.finalStateName == "Call sales")

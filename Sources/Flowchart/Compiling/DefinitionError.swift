@@ -53,7 +53,7 @@ public struct DefinitionError: Error, Sendable, CustomStringConvertible {
       case unreadableFile = "unreadable file"
       case includeCycle = "include cycle"
       case unboundName = "unbound name"
-      case wrongHandlerKind = "wrong handler kind"
+      case mismatchedHandler = "mismatched handler"
     }
 
     /// The chart declares no state at all.
@@ -105,7 +105,7 @@ public struct DefinitionError: Error, Sendable, CustomStringConvertible {
     public static let unboundName = Kind(code: .unboundName)
     /// A chart file names a handler registered as another kind, such as a condition used as
     /// an action.
-    public static let wrongHandlerKind = Kind(code: .wrongHandlerKind)
+    public static let mismatchedHandler = Kind(code: .mismatchedHandler)
 
     /// The kind in words, such as `unknown name`.
     public var description: String { code.rawValue }

@@ -65,7 +65,9 @@ extension DefinitionError {
 
 extension DefinitionError.Problem {
   /// A problem found by a front end: `message` is a full sentence, worded for its source.
-  package init(_ kind: DefinitionError.Kind, name: String?, at location: SourceLocation, message: String) {
+  package init(
+    _ kind: DefinitionError.Kind, name: String?, at location: SourceLocation, message: String
+  ) {
     self.init(kind: kind, name: name, location: location, message: message)
   }
 }

@@ -30,7 +30,21 @@ extension ChartFile {
       throw binder.problems.error(path: path)
     case .failure(let error):
       var all = binder.problems
-      all.problems += error.problems
+      // The compiler places a problem with an entry point at the chart; the file knows where
+      // the entry point was written.
+      let entries = Dictionary(
+        entryPoints.map { ($0.name, $0.location) }, uniquingKeysWith: { first, _ in first })
+      for problem in error.problems {
+        if problem.location.column == nil, problem.location.fileID == path,
+          let name = problem.name, let location = entries[name]
+        {
+          all.problems.append(
+            DefinitionError.Problem(
+              problem.kind, name: name, at: location, message: problem.message))
+        } else {
+          all.problems.append(problem)
+        }
+      }
       throw all.error(path: path)
     }
   }
@@ -46,7 +60,9 @@ struct Binder<Context: Sendable> {
     self.handlers = handlers
   }
 
-  mutating func block(_ nodes: [ChartNode], in file: ChartFile, depth: Int) -> [Declaration<Context>] {
+  mutating func block(_ nodes: [ChartNode], in file: ChartFile, depth: Int) -> [Declaration<
+    Context
+  >] {
     guard depth <= maximumStateDepth else {
       if let first = nodes.first {
         problems.malformed(
@@ -63,7 +79,8 @@ struct Binder<Context: Sendable> {
     return declarations
   }
 
-  mutating func declare(_ node: ChartNode, in file: ChartFile, depth: Int) -> [Declaration<Context>] {
+  mutating func declare(_ node: ChartNode, in file: ChartFile, depth: Int) -> [Declaration<Context>]
+  {
     let at = node.location
     switch node.kind {
     case .action(let action):
@@ -128,7 +145,7 @@ struct Binder<Context: Sendable> {
     }
     guard found.kind == request.kind else {
       problems.add(
-        .wrongHandlerKind,
+        .mismatchedHandler,
         "\(what) '\(request.stateName)' names '\(request.name)' as its \(request.kind), but '\(request.name)' is registered as \(article(found.kind.rawValue)) \(found.kind). Name a registered \(request.kind), or register one under another name.",
         at: request.location, name: request.stateName)
       return nil
@@ -149,13 +166,15 @@ struct Binder<Context: Sendable> {
   }
 
   /// The override for the state, if its kind is right.
-  mutating func override(_ name: String, kind: HandlerKind, what: String, at location: SourceLocation)
+  mutating func override(
+    _ name: String, kind: HandlerKind, what: String, at location: SourceLocation
+  )
     -> Handler<Context>?
   {
     guard let override = handlers.overrides[name] else { return nil }
     guard override.kind == kind else {
       problems.add(
-        .wrongHandlerKind,
+        .mismatchedHandler,
         "\(what) '\(name)' is overridden with \(article(override.kind.rawValue)) \(override.kind), not \(article(kind.rawValue)) \(kind).",
         at: location, name: name)
       return nil
@@ -168,7 +187,7 @@ struct Binder<Context: Sendable> {
   {
     guard let data = handlers.data else {
       problems.add(
-        .wrongHandlerKind,
+        .mismatchedHandler,
         "\(what) '\(name)' uses the built-in data, but the context \(Context.self) is not a ChartValue. Create the registry with HandlerRegistry(data: \\.yourChartValue), or bind a handler instead.",
         at: location, name: name)
       return nil
@@ -219,8 +238,7 @@ struct Binder<Context: Sendable> {
     -> Lowering<Context>.Decide<Bool>
   {
     let handler: Handler<Context>?
-    if let override = override(condition.name, kind: .condition, what: "Condition", at: location)
-    {
+    if let override = override(condition.name, kind: .condition, what: "Condition", at: location) {
       handler = override
     } else {
       switch condition.decision {

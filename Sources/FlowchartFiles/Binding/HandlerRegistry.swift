@@ -179,6 +179,22 @@ public struct HandlerRegistry<Context: Sendable>: Sendable {
   /// The names registered, sorted.
   public var names: [String] { handlers.keys.sorted() }
 
+  /// Binds every name the registry lacks to a stand-in, through ``fallback``: an action that
+  /// does nothing, a condition that decides `false`, a multiple condition that decides the
+  /// empty key (its `default` exit, if it has one), a merge that keeps the running context.
+  ///
+  /// For checking a file's structure, or walking it with overrides, without its code.
+  public mutating func useStandIns() {
+    fallback = { request in
+      switch request.kind {
+      case .action: .action { (_: inout Context) in }
+      case .condition: .condition { (_: inout Context) in false }
+      case .multipleCondition: .multipleCondition { (_: inout Context) in "" }
+      case .merge: .merge { (_: inout Context, _: Context) in }
+      }
+    }
+  }
+
   /// Makes the state named `stateName` run `handler` instead of what its file says: an
   /// action's work, or a condition's or multiple condition's decision, whether the file
   /// binds it by name or to a built-in test. How a tool forces decisions by state name.

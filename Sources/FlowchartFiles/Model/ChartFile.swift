@@ -3,7 +3,7 @@ import Flowchart
 /// A chart as a file declares it: the tree of its states, each with the file, line and column
 /// it was read from, the same whichever syntax it was written in.
 ///
-/// Read one with ``read(contentsOf:)`` or ``parse(_:syntax:path:)``, bind it to your code with
+/// Read one with ``read(contentsOf:)`` or `parse(_:syntax:path:)`, bind it to your code with
 /// ``flowchart(handlers:)``, write it back with ``text(in:)``.
 ///
 /// ```swift
@@ -105,7 +105,9 @@ public struct ChartAction: Hashable, Sendable {
   public var stores: [ChartStore]
 
   /// Creates an action.
-  public init(name: String, isFinal: Bool = false, handler: String? = nil, stores: [ChartStore] = []) {
+  public init(
+    name: String, isFinal: Bool = false, handler: String? = nil, stores: [ChartStore] = []
+  ) {
     self.name = name
     self.isFinal = isFinal
     self.handler = handler

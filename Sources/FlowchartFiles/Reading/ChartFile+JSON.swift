@@ -10,7 +10,9 @@ struct JSONChartBuilder {
   }
 
   /// The kinds of statement, by the key that names them.
-  static let statementKeys = ["action", "condition", "multipleCondition", "dispatch", "goTo", "include"]
+  static let statementKeys = [
+    "action", "condition", "multipleCondition", "dispatch", "goTo", "include",
+  ]
 
   /// The keys each kind of statement may have besides its own.
   static let allowedKeys: [String: Set<String>] = [

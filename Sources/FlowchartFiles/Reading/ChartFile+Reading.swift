@@ -46,7 +46,7 @@ extension ChartFile {
     return file
   }
 
-  /// Parses a chart file's text (see ``parse(_:syntax:path:)``).
+  /// Parses a chart file's text, as its bytes are parsed: includes are left unread.
   public static func parse(
     _ text: String, syntax: ChartSyntax, path: String
   ) throws(DefinitionError) -> ChartFile {
@@ -67,7 +67,9 @@ extension ChartFile {
   ///   includes, missing files and include cycles among them.
   public static func parse(
     _ bytes: some Sequence<UInt8>, syntax: ChartSyntax, path: String,
-    includes: (_ path: String, _ from: String) throws -> (path: String, syntax: ChartSyntax, bytes: [UInt8])
+    includes: (_ path: String, _ from: String) throws -> (
+      path: String, syntax: ChartSyntax, bytes: [UInt8]
+    )
   ) throws(DefinitionError) -> ChartFile {
     var file = try parse(bytes, syntax: syntax, path: path)
     var problems = ProblemList()

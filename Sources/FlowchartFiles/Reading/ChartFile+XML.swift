@@ -51,7 +51,8 @@ struct XMLChartBuilder {
       let list = allowed.filter { !$0.hasPrefix("xml") && !$0.hasPrefix("xsi") }.sorted()
       problems.malformed(
         "Unknown attribute '\(name)' on <\(element.name)>"
-          + (list.isEmpty ? ": it takes none." : ": its attributes are \(list.joined(separator: ", "))."),
+          + (list.isEmpty
+            ? ": it takes none." : ": its attributes are \(list.joined(separator: ", "))."),
         at: element.location)
     }
     if !text, let (content, location) = element.text {
@@ -184,11 +185,13 @@ struct XMLChartBuilder {
         case "case":
           check(child, attributes: ["key"], text: false)
           let key = required("key", of: child) ?? ""
-          exits = (exits ?? [])
+          exits =
+            (exits ?? [])
             + [ChartExit(key: key, states: states(of: child, depth: depth + 1), at: child.location)]
         case "default":
           check(child, attributes: [], text: false)
-          exits = (exits ?? [])
+          exits =
+            (exits ?? [])
             + [ChartExit(key: nil, states: states(of: child, depth: depth + 1), at: child.location)]
         default:
           problems.malformed(

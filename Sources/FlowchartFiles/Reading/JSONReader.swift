@@ -209,14 +209,16 @@ struct JSONReader: ~Copyable {
       skipWhitespace()
       guard offset < bytes.count else {
         throw SyntaxError(
-          message: "The array that starts here is not closed: the file is truncated, or a ']' is missing.",
+          message:
+            "The array that starts here is not closed: the file is truncated, or a ']' is missing.",
           location: start)
       }
       elements.append(try parseValue())
       skipWhitespace()
       guard offset < bytes.count else {
         throw SyntaxError(
-          message: "The array that starts here is not closed: the file is truncated, or a ']' is missing.",
+          message:
+            "The array that starts here is not closed: the file is truncated, or a ']' is missing.",
           location: start)
       }
       if bytes[offset] == UInt8(ascii: ",") {
@@ -248,7 +250,8 @@ struct JSONReader: ~Copyable {
       skipWhitespace()
       guard offset < bytes.count else {
         throw SyntaxError(
-          message: "The object that starts here is not closed: the file is truncated, or a '}' is missing.",
+          message:
+            "The object that starts here is not closed: the file is truncated, or a '}' is missing.",
           location: start)
       }
       guard bytes[offset] == UInt8(ascii: "\"") else {
@@ -272,7 +275,8 @@ struct JSONReader: ~Copyable {
       skipWhitespace()
       guard offset < bytes.count else {
         throw SyntaxError(
-          message: "The object that starts here is not closed: the file is truncated, or a '}' is missing.",
+          message:
+            "The object that starts here is not closed: the file is truncated, or a '}' is missing.",
           location: start)
       }
       if bytes[offset] == UInt8(ascii: ",") {
@@ -295,7 +299,8 @@ struct JSONReader: ~Copyable {
     while true {
       guard offset < bytes.count else {
         throw SyntaxError(
-          message: "The string that starts here is not closed: the file is truncated, or a '\"' is missing.",
+          message:
+            "The string that starts here is not closed: the file is truncated, or a '\"' is missing.",
           location: start)
       }
       let byte = bytes[offset]
@@ -313,7 +318,8 @@ struct JSONReader: ~Copyable {
         try parseEscape(into: &text)
       case 0..<0x20:
         throw fail(
-          "A string holds a control character (such as a line break): write it as an escape, such as \\n.")
+          "A string holds a control character (such as a line break): write it as an escape, such as \\n."
+        )
       default:
         text.append(byte)
         advance()
@@ -413,11 +419,13 @@ struct JSONReader: ~Copyable {
     }
     if index < bytes.count, bytes[index] | 0x20 == UInt8(ascii: "e") {
       index += 1
-      if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+      if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-")
+      {
         index += 1
       }
       guard isDigit(index) else {
-        throw SyntaxError(message: "A number needs a digit in its exponent.", location: startLocation)
+        throw SyntaxError(
+          message: "A number needs a digit in its exponent.", location: startLocation)
       }
       while isDigit(index) { index += 1 }
     }

@@ -28,6 +28,13 @@ enum XMLTreeReader {
         message: "A chart file may not have a document type declaration (<!DOCTYPE …>): remove it.",
         location: lines.location(ofOffset: offset, path: path))
     }
+    // `XMLParser` on Linux crashes on some invalid UTF-8 (in an element's name, for one), so
+    // the bytes are checked first.
+    if let offset = firstInvalidUTF8(in: bytes) {
+      throw SyntaxError(
+        message: "The file is not valid UTF-8 here: save it as UTF-8.",
+        location: lines.location(ofOffset: offset, path: path))
+    }
     let delegate = TreeBuilder(path: path, bytes: bytes, lines: lines)
     let parser = XMLParser(data: Data(bytes))
     parser.shouldProcessNamespaces = false
@@ -57,7 +64,8 @@ enum XMLTreeReader {
     switch code {
     case 4: return "the document is empty"
     case 5:
-      return "the document ends before its elements are closed (it is truncated), or goes on after its root element"
+      return
+        "the document ends before its elements are closed (it is truncated), or goes on after its root element"
     case 9: return "it holds a character XML does not allow, or bytes that are not UTF-8"
     case 23, 24, 25, 26, 27: return "it names an entity XML does not define (write & as &amp;)"
     case 38: return "an attribute value holds a '<' (write &lt;)"
@@ -69,7 +77,22 @@ enum XMLTreeReader {
     case 76: return "an end tag does not match its start tag"
     case 77: return "a tag is not finished"
     default:
-      return "XMLParser error \(code); look for an unclosed tag, a missing quote, or a '<' or '&' that should be escaped"
+      return
+        "XMLParser error \(code); look for an unclosed tag, a missing quote, or a '<' or '&' that should be escaped"
+    }
+  }
+
+  /// The offset of the first byte that does not belong to a valid UTF-8 sequence, if any.
+  static func firstInvalidUTF8(in bytes: [UInt8]) -> Int? {
+    var parser = Unicode.UTF8.ForwardParser()
+    var iterator = bytes.makeIterator()
+    var offset = 0
+    while true {
+      switch parser.parseScalar(from: &iterator) {
+      case .valid(let scalar): offset += scalar.count
+      case .emptyInput: return nil
+      case .error: return offset
+      }
     }
   }
 
@@ -193,7 +216,7 @@ private final class TreeBuilder: NSObject, XMLParserDelegate {
     }
   }
 
-  func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
-    self.parser(parser, foundCharacters: String(decoding: CDATABlock, as: UTF8.self))
+  func parser(_ parser: XMLParser, foundCDATA cdataBlock: Data) {
+    self.parser(parser, foundCharacters: String(decoding: cdataBlock, as: UTF8.self))
   }
 }

@@ -4,8 +4,8 @@ extension ChartFile {
   /// The file's text in `syntax`: what reading gives this tree back (its locations aside).
   ///
   /// Includes are written as `include` statements; the files they include are not written.
-  /// The text is indented by two spaces and ends with a line break. Writing is iterative
-  /// over blocks' depth only as far as ``ChartFile`` allows nesting (100 levels).
+  /// The text is indented by two spaces and ends with a line break. The writer recurses once
+  /// per level of nesting: a file read is at most 100 levels of states deep.
   public func text(in syntax: ChartSyntax) -> String {
     var writer = TextWriter()
     switch syntax {
@@ -393,9 +393,13 @@ struct TextWriter {
     case .matches(let path, let pattern):
       line("<matches\(Self.attributes([("path", path), ("pattern", pattern)]))/>")
     case .all(let tests):
-      xmlElement("all", [], isEmpty: tests.isEmpty) { writer in for test in tests { writer.xmlTest(test) } }
+      xmlElement("all", [], isEmpty: tests.isEmpty) { writer in
+        for test in tests { writer.xmlTest(test) }
+      }
     case .any(let tests):
-      xmlElement("any", [], isEmpty: tests.isEmpty) { writer in for test in tests { writer.xmlTest(test) } }
+      xmlElement("any", [], isEmpty: tests.isEmpty) { writer in
+        for test in tests { writer.xmlTest(test) }
+      }
     case .not(let inner):
       xmlElement("not", [], isEmpty: false) { writer in writer.xmlTest(inner) }
     }

@@ -86,11 +86,13 @@ struct RandomChart {
       let target = names.isEmpty ? "Nowhere" : names[int(0...names.count - 1)]
       return ChartNode(.goTo(target), at: at)
     case 4:
-      let decision: ChartCondition.Decision = chance(50) ? .handler("decide") : .test(test(depth: 0))
+      let decision: ChartCondition.Decision =
+        chance(50) ? .handler("decide") : .test(test(depth: 0))
       return ChartNode(
         .condition(ChartCondition(name: name(), isFinal: true, decision: decision)), at: at)
     case 5, 6:
-      let decision: ChartCondition.Decision = chance(50) ? .handler("decide") : .test(test(depth: 0))
+      let decision: ChartCondition.Decision =
+        chance(50) ? .handler("decide") : .test(test(depth: 0))
       let condition = ChartCondition(
         name: name(), isFinal: false, decision: decision,
         yes: chance(80) ? block(depth: depth + 1) : nil,
@@ -100,9 +102,13 @@ struct RandomChart {
       let decision: ChartMultipleCondition.Decision =
         chance(50) ? .handler("choose") : .value(path: path())
       var exits: [ChartExit] = (0..<int(1...3)).map { index in
-        ChartExit(key: ["a", "b c", "<&>", "\"q\""][index], states: block(depth: depth + 1), at: at)
+        ChartExit(
+          key: ["a", "b c", "<&>", "\"q\""][index], states: block(depth: depth + 1), at: at)
       }
-      if chance(40) { exits.insert(ChartExit(key: nil, states: block(depth: depth + 1), at: at), at: int(0...exits.count)) }
+      if chance(40) {
+        exits.insert(
+          ChartExit(key: nil, states: block(depth: depth + 1), at: at), at: int(0...exits.count))
+      }
       return ChartNode(
         .multipleCondition(
           ChartMultipleCondition(name: name(), isFinal: false, decision: decision, exits: exits)),
