@@ -53,10 +53,17 @@ public enum GoldenText {
   public static func fileDifference(
     actual: String, path: String, filePath: String = #filePath
   ) -> String? {
+    fileDifference(actual: actual, path: path, filePath: filePath, recording: isRecording)
+  }
+
+  /// ``fileDifference(actual:path:filePath:)``, recording when `recording` is `true`.
+  static func fileDifference(
+    actual: String, path: String, filePath: String, recording: Bool
+  ) -> String? {
     let url = goldenURL(path, filePath: filePath)
     let stored = try? String(contentsOf: url, encoding: .utf8)
     if let stored, stored == actual { return nil }
-    if stored == nil || isRecording {
+    if stored == nil || recording {
       do {
         try FileManager.default.createDirectory(
           at: url.deletingLastPathComponent(), withIntermediateDirectories: true)

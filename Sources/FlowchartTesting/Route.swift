@@ -93,36 +93,30 @@ public struct Route: Sendable, Hashable, CustomStringConvertible, CustomTestStri
 
   /// The steps joined by ` → `, decisions in brackets, branches in braces.
   public var description: String {
-    var text = ""
-    var depth = steps.first?.depth ?? 0
-    let base = depth
-    var branch: Int? = steps.first?.branch
-    for (index, step) in steps.enumerated() {
-      if index > 0 {
-        if step.depth > depth {
-          text += " { "
+    guard let first = steps.first else { return "" }
+    var text = first.text
+    // The branch each open level of braces is in, innermost last.
+    var branches: [Int?] = [first.branch]
+    for step in steps.dropFirst() {
+      let depth = first.depth + branches.count - 1
+      if step.depth > depth {
+        text += " { "
+        branches.append(step.branch)
+      } else {
+        for _ in step.depth..<depth {
+          text += " }"
+          branches.removeLast()
+        }
+        if step.branch != branches[branches.count - 1] {
+          text += " | "
+          branches[branches.count - 1] = step.branch
         } else {
-          while depth > step.depth {
-            text += " }"
-            depth -= 1
-          }
-          if step.depth > base && step.branch != branch && index > 0
-            && steps[index - 1].depth >= step.depth
-          {
-            text += " | "
-          } else {
-            text += " → "
-          }
+          text += " → "
         }
       }
-      depth = step.depth
-      branch = step.branch
       text += step.text
     }
-    while depth > base {
-      text += " }"
-      depth -= 1
-    }
+    text += String(repeating: " }", count: branches.count - 1)
     return text
   }
 
@@ -153,14 +147,19 @@ extension Flowchart {
   /// - Parameters:
   ///   - start: The state to start from; a state inside a dispatch branch gives the routes
   ///     to the ends of its branch.
-  ///   - cycles: How many times a route may come back to a state it entered; 0 or more.
+  ///   - cycles: How many times a route may come back to a state it entered; 0 or more (a
+  ///     negative count records an issue and counts as 0).
   /// - Returns: The routes, in the order of the states' exits (a condition's `yes` routes
   ///   before its `no` routes).
   /// - Complexity: Proportional to the total length of the routes, which can grow
   ///   exponentially with the number of decisions.
   public func routes(from start: StateID? = nil, cycles: Int = 0) -> [Route] {
-    precondition(cycles >= 0, "a route takes a cycle 0 or more times")
-    var walker = RouteWalker(chart: self, visitLimit: cycles + 1)
+    if cycles < 0 {
+      Issue.record(
+        "routes(cycles: \(cycles)) asks for a negative number of turns round a cycle; counting 0 instead. Pass 0 or more."
+      )
+    }
+    var walker = RouteWalker(chart: self, visitLimit: max(cycles, 0) + 1)
     let from = start ?? self.start
     let depth = walker.depth(of: from)
     return walker.flowRoutes(from: from, depth: depth.depth, branch: depth.branch).map(

@@ -1,7 +1,8 @@
 import Flowchart
-import FlowchartTesting
 import Foundation
 import Testing
+
+@testable import FlowchartTesting
 
 /// A directory of its own for each test that writes golden files, removed afterwards.
 private func scratchDirectory() throws -> URL {
@@ -151,11 +152,22 @@ struct GoldenTextTests {
       GoldenText.fileDifference(actual: "other\n", path: "Golden.txt", filePath: testFile) != nil)
   }
 
-  @Test func recordingIsOffUnlessTheVariableAsksForIt() {
-    // The test process runs without FLOWCHART_RECORD, unless someone is recording.
-    let value = ProcessInfo.processInfo.environment["FLOWCHART_RECORD"]
+  @Test func recordingRewritesTheFileAndFailsOnce() throws {
+    let directory = try scratchDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let path = directory.appendingPathComponent("tree.txt").path
+    try "old\n".write(toFile: path, atomically: true, encoding: .utf8)
+    let recorded = GoldenText.fileDifference(
+      actual: "new\n", path: path, filePath: #filePath, recording: true)
     #expect(
-      GoldenText.isRecording == (value.map { !["", "0", "false", "no"].contains($0) } ?? false))
-    #expect(GoldenText.recordVariable == "FLOWCHART_RECORD")
+      recorded
+        == "FLOWCHART_RECORD is set, so the golden file \(path) was rewritten with the actual text. Check it, then run the test again without FLOWCHART_RECORD."
+    )
+    #expect(try String(contentsOfFile: path, encoding: .utf8) == "new\n")
+    // Once recorded, the text matches, recording or not.
+    #expect(
+      GoldenText.fileDifference(actual: "new\n", path: path, filePath: #filePath, recording: true)
+        == nil)
+    #expect(GoldenText.fileDifference(actual: "new\n", path: path) == nil)
   }
 }

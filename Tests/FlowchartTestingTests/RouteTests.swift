@@ -81,6 +81,15 @@ struct RouteTests {
       ])
   }
 
+  @Test func aNegativeCycleCountIsAnIssue() throws {
+    let chart = try retryLoop()
+    withKnownIssue {
+      #expect(chart.routes(cycles: -1).count == 1)
+    } matching: { issue in
+      issue.comments.contains { $0.rawValue.hasPrefix("routes(cycles: -1) asks for a negative") }
+    }
+  }
+
   @Test func aFinalMultipleConditionEndsOneRouteWithAnyKey() throws {
     // swift-format-ignore
     let chart = try Flowchart<Counter> {

@@ -12,12 +12,16 @@ struct ReadmeExampleTests {
     let root = thisFile.deletingLastPathComponent().deletingLastPathComponent()
       .deletingLastPathComponent()
     let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
-    let copies = try String(contentsOf: thisFile, encoding: .utf8)
+    // The "Testing your flowcharts" section's block is copied in FlowchartTestingTests.
+    let testingCopies = root.appendingPathComponent(
+      "Tests/FlowchartTestingTests/ReadmeExampleTests.swift")
+    let copies = try [thisFile, testingCopies].map { try String(contentsOf: $0, encoding: .utf8) }
+      .joined(separator: "\n")
       .split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
 
     // Blocks that import FlowchartFiles are copied into FlowchartFilesTests' ReadmeTests.
     let blocks = swiftBlocks(in: readme).filter { $0.first != "import FlowchartFiles" }
-    #expect(blocks.count == 4)
+    #expect(blocks.count == 5)
     for block in blocks {
       // Each line of the block, in order, with only this file's assertions in between.
       var rest = copies[...]

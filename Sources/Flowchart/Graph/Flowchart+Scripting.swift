@@ -82,7 +82,7 @@ extension Flowchart {
       throw ScriptProblem(
         stateName: name,
         message:
-          "\(counted(states.count, "state")) are named \(DisplayText.quoted(name: name)) (declared at \(places.joined(separator: ", "))), so a script cannot tell which one it means. Rename them, or name the state by its ID."
+          "\(counted(states.count, "state")) are named \(DisplayText.quoted(name: name)) (declared at \(places.joined(separator: ", "))), so a script cannot tell which one it means. Rename them so that each name is unique."
       )
     case .none:
       var suggester = Suggester()
