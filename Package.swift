@@ -8,15 +8,22 @@ let package = Package(
   platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
   products: [
     .library(name: "Flowchart", targets: ["Flowchart"]),
+    .library(name: "FlowchartFiles", targets: ["FlowchartFiles"]),
+    .executable(name: "flowchart", targets: ["FlowchartCLI"]),
     // Charts as test fixtures: scripted runs, routes, coverage, golden text, a test clock.
     .library(name: "FlowchartTesting", targets: ["FlowchartTesting"]),
-    // Charts in files (JSON and XML), bound to code by name.
-    .library(name: "FlowchartFiles", targets: ["FlowchartFiles"]),
   ],
   dependencies: [],
   targets: [
     .target(name: "Flowchart"),
     .testTarget(name: "FlowchartTests", dependencies: ["Flowchart", "FlowchartTesting"]),
+    // Charts in files (JSON and XML), bound to code by name; Foundation is allowed here.
+    .target(name: "FlowchartFiles", dependencies: ["Flowchart"]),
+    .testTarget(name: "FlowchartFilesTests", dependencies: ["FlowchartFiles", "Flowchart"]),
+    // The `flowchart` command-line tool: `swift run flowchart --help`. Its directory is not
+    // named `flowchart`, which would clash with `Flowchart` on case-insensitive file systems.
+    .executableTarget(name: "FlowchartCLI", dependencies: ["Flowchart", "FlowchartFiles"]),
+    .testTarget(name: "FlowchartCLITests", dependencies: ["FlowchartCLI", "FlowchartFiles"]),
     // Depends on the toolchain's Swift Testing (`import Testing`), and on Foundation for
     // golden files and the record-mode environment variable.
     .target(name: "FlowchartTesting", dependencies: ["Flowchart"]),
@@ -24,9 +31,6 @@ let package = Package(
     .testTarget(
       name: "FlowchartTestingTests", dependencies: ["FlowchartTesting", "Flowchart"],
       exclude: ["Golden"]),
-    // Charts in files (JSON and XML), bound to code by name; Foundation is allowed here.
-    .target(name: "FlowchartFiles", dependencies: ["Flowchart"]),
-    .testTarget(name: "FlowchartFilesTests", dependencies: ["FlowchartFiles", "Flowchart"]),
     // Playgrounds: each is a runnable example, `swift run <name>`.
     .executableTarget(
       name: "FirstLaunch", dependencies: ["Flowchart"], path: "Playgrounds/FirstLaunch"),

@@ -14,7 +14,8 @@
 // - DispatchBenchmarks.swift: dispatch fan-out and join against a raw task group;
 // - ChartShapes.swift, CompileBenchmarks.swift: compiling and printing large charts;
 // - MemoryBenchmarks.swift: peak resident memory of long runs, in child processes;
-// - FileBenchmarks.swift: loading chart files (JSON and XML) of growing size.
+// - FileBenchmarks.swift: loading chart files (JSON and XML) of growing size;
+// - ToolBenchmarks.swift: the `flowchart` tool's `validate` on a large file.
 //
 // Profiling: a run that selects only synchronous groups starts no Swift task, so
 // `valgrind --tool=callgrind <executable> --filter sync --transitions 1000000
@@ -29,6 +30,7 @@ struct Options: Sendable {
   /// The workload groups, in the order they run.
   static let groups = [
     "sync", "sync-capturing", "async", "dispatch", "compile", "print", "memory", "load",
+    "tool",
   ]
 
   static let usage = """
@@ -146,6 +148,7 @@ struct BenchmarkRunner: Sendable {
       case "print": try CompileBenchmarks.measurePrint(configuration, into: &report)
       case "memory": try MemoryBenchmarks.measure(configuration, into: &report)
       case "load": try FileBenchmarks.measureLoad(configuration, into: &report)
+      case "tool": try ToolBenchmarks.measureValidate(configuration, into: &report)
       default: throw BenchmarkError.usage("no workload group named \(group)")
       }
     }
