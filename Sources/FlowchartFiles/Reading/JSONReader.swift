@@ -239,6 +239,7 @@ struct JSONReader: ~Copyable {
     try enter()
     advance()
     var members: [JSONNode.Member] = []
+    // Duplicates are found by a scan while the object is small, which most are.
     var keys: Set<String> = []
     skipWhitespace()
     if offset < bytes.count, bytes[offset] == UInt8(ascii: "}") {
@@ -259,7 +260,14 @@ struct JSONReader: ~Copyable {
       }
       let keyLocation = location
       let key = try parseString()
-      guard keys.insert(key).inserted else {
+      let isDuplicate: Bool
+      if members.count < 16 {
+        isDuplicate = members.contains { $0.key == key }
+      } else {
+        if keys.isEmpty { keys = Set(members.map(\.key)) }
+        isDuplicate = !keys.insert(key).inserted
+      }
+      guard !isDuplicate else {
         throw SyntaxError(
           message: "The key \"\(key)\" appears twice in one object: keep one.",
           location: keyLocation)
@@ -295,6 +303,27 @@ struct JSONReader: ~Copyable {
   private mutating func parseString() throws(SyntaxError) -> String {
     let start = location
     advance()  // the opening quote
+    // The common case: no escape before the closing quote, read in place.
+    var end = offset
+    while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"),
+      bytes[end] >= 0x20
+    {
+      end += 1
+    }
+    if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
+      guard
+        let string = String(
+          validating: UnsafeBufferPointer(rebasing: bytes[offset..<end]), as: UTF8.self)
+      else {
+        throw SyntaxError(
+          message: "The string that starts here is not valid UTF-8: save the file as UTF-8.",
+          location: start)
+      }
+      for index in offset..<end where bytes[index] & 0xC0 != 0x80 { column += 1 }
+      offset = end
+      advance()  // the closing quote
+      return string
+    }
     var text: [UInt8] = []
     while true {
       guard offset < bytes.count else {
