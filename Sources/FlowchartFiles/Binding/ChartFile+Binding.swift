@@ -40,9 +40,13 @@ extension ChartFile {
         {
           all.problems.append(
             DefinitionError.Problem(
-              problem.kind, name: name, at: location, message: problem.message))
+              problem.kind, name: name, at: location,
+              message: FileWording.reword(problem.message, path: path)))
         } else {
-          all.problems.append(problem)
+          all.problems.append(
+            DefinitionError.Problem(
+              problem.kind, name: problem.name, at: problem.location,
+              message: FileWording.reword(problem.message, path: problem.location.fileID)))
         }
       }
       throw all.error(path: path)
