@@ -194,6 +194,16 @@ struct JSONReader: ~Copyable {
     }
   }
 
+  /// The error of an array or object that the file ends inside.
+  private func unclosed(_ what: String, _ closing: Character, at start: SourceLocation)
+    -> SyntaxError
+  {
+    SyntaxError(
+      message:
+        "The \(what) that starts here is not closed: the file is truncated, or a '\(closing)' is missing.",
+      location: start)
+  }
+
   private mutating func parseArray() throws(SyntaxError) -> JSONNode {
     let start = location
     try enter()
@@ -208,18 +218,12 @@ struct JSONReader: ~Copyable {
     while true {
       skipWhitespace()
       guard offset < bytes.count else {
-        throw SyntaxError(
-          message:
-            "The array that starts here is not closed: the file is truncated, or a ']' is missing.",
-          location: start)
+        throw unclosed("array", "]", at: start)
       }
       elements.append(try parseValue())
       skipWhitespace()
       guard offset < bytes.count else {
-        throw SyntaxError(
-          message:
-            "The array that starts here is not closed: the file is truncated, or a ']' is missing.",
-          location: start)
+        throw unclosed("array", "]", at: start)
       }
       if bytes[offset] == UInt8(ascii: ",") {
         advance()
@@ -250,10 +254,7 @@ struct JSONReader: ~Copyable {
     while true {
       skipWhitespace()
       guard offset < bytes.count else {
-        throw SyntaxError(
-          message:
-            "The object that starts here is not closed: the file is truncated, or a '}' is missing.",
-          location: start)
+        throw unclosed("object", "}", at: start)
       }
       guard bytes[offset] == UInt8(ascii: "\"") else {
         throw fail("Expected a key in double quotes, found \(describeNext()).")
@@ -282,10 +283,7 @@ struct JSONReader: ~Copyable {
       members.append(JSONNode.Member(key: key, keyLocation: keyLocation, value: value))
       skipWhitespace()
       guard offset < bytes.count else {
-        throw SyntaxError(
-          message:
-            "The object that starts here is not closed: the file is truncated, or a '}' is missing.",
-          location: start)
+        throw unclosed("object", "}", at: start)
       }
       if bytes[offset] == UInt8(ascii: ",") {
         advance()
@@ -327,10 +325,7 @@ struct JSONReader: ~Copyable {
     var text: [UInt8] = []
     while true {
       guard offset < bytes.count else {
-        throw SyntaxError(
-          message:
-            "The string that starts here is not closed: the file is truncated, or a '\"' is missing.",
-          location: start)
+        throw unclosed("string", "\"", at: start)
       }
       let byte = bytes[offset]
       switch byte {
