@@ -180,4 +180,30 @@ struct ErrorTests {
     #expect(found.count == 1)
     #expect(found.first?.hasPrefix("test.xml:2:3: unknown name:") == true)
   }
+
+  @Test func theCompilersAdviceIsWordedForTheFilesSyntax() throws {
+    let xml = try parse(
+      """
+      <flowchart>
+        <action name="Start"/>
+      </flowchart>
+      """, .xml)
+    let xmlFound = problems { () throws(DefinitionError) in
+      _ = try xml.flowchart(handlers: HandlerRegistry<ChartValue>())
+    }
+    #expect(
+      xmlFound == [
+        "test.xml:2:3: exit leads nowhere: Action 'Start' is the last state of the top level and is not final, so the flow has nowhere to go after it. Add a state or a GoTo after it, or declare it final (final=\"true\")."
+      ])
+    let json = try parse(#"{"flowchart": [{"condition": "Ready?", "run": "ready"}]}"#, .json)
+    var handlers = HandlerRegistry<ChartValue>()
+    handlers["ready"] = .condition { _ in true }
+    let jsonFound = problems { () throws(DefinitionError) in
+      _ = try json.flowchart(handlers: handlers)
+    }
+    #expect(
+      jsonFound == [
+        #"test.json:1:16: missing exits: Condition 'Ready?' has no exits. Give it "yes" and "no" blocks, or declare it final ("final": true) if the run ends with its decision."#
+      ])
+  }
 }

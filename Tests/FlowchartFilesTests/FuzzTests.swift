@@ -124,4 +124,29 @@ struct FuzzTests {
       #expect(!problem.message.isEmpty, "seed \(seed)")
     }
   }
+
+  /// A large file, whole, loads; cut anywhere, it throws one located error.
+  @Test(arguments: ChartSyntax.allCases)
+  func aLargeFileLoadsAndATruncatedOneIsLocated(syntax: ChartSyntax) throws {
+    let states = (0..<3_000).map { index in
+      ChartNode(
+        .action(ChartAction(name: "Step \(index)", isFinal: index == 2_999, handler: "work")),
+        at: SourceLocation(fileID: "large", line: 1))
+    }
+    let bytes = Array(ChartFile(path: "large", states: states).text(in: syntax).utf8)
+    var handlers = HandlerRegistry<ChartValue>()
+    handlers.useStandIns()
+    let chart = try ChartFile.parse(bytes, syntax: syntax, path: "large")
+      .flowchart(handlers: handlers)
+    #expect(chart.states.count == 3_000)
+    var generator = SeededGenerator(seed: 11)
+    for _ in 0..<5 {
+      let cut = Int.random(in: 1..<bytes.count - 20, using: &generator)
+      let found = problems { () throws(DefinitionError) in
+        _ = try ChartFile.parse(bytes[..<cut], syntax: syntax, path: "large")
+      }
+      #expect(found.count == 1)
+      #expect(found.first?.hasPrefix("large:") == true)
+    }
+  }
 }

@@ -40,9 +40,13 @@ extension ChartFile {
         {
           all.problems.append(
             DefinitionError.Problem(
-              problem.kind, name: name, at: location, message: problem.message))
+              problem.kind, name: name, at: location,
+              message: FileWording.reword(problem.message, path: path)))
         } else {
-          all.problems.append(problem)
+          all.problems.append(
+            DefinitionError.Problem(
+              problem.kind, name: problem.name, at: problem.location,
+              message: FileWording.reword(problem.message, path: problem.location.fileID)))
         }
       }
       throw all.error(path: path)
@@ -300,6 +304,14 @@ struct Binder<Context: Sendable> {
     return nil
   }
 
+  /// Every test of `tests` as a function of the data, or `nil` when one cannot be (each
+  /// problem is recorded).
+  mutating func compile(_ tests: [ChartTest]) -> [@Sendable (ChartValue) -> Bool]? {
+    let compiled = tests.map { compile($0) }
+    guard compiled.allSatisfy({ $0 != nil }) else { return nil }
+    return compiled.compactMap { $0 }
+  }
+
   /// The test as a function of the data, or `nil` (and problems recorded) when a pattern is
   /// not a regular expression.
   mutating func compile(_ test: ChartTest) -> (@Sendable (ChartValue) -> Bool)? {
@@ -324,14 +336,10 @@ struct Binder<Context: Sendable> {
         return expression.matches(text)
       }
     case .all(let tests):
-      let compiled = tests.map { compile($0) }
-      guard compiled.allSatisfy({ $0 != nil }) else { return nil }
-      let checks = compiled.compactMap { $0 }
+      guard let checks = compile(tests) else { return nil }
       return { value in checks.allSatisfy { $0(value) } }
     case .any(let tests):
-      let compiled = tests.map { compile($0) }
-      guard compiled.allSatisfy({ $0 != nil }) else { return nil }
-      let checks = compiled.compactMap { $0 }
+      guard let checks = compile(tests) else { return nil }
       return { value in checks.contains { $0(value) } }
     case .not(let inner):
       guard let check = compile(inner) else { return nil }

@@ -19,28 +19,21 @@ extension ChartFile {
   ) throws(DefinitionError) -> ChartFile {
     let bytes = Array(bytes)
     var problems = ProblemList()
-    var file: ChartFile
-    switch syntax {
-    case .json:
-      do throws(SyntaxError) {
-        let root = try JSONReader.parse(bytes, path: path)
+    let file: ChartFile
+    do throws(SyntaxError) {
+      switch syntax {
+      case .json:
         var builder = JSONChartBuilder(path: path)
-        file = builder.chart(root)
+        file = builder.chart(try JSONReader.parse(bytes, path: path))
         problems = builder.problems
-      } catch {
-        problems.malformed(error.message, at: error.location)
-        throw problems.error(path: path)
-      }
-    case .xml:
-      do throws(SyntaxError) {
-        let root = try XMLTreeReader.parse(bytes, path: path)
+      case .xml:
         var builder = XMLChartBuilder(path: path)
-        file = builder.chart(root)
+        file = builder.chart(try XMLTreeReader.parse(bytes, path: path))
         problems = builder.problems
-      } catch {
-        problems.malformed(error.message, at: error.location)
-        throw problems.error(path: path)
       }
+    } catch {
+      problems.malformed(error.message, at: error.location)
+      throw problems.error(path: path)
     }
     guard problems.isEmpty else { throw problems.error(path: path) }
     return file

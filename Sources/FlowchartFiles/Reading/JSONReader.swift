@@ -194,6 +194,16 @@ struct JSONReader: ~Copyable {
     }
   }
 
+  /// The error of an array or object that the file ends inside.
+  private func unclosed(_ what: String, _ closing: Character, at start: SourceLocation)
+    -> SyntaxError
+  {
+    SyntaxError(
+      message:
+        "The \(what) that starts here is not closed: the file is truncated, or a '\(closing)' is missing.",
+      location: start)
+  }
+
   private mutating func parseArray() throws(SyntaxError) -> JSONNode {
     let start = location
     try enter()
@@ -208,18 +218,12 @@ struct JSONReader: ~Copyable {
     while true {
       skipWhitespace()
       guard offset < bytes.count else {
-        throw SyntaxError(
-          message:
-            "The array that starts here is not closed: the file is truncated, or a ']' is missing.",
-          location: start)
+        throw unclosed("array", "]", at: start)
       }
       elements.append(try parseValue())
       skipWhitespace()
       guard offset < bytes.count else {
-        throw SyntaxError(
-          message:
-            "The array that starts here is not closed: the file is truncated, or a ']' is missing.",
-          location: start)
+        throw unclosed("array", "]", at: start)
       }
       if bytes[offset] == UInt8(ascii: ",") {
         advance()
@@ -239,6 +243,7 @@ struct JSONReader: ~Copyable {
     try enter()
     advance()
     var members: [JSONNode.Member] = []
+    // Duplicates are found by a scan while the object is small, which most are.
     var keys: Set<String> = []
     skipWhitespace()
     if offset < bytes.count, bytes[offset] == UInt8(ascii: "}") {
@@ -249,17 +254,21 @@ struct JSONReader: ~Copyable {
     while true {
       skipWhitespace()
       guard offset < bytes.count else {
-        throw SyntaxError(
-          message:
-            "The object that starts here is not closed: the file is truncated, or a '}' is missing.",
-          location: start)
+        throw unclosed("object", "}", at: start)
       }
       guard bytes[offset] == UInt8(ascii: "\"") else {
         throw fail("Expected a key in double quotes, found \(describeNext()).")
       }
       let keyLocation = location
       let key = try parseString()
-      guard keys.insert(key).inserted else {
+      let isDuplicate: Bool
+      if members.count < 16 {
+        isDuplicate = members.contains { $0.key == key }
+      } else {
+        if keys.isEmpty { keys = Set(members.map(\.key)) }
+        isDuplicate = !keys.insert(key).inserted
+      }
+      guard !isDuplicate else {
         throw SyntaxError(
           message: "The key \"\(key)\" appears twice in one object: keep one.",
           location: keyLocation)
@@ -274,10 +283,7 @@ struct JSONReader: ~Copyable {
       members.append(JSONNode.Member(key: key, keyLocation: keyLocation, value: value))
       skipWhitespace()
       guard offset < bytes.count else {
-        throw SyntaxError(
-          message:
-            "The object that starts here is not closed: the file is truncated, or a '}' is missing.",
-          location: start)
+        throw unclosed("object", "}", at: start)
       }
       if bytes[offset] == UInt8(ascii: ",") {
         advance()
@@ -295,13 +301,31 @@ struct JSONReader: ~Copyable {
   private mutating func parseString() throws(SyntaxError) -> String {
     let start = location
     advance()  // the opening quote
+    // The common case: no escape before the closing quote, read in place.
+    var end = offset
+    while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"),
+      bytes[end] >= 0x20
+    {
+      end += 1
+    }
+    if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
+      guard
+        let string = String(
+          validating: UnsafeBufferPointer(rebasing: bytes[offset..<end]), as: UTF8.self)
+      else {
+        throw SyntaxError(
+          message: "The string that starts here is not valid UTF-8: save the file as UTF-8.",
+          location: start)
+      }
+      for index in offset..<end where bytes[index] & 0xC0 != 0x80 { column += 1 }
+      offset = end
+      advance()  // the closing quote
+      return string
+    }
     var text: [UInt8] = []
     while true {
       guard offset < bytes.count else {
-        throw SyntaxError(
-          message:
-            "The string that starts here is not closed: the file is truncated, or a '\"' is missing.",
-          location: start)
+        throw unclosed("string", "\"", at: start)
       }
       let byte = bytes[offset]
       switch byte {
