@@ -1,0 +1,286 @@
+import Synchronization
+
+/// The shared state of a live run: its subscribers, whether it is paused, its flows'
+/// positions, and the controls it pauses. The run loop reports to it through
+/// ``RunMonitor`` at each boundary; the ``RunHandle`` drives it.
+///
+/// Everything mutable is behind one lock, held only to update the state and hand events to
+/// the subscribers' streams (which never block: each has a bounded buffer). Callbacks and
+/// continuations are called after the lock is released, so they may call the handle.
+final class LiveRun<Context: Sendable>: RunMonitor {
+  /// What the lock protects.
+  private struct State {
+    /// The event streams, by subscription number.
+    var subscribers: [Int: AsyncStream<RunEvent<Context>>.Continuation] = [:]
+    var nextSubscriber = 0
+    /// Whether ``RunHandle/pause()`` was called and ``RunHandle/resume()`` not since.
+    var isPaused: Bool
+    /// Whether the run ended; then nothing changes any more.
+    var hasEnded = false
+    /// The controls of the run's flows: the top level's and those of running dispatches.
+    var controls: [ObjectIdentifier: RunControl] = [:]
+    /// Flows waiting at a boundary while paused, by wait number.
+    var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+    /// Waits that started and have not ended; a cancelled one leaves this set at once.
+    var pendingWaits: Set<Int> = []
+    /// Waits that found the run paused and waited.
+    var waited: Set<Int> = []
+    var nextWait = 0
+    /// The state each running flow is at, by flow number.
+    var positions: [Int32: Int32] = [:]
+    var nextFlow: Int32 = 1
+  }
+
+  let graph: Graph<Context>
+  private let observer: RunObserver<Context>?
+  /// Time since the run started, by the run's clock.
+  private let elapsed: @Sendable () -> Duration
+  private let state: Mutex<State>
+
+  init(
+    graph: Graph<Context>, isPaused: Bool, observer: RunObserver<Context>?,
+    elapsed: @escaping @Sendable () -> Duration
+  ) {
+    self.graph = graph
+    self.observer = observer
+    self.elapsed = elapsed
+    state = Mutex(State(isPaused: isPaused))
+  }
+
+  // MARK: - Handle
+
+  var isPaused: Bool { state.withLock { $0.isPaused && !$0.hasEnded } }
+  var hasEnded: Bool { state.withLock { $0.hasEnded } }
+
+  var positions: [StateID] {
+    state.withLock { state in
+      state.positions.sorted { $0.key < $1.key }.map { StateID($0.value) }
+    }
+  }
+
+  func pause() {
+    state.withLock { state in
+      guard !state.hasEnded, !state.isPaused else { return }
+      state.isPaused = true
+      for control in state.controls.values { control.setPaused(true) }
+    }
+  }
+
+  func resume() {
+    let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+      guard state.isPaused else { return [] }
+      state.isPaused = false
+      for control in state.controls.values { control.setPaused(false) }
+      defer { state.waiters = [:] }
+      return Array(state.waiters.values)
+    }
+    for waiter in waiters { waiter.resume() }
+  }
+
+  func events(bufferingNewest limit: Int) -> AsyncStream<RunEvent<Context>> {
+    let (stream, continuation) = AsyncStream.makeStream(
+      of: RunEvent<Context>.self, bufferingPolicy: .bufferingNewest(max(limit, 1)))
+    let subscriber = state.withLock { state -> Int? in
+      guard !state.hasEnded else { return nil }
+      state.nextSubscriber += 1
+      state.subscribers[state.nextSubscriber] = continuation
+      return state.nextSubscriber
+    }
+    guard let subscriber else {
+      continuation.finish()
+      return stream
+    }
+    continuation.onTermination = { [weak self] _ in
+      _ = self?.state.withLock { $0.subscribers.removeValue(forKey: subscriber) }
+    }
+    return stream
+  }
+
+  // MARK: - Run
+
+  func started(at first: Int32) {
+    emit(.runStarted, at: first, flow: 0)
+  }
+
+  /// Ends the run: reports its result, then finishes every stream.
+  func finish(_ result: Result<RunResult<Context>, RunError>) {
+    let event: RunEvent<Context>
+    switch result {
+    case .success(let result):
+      event = emit(.runFinished(result), at: Int32(result.finalState.index), flow: 0) {
+        $0.hasEnded = true
+      }
+    case .failure(let error):
+      event = emit(.runFailed(error), at: error.state.map { Int32($0.index) }, flow: 0) {
+        $0.hasEnded = true
+      }
+    }
+    let subscribers = state.withLock { state in
+      defer {
+        state.subscribers = [:]
+        state.controls = [:]
+        state.positions = [:]
+        state.isPaused = false
+      }
+      return Array(state.subscribers.values)
+    }
+    for subscriber in subscribers { subscriber.finish() }
+    observer?.didFinishRun(event)
+  }
+
+  /// Waits until the run is resumed, reporting nothing: a run started paused.
+  func waitForStart() async {
+    await wait(before: nil, flow: 0)
+  }
+
+  // MARK: - RunMonitor
+
+  func register(_ control: RunControl) {
+    state.withLock { state in
+      state.controls[ObjectIdentifier(control)] = control
+      if state.isPaused { control.setPaused(true) }
+    }
+  }
+
+  func unregister(_ control: RunControl) {
+    _ = state.withLock { $0.controls.removeValue(forKey: ObjectIdentifier(control)) }
+  }
+
+  func entered(_ state: Int32, flow: Int32) {
+    let event = emit(.stateEntered, at: state, flow: flow) { $0.positions[flow] = state }
+    observer?.willEnterState(event)
+  }
+
+  func decided(_ state: Int32, flow: Int32, outcome: Outcome) {
+    let decision: Decision
+    switch outcome {
+    case .next: decision = .done
+    case .yes: decision = .yes
+    case .no: decision = .no
+    case .selected(let target):
+      let exit = graph.storedExits(of: Int(state)).first { $0.target == target }
+      decision = .key(exit.map { $0.label.label(keyLabels: graph.keyLabels).description } ?? "")
+    }
+    let event = emit(.stateDecided(decision), at: state, flow: flow)
+    observer?.didFinishState(event)
+  }
+
+  func decided(_ state: Int32, flow: Int32, key: any Hashable & Sendable) {
+    let event = emit(.stateDecided(.key(key)), at: state, flow: flow)
+    observer?.didFinishState(event)
+  }
+
+  func failed(_ state: Int32, flow: Int32, error: RunError) {
+    let event = emit(.stateFailed(error), at: state, flow: flow)
+    observer?.didFinishState(event)
+  }
+
+  func waitWhilePaused(before state: Int32, flow: Int32) async {
+    await wait(before: state, flow: flow)
+  }
+
+  func dispatchStarted(_ state: Int32, flow: Int32) {
+    emit(.dispatchStarted, at: state, flow: flow)
+  }
+
+  func branchStarted(_ index: Int, of dispatch: Int32, from flow: Int32) -> Int32 {
+    var branch: Int32 = 0
+    emit(
+      .branchStarted(index), at: dispatch,
+      flow: { state in
+        branch = state.nextFlow
+        state.nextFlow += 1
+        state.positions[branch] = dispatch
+        return branch
+      })
+    return branch
+  }
+
+  func branchEnded(_ index: Int, of dispatch: Int32, flow: Int32) {
+    emit(.branchEnded(index), at: dispatch, flow: flow) { $0.positions[flow] = nil }
+  }
+
+  func dispatchJoined(_ state: Int32, flow: Int32) {
+    emit(.dispatchJoined, at: state, flow: flow)
+  }
+
+  // MARK: - Events
+
+  /// Makes the event and hands it to every subscriber, after `update`, under the lock, so
+  /// every subscriber sees the events in the same order and each time is no earlier than
+  /// the one before.
+  @discardableResult
+  private func emit(
+    _ kind: RunEvent<Context>.Kind, at state: Int32?, flow: Int32,
+    update: (inout State) -> Void = { _ in }
+  ) -> RunEvent<Context> {
+    emit(kind, at: state) { locked in
+      update(&locked)
+      return flow
+    }
+  }
+
+  /// ``emit(_:at:flow:update:)`` for an event whose flow works out under the lock.
+  @discardableResult
+  private func emit(
+    _ kind: RunEvent<Context>.Kind, at state: Int32?, flow: (inout State) -> Int32
+  ) -> RunEvent<Context> {
+    self.state.withLock { locked in
+      publish(kind, at: state, flow: flow(&locked), in: &locked)
+    }
+  }
+
+  /// Makes an event and yields it to every subscriber; called under the lock.
+  @discardableResult
+  private func publish(
+    _ kind: RunEvent<Context>.Kind, at state: Int32?, flow: Int32, in locked: inout State
+  ) -> RunEvent<Context> {
+    let event = RunEvent(
+      kind: kind, state: state.map(StateID.init),
+      stateName: state.map { graph.records[Int($0)].name } ?? "", flow: Int(flow),
+      time: elapsed())
+    for subscriber in locked.subscribers.values { subscriber.yield(event) }
+    return event
+  }
+
+  // MARK: - Pausing
+
+  /// Waits while the run is paused, reporting ``RunEvent/Kind/paused`` and
+  /// ``RunEvent/Kind/resumed`` before `boundary`; a `nil` boundary reports nothing (a run
+  /// started paused). A cancelled task stops waiting at once, and reports no resumption.
+  private func wait(before boundary: Int32?, flow: Int32) async {
+    let wait = state.withLock { state in
+      state.nextWait += 1
+      state.pendingWaits.insert(state.nextWait)
+      return state.nextWait
+    }
+    await withTaskCancellationHandler {
+      await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        let isWaiting = state.withLock { locked -> Bool in
+          guard locked.isPaused, locked.pendingWaits.contains(wait) else { return false }
+          locked.waiters[wait] = continuation
+          locked.waited.insert(wait)
+          if let boundary {
+            locked.positions[flow] = boundary
+            publish(.paused, at: boundary, flow: flow, in: &locked)
+          }
+          return true
+        }
+        if !isWaiting { continuation.resume() }
+      }
+    } onCancel: {
+      let waiter = state.withLock { state in
+        state.pendingWaits.remove(wait)
+        return state.waiters.removeValue(forKey: wait)
+      }
+      waiter?.resume()
+    }
+    state.withLock { locked in
+      let didWait = locked.waited.remove(wait) != nil
+      let wasResumed = locked.pendingWaits.remove(wait) != nil
+      if didWait, wasResumed, let boundary {
+        publish(.resumed, at: boundary, flow: flow, in: &locked)
+      }
+    }
+  }
+}
