@@ -74,9 +74,9 @@ public struct RunEvent<Context: Sendable>: Sendable, CustomStringConvertible {
   /// `0.000412s #2 'Lift weights' entered`: the time, the state and what happened, with
   /// the flow when it is a branch's.
   public var description: String {
-    let where_ = state.map { "\($0) \(DisplayText.quoted(name: stateName))" } ?? "-"
+    let place = state.map { "\($0) \(DisplayText.quoted(name: stateName))" } ?? "-"
     let flowText = flow == 0 ? "" : " [flow \(flow)]"
-    return "\(time) \(where_)\(flowText) \(kind)"
+    return "\(time) \(place)\(flowText) \(kind)"
   }
 }
 
