@@ -49,6 +49,8 @@ public struct DefinitionError: Error, Sendable, CustomStringConvertible {
       case unreachable = "unreachable state"
       case unreachableGoTo = "unreachable GoTo"
       case entryPointInBranch = "entry point inside a branch"
+      case invalidOutcome = "invalid outcome"
+      case missingOutcome = "missing outcome"
     }
 
     /// The chart declares no state at all.
@@ -88,6 +90,11 @@ public struct DefinitionError: Error, Sendable, CustomStringConvertible {
     public static let unreachableGoTo = Kind(code: .unreachableGoTo)
     /// An entry point names a state inside a dispatch branch.
     public static let entryPointInBranch = Kind(code: .entryPointInBranch)
+    /// A declared outcome names a state that is not a final state of the top level, or a
+    /// decision that state cannot make, or a way to end that an earlier outcome maps.
+    public static let invalidOutcome = Kind(code: .invalidOutcome)
+    /// A way the run can end has no outcome, and the chart's outcomes must map every end.
+    public static let missingOutcome = Kind(code: .missingOutcome)
 
     /// The kind in words, such as `unknown name`.
     public var description: String { code.rawValue }
