@@ -77,3 +77,27 @@ extension RunHandle {
     return lines
   }
 }
+
+/// A clock that moves only when a test (or a state's code) advances it, so a run log's
+/// times are fixed.
+final class ManualClock: Clock, Sendable {
+  struct Instant: InstantProtocol {
+    var offset: Duration
+    func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+    func duration(to other: Instant) -> Duration { other.offset - offset }
+    static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+  }
+
+  private let current = Mutex<Duration>(.zero)
+
+  var now: Instant { Instant(offset: current.withLock { $0 }) }
+  var minimumResolution: Duration { .zero }
+
+  func advance(by duration: Duration) {
+    current.withLock { $0 += duration }
+  }
+
+  func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+    advance(by: now.duration(to: deadline))
+  }
+}

@@ -29,6 +29,17 @@ final class LiveRun<Context: Sendable>: RunMonitor {
     /// The state each running flow is at, by flow number.
     var positions: [Int32: Int32] = [:]
     var nextFlow: Int32 = 1
+    /// The run log, when one was asked for.
+    var log: LogState?
+  }
+
+  /// What a run log keeps as it goes.
+  private struct LogState {
+    var lines: [String] = []
+    /// The context each flow had after its last state, to show what the next one changed.
+    var contexts: [Int32: Context] = [:]
+    /// When each flow entered the state it is in.
+    var enteredAt: [Int32: Duration] = [:]
   }
 
   let graph: Graph<Context>
@@ -39,13 +50,17 @@ final class LiveRun<Context: Sendable>: RunMonitor {
 
   init(
     graph: Graph<Context>, isPaused: Bool, observer: RunObserver<Context>?,
-    elapsed: @escaping @Sendable () -> Duration
+    loggedContext: Context?, elapsed: @escaping @Sendable () -> Duration
   ) {
     self.graph = graph
     self.observer = observer
     self.elapsed = elapsed
-    state = Mutex(State(isPaused: isPaused))
+    var state = State(isPaused: isPaused)
+    if let loggedContext { state.log = LogState(contexts: [0: loggedContext]) }
+    self.state = Mutex(state)
   }
+
+  var log: RunLog { state.withLock { RunLog(lines: $0.log?.lines ?? []) } }
 
   // MARK: - Handle
 
@@ -151,7 +166,7 @@ final class LiveRun<Context: Sendable>: RunMonitor {
     observer?.willEnterState(event)
   }
 
-  func decided(_ state: Int32, flow: Int32, outcome: Outcome) {
+  func decided<C>(_ state: Int32, flow: Int32, outcome: Outcome, context: borrowing C) {
     let decision: Decision
     switch outcome {
     case .next: decision = .done
@@ -161,12 +176,14 @@ final class LiveRun<Context: Sendable>: RunMonitor {
       let exit = graph.storedExits(of: Int(state)).first { $0.target == target }
       decision = .key(exit.map { $0.label.label(keyLabels: graph.keyLabels).description } ?? "")
     }
-    let event = emit(.stateDecided(decision), at: state, flow: flow)
+    let event = emit(.stateDecided(decision), at: state, flow: flow, context: copy context)
     observer?.didFinishState(event)
   }
 
-  func decided(_ state: Int32, flow: Int32, key: any Hashable & Sendable) {
-    let event = emit(.stateDecided(.key(key)), at: state, flow: flow)
+  func decided<C>(
+    _ state: Int32, flow: Int32, key: any Hashable & Sendable, context: borrowing C
+  ) {
+    let event = emit(.stateDecided(.key(key)), at: state, flow: flow, context: copy context)
     observer?.didFinishState(event)
   }
 
@@ -183,16 +200,20 @@ final class LiveRun<Context: Sendable>: RunMonitor {
     emit(.dispatchStarted, at: state, flow: flow)
   }
 
-  func branchStarted(_ index: Int, of dispatch: Int32, from flow: Int32) -> Int32 {
+  func branchStarted<C>(
+    _ index: Int, of dispatch: Int32, from flow: Int32, context: borrowing C
+  ) -> Int32 {
+    let context = copy context
     var branch: Int32 = 0
-    emit(
-      .branchStarted(index), at: dispatch,
-      flow: { state in
-        branch = state.nextFlow
-        state.nextFlow += 1
-        state.positions[branch] = dispatch
-        return branch
-      })
+    emit(.branchStarted(index), at: dispatch) { state in
+      branch = state.nextFlow
+      state.nextFlow += 1
+      state.positions[branch] = dispatch
+      if state.log != nil, let context = context as? Context {
+        state.log?.contexts[branch] = context
+      }
+      return branch
+    }
     return branch
   }
 
@@ -220,6 +241,25 @@ final class LiveRun<Context: Sendable>: RunMonitor {
     }
   }
 
+  /// ``emit(_:at:flow:update:)`` for a state that decided, leaving `context`: a run log
+  /// shows what it changed.
+  private func emit<C>(
+    _ kind: RunEvent<Context>.Kind, at state: Int32, flow: Int32, context: C
+  ) -> RunEvent<Context> {
+    self.state.withLock { locked in
+      let event = publish(kind, at: state, flow: flow, in: &locked)
+      if locked.log != nil, let context = context as? Context {
+        if let before = locked.log?.contexts[flow] {
+          for change in RunLog.changes(from: before, to: context) {
+            locked.log?.lines.append(RunLog.continuation + change)
+          }
+        }
+        locked.log?.contexts[flow] = context
+      }
+      return event
+    }
+  }
+
   /// ``emit(_:at:flow:update:)`` for an event whose flow works out under the lock.
   @discardableResult
   private func emit(
@@ -240,6 +280,11 @@ final class LiveRun<Context: Sendable>: RunMonitor {
       stateName: state.map { graph.records[Int($0)].name } ?? "", flow: Int(flow),
       time: elapsed())
     for subscriber in locked.subscribers.values { subscriber.yield(event) }
+    if locked.log != nil {
+      let started = locked.log?.enteredAt[flow]
+      if case .stateEntered = kind { locked.log?.enteredAt[flow] = event.time }
+      locked.log?.lines.append(RunLog.line(for: event, enteredAt: started))
+    }
     return event
   }
 

@@ -1,7 +1,7 @@
 /// A run that is going: its result, its events, and the means to pause, resume or cancel
 /// it.
 ///
-/// ``Flowchart/start(with:stepLimit:clock:isPaused:observer:)`` starts the run on a task
+/// ``Flowchart/start(with:stepLimit:clock:isPaused:isLogged:observer:)`` starts the run on a task
 /// the handle owns and returns at once. The handle is a `Sendable` value: copies refer to
 /// the same run, and any task may use them.
 ///
@@ -63,6 +63,10 @@ public struct RunHandle<Context: Sendable>: Sendable {
   /// it is paused before. Empty before the run's first state and once it has ended.
   public var positions: [StateID] { run.positions }
 
+  /// The run's log so far: empty unless the run was started with `isLogged: true`. See
+  /// ``RunLog`` for its format.
+  public var log: RunLog { run.log }
+
   /// A new stream of the run's events from now on, for one subscriber.
   ///
   /// Subscribe as many times as you like; each stream gets every event that comes after it
@@ -102,17 +106,19 @@ extension Flowchart {
   ///     wants times it controls.
   ///   - isPaused: Whether the run waits, before it reports anything, for
   ///     ``RunHandle/resume()``: a way to subscribe before the first event.
+  ///   - isLogged: Whether the run keeps a ``RunHandle/log``, which compares the context
+  ///     before and after each state by reflection.
   ///   - observer: Callbacks the run calls as it enters and finishes states, and when it
   ///     ends.
   /// - Returns: The handle of the run, already going (or waiting for `resume()`).
   public func start<C: Clock>(
     with context: Context, stepLimit: Int? = nil, clock: C = ContinuousClock(),
-    isPaused: Bool = false, observer: RunObserver<Context>? = nil
+    isPaused: Bool = false, isLogged: Bool = false, observer: RunObserver<Context>? = nil
   ) -> RunHandle<Context> where C.Duration == Duration {
     let origin = clock.now
     let live = LiveRun(
       graph: graph, isPaused: isPaused, observer: observer,
-      elapsed: { origin.duration(to: clock.now) })
+      loggedContext: isLogged ? context : nil, elapsed: { origin.duration(to: clock.now) })
     let chart = self
     let first = startIndex
     let task = Task { () async -> Result<RunResult<Context>, RunError> in

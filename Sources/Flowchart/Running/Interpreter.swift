@@ -84,7 +84,8 @@ struct Interpreter<Context: Sendable>: Sendable {
         case .decideKey:
           let key = try nodes[Int(state)].decideKey(&context)
           if _slowPath(control.isObserved) {
-            control.monitor.unsafelyUnwrapped.decided(state, flow: cursor.flow, key: key)
+            control.monitor.unsafelyUnwrapped.decided(
+              state, flow: cursor.flow, key: key, context: context)
           }
           return .key(key)
         case .asyncAction, .asyncCondition, .asyncSelect, .asyncDecideKey, .dispatch:
@@ -94,7 +95,8 @@ struct Interpreter<Context: Sendable>: Sendable {
         throw failure(error, at: state, path: cursor.path, control: control)
       }
       if _slowPath(control.isObserved) {
-        control.monitor.unsafelyUnwrapped.decided(state, flow: cursor.flow, outcome: outcome)
+        control.monitor.unsafelyUnwrapped.decided(
+          state, flow: cursor.flow, outcome: outcome, context: context)
       }
       // Read after the call, so that nothing but the cursor lives across it.
       if cursor.follow(outcome, from: nodes[Int(state)]) { return outcome.decision }
@@ -207,7 +209,8 @@ struct Interpreter<Context: Sendable>: Sendable {
         preconditionFailure("synchronous states run in runSynchronousStates")
       }
       if _slowPath(control.isObserved) {
-        control.monitor.unsafelyUnwrapped.decided(state, flow: cursor.flow, outcome: outcome)
+        control.monitor.unsafelyUnwrapped.decided(
+          state, flow: cursor.flow, outcome: outcome, context: context)
       }
       if cursor.follow(outcome, from: node) {
         try endFlow(at: state, path: cursor.path, control: control)
@@ -230,7 +233,8 @@ struct Interpreter<Context: Sendable>: Sendable {
       throw failure(error, at: state, path: cursor.path, control: control)
     }
     if _slowPath(control.isObserved) {
-      control.monitor.unsafelyUnwrapped.decided(state, flow: cursor.flow, key: key)
+      control.monitor.unsafelyUnwrapped.decided(
+        state, flow: cursor.flow, key: key, context: context)
     }
     try endFlow(at: state, path: cursor.path, control: control)
     return .key(key)
@@ -258,7 +262,8 @@ struct Interpreter<Context: Sendable>: Sendable {
             var branchContext = original
             var branch = Cursor<Context>(at: start, stepLimit: interpreter.stepLimit)
             if let monitor = control.monitor {
-              branch.flow = monitor.branchStarted(index, of: state, from: parentFlow)
+              branch.flow = monitor.branchStarted(
+                index, of: state, from: parentFlow, context: branchContext)
             }
             do throws(RunError) {
               _ = try await interpreter.run(

@@ -14,7 +14,7 @@ import Synchronization
 ///
 /// ## Live runs
 ///
-/// A run started with ``Flowchart/start(with:stepLimit:clock:isPaused:observer:)`` has a
+/// A run started with ``Flowchart/start(with:stepLimit:clock:isPaused:isLogged:observer:)`` has a
 /// ``monitor``, and every control of that run (its top-level flow's and each dispatch's)
 /// carries ``Flags/observed`` for the whole run: the boundary's slow path then reports the
 /// flow to the monitor, and ``Flags/paused`` makes the flows wait at their next boundary.
@@ -119,10 +119,12 @@ protocol RunMonitor: AnyObject, Sendable {
   func unregister(_ control: RunControl)
   /// A flow is about to run `state`.
   func entered(_ state: Int32, flow: Int32)
-  /// A flow's state returned and decided `outcome`.
-  func decided(_ state: Int32, flow: Int32, outcome: Outcome)
-  /// A flow's final multiple condition decided `key`.
-  func decided(_ state: Int32, flow: Int32, key: any Hashable & Sendable)
+  /// A flow's state returned and decided `outcome`, leaving `context` (the run's context
+  /// type, which a run log compares with the one before).
+  func decided<C>(_ state: Int32, flow: Int32, outcome: Outcome, context: borrowing C)
+  /// A flow's final multiple condition decided `key`, leaving `context`.
+  func decided<C>(
+    _ state: Int32, flow: Int32, key: any Hashable & Sendable, context: borrowing C)
   /// A flow stopped at `state` with `error`.
   func failed(_ state: Int32, flow: Int32, error: RunError)
   /// Waits while the run is paused, at the boundary before `state`; returns at once when it
@@ -130,8 +132,10 @@ protocol RunMonitor: AnyObject, Sendable {
   func waitWhilePaused(before state: Int32, flow: Int32) async
   /// A flow's dispatch `state` starts its branches.
   func dispatchStarted(_ state: Int32, flow: Int32)
-  /// Branch `index` of dispatch `state` starts; returns the branch's flow number.
-  func branchStarted(_ index: Int, of state: Int32, from flow: Int32) -> Int32
+  /// Branch `index` of dispatch `state` starts with `context`; returns the branch's flow
+  /// number.
+  func branchStarted<C>(_ index: Int, of state: Int32, from flow: Int32, context: borrowing C)
+    -> Int32
   /// Branch `index` of dispatch `state` reached one of its final states.
   func branchEnded(_ index: Int, of state: Int32, flow: Int32)
   /// A flow's dispatch `state` joined its branches.
