@@ -13,7 +13,8 @@
 // - TransitionBenchmarks.swift: the sync and async 4-state cycle against hand-written loops;
 // - DispatchBenchmarks.swift: dispatch fan-out and join against a raw task group;
 // - ChartShapes.swift, CompileBenchmarks.swift: compiling and printing large charts;
-// - MemoryBenchmarks.swift: peak resident memory of long runs, in child processes.
+// - MemoryBenchmarks.swift: peak resident memory of long runs, in child processes;
+// - LiveBenchmarks.swift: runs through a run handle, observed or not, against run(with:).
 //
 // Profiling: a run that selects only synchronous groups starts no Swift task, so
 // `valgrind --tool=callgrind <executable> --filter sync --transitions 1000000
@@ -27,7 +28,7 @@ import Foundation
 struct Options: Sendable {
   /// The workload groups, in the order they run.
   static let groups = [
-    "sync", "sync-capturing", "async", "dispatch", "compile", "print", "memory",
+    "sync", "sync-capturing", "async", "dispatch", "compile", "print", "memory", "live",
   ]
 
   static let usage = """
@@ -144,6 +145,9 @@ struct BenchmarkRunner: Sendable {
       case "compile": try CompileBenchmarks.measureCompile(configuration, into: &report)
       case "print": try CompileBenchmarks.measurePrint(configuration, into: &report)
       case "memory": try MemoryBenchmarks.measure(configuration, into: &report)
+      case "live":
+        report.append(
+          try waitForTask(configuration) { try await LiveBenchmarks.measure($0, into: &$1) })
       default: throw BenchmarkError.usage("no workload group named \(group)")
       }
     }

@@ -84,7 +84,7 @@ struct LiveRunTests {
     }
     let handle = chart.start(with: [], isPaused: true)
     var events = handle.events().makeAsyncIterator()
-    var all: [RunEvent<[Int]>] = []
+    var all: [RunEvent] = []
     handle.resume()
     for index in order {
       gates[index].open()
@@ -181,7 +181,7 @@ struct LiveRunTests {
         Action("Stop", isFinal: true)
       }
     }
-    let observer = RunObserver<Bool>(
+    let observer = RunObserver(
       willEnterState: { recorder.append("will enter \($0.stateName)") },
       didFinishState: { recorder.append("did finish \($0.stateName): \($0.kind)") },
       didFinishRun: { recorder.append("did finish run: \($0.kind)") })
@@ -261,7 +261,7 @@ struct LiveRunTests {
       Action("End", isFinal: true)
     }
     // Paused as the dispatch is entered: every branch stops before its first state.
-    let observer = RunObserver<Int>(willEnterState: { event in
+    let observer = RunObserver(willEnterState: { event in
       if event.stateName == "Split" { box.wrapped?.pause() }
     })
     let handle = chart.start(with: 0, isPaused: true, observer: observer)

@@ -57,9 +57,9 @@ extension RunEvent {
 extension AsyncStream.Iterator {
   /// Reads events until one satisfies `predicate`, and returns it; `nil` when the stream
   /// ends first.
-  mutating func next<Context>(
-    where predicate: (RunEvent<Context>) -> Bool
-  ) async -> RunEvent<Context>? where Element == RunEvent<Context> {
+  mutating func next(
+    where predicate: (RunEvent) -> Bool
+  ) async -> RunEvent? where Element == RunEvent {
     while let event = await next() {
       if predicate(event) { return event }
     }

@@ -7,60 +7,63 @@ import Synchronization
 /// Everything mutable is behind one lock, held only to update the state and hand events to
 /// the subscribers' streams (which never block: each has a bounded buffer). Callbacks and
 /// continuations are called after the lock is released, so they may call the handle.
-final class LiveRun<Context: Sendable>: RunMonitor {
-  /// What the lock protects.
-  private struct State {
-    /// The event streams, by subscription number.
-    var subscribers: [Int: AsyncStream<RunEvent<Context>>.Continuation] = [:]
-    var nextSubscriber = 0
-    /// Whether ``RunHandle/pause()`` was called and ``RunHandle/resume()`` not since.
-    var isPaused: Bool
-    /// Whether the run ended; then nothing changes any more.
-    var hasEnded = false
-    /// The controls of the run's flows: the top level's and those of running dispatches.
-    var controls: [ObjectIdentifier: RunControl] = [:]
-    /// Flows waiting at a boundary while paused, by wait number.
-    var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
-    /// Waits that started and have not ended; a cancelled one leaves this set at once.
-    var pendingWaits: Set<Int> = []
-    /// Waits that found the run paused and waited.
-    var waited: Set<Int> = []
-    var nextWait = 0
-    /// The state each running flow is at, by flow number.
-    var positions: [Int32: Int32] = [:]
-    var nextFlow: Int32 = 1
-    /// The run log, when one was asked for.
-    var log: LogState?
-  }
+/// What a live run's lock protects. Not generic over the context, like everything a
+/// boundary touches, so that reporting a boundary needs no generic metadata at run time
+/// (the monitor is called through an existential, so it is not specialized).
+private struct LiveRunState {
+  /// The event streams, by subscription number.
+  var subscribers: [Int: AsyncStream<RunEvent>.Continuation] = [:]
+  var nextSubscriber = 0
+  /// Whether ``RunHandle/pause()`` was called and ``RunHandle/resume()`` not since.
+  var isPaused: Bool
+  /// Whether the run ended; then nothing changes any more.
+  var hasEnded = false
+  /// The controls of the run's flows: the top level's and those of running dispatches.
+  var controls: [ObjectIdentifier: RunControl] = [:]
+  /// Flows waiting at a boundary while paused, by wait number.
+  var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+  /// Waits that started and have not ended; a cancelled one leaves this set at once.
+  var pendingWaits: Set<Int> = []
+  /// Waits that found the run paused and waited.
+  var waited: Set<Int> = []
+  var nextWait = 0
+  /// The state each running flow is at, by flow number.
+  var positions: [Int32: Int32] = [:]
+  var nextFlow: Int32 = 1
+  /// The run log's lines, when one was asked for.
+  var log: [String]?
+  /// When each flow entered the state it is in, for the log.
+  var enteredAt: [Int32: Duration] = [:]
+}
 
-  /// What a run log keeps as it goes.
-  private struct LogState {
-    var lines: [String] = []
-    /// The context each flow had after its last state, to show what the next one changed.
-    var contexts: [Int32: Context] = [:]
-    /// When each flow entered the state it is in.
-    var enteredAt: [Int32: Duration] = [:]
-  }
+final class LiveRun<Context: Sendable>: RunMonitor {
+  private typealias State = LiveRunState
 
   let graph: Graph<Context>
-  private let observer: RunObserver<Context>?
+  private let observer: RunObserver?
+  /// For a logged run: the context each flow had after its last state, to show what the
+  /// next one changed.
+  private let loggedContexts: Mutex<[Int32: Context]>
+  private let isLogged: Bool
   /// Time since the run started, by the run's clock.
   private let elapsed: @Sendable () -> Duration
   private let state: Mutex<State>
 
   init(
-    graph: Graph<Context>, isPaused: Bool, observer: RunObserver<Context>?,
+    graph: Graph<Context>, isPaused: Bool, observer: RunObserver?,
     loggedContext: Context?, elapsed: @escaping @Sendable () -> Duration
   ) {
     self.graph = graph
     self.observer = observer
     self.elapsed = elapsed
     var state = State(isPaused: isPaused)
-    if let loggedContext { state.log = LogState(contexts: [0: loggedContext]) }
+    if loggedContext != nil { state.log = [] }
+    isLogged = loggedContext != nil
+    loggedContexts = Mutex(loggedContext.map { [0: $0] } ?? [:])
     self.state = Mutex(state)
   }
 
-  var log: RunLog { state.withLock { RunLog(lines: $0.log?.lines ?? []) } }
+  var log: RunLog { state.withLock { RunLog(lines: $0.log ?? []) } }
 
   // MARK: - Handle
 
@@ -92,9 +95,9 @@ final class LiveRun<Context: Sendable>: RunMonitor {
     for waiter in waiters { waiter.resume() }
   }
 
-  func events(bufferingNewest limit: Int) -> AsyncStream<RunEvent<Context>> {
+  func events(bufferingNewest limit: Int) -> AsyncStream<RunEvent> {
     let (stream, continuation) = AsyncStream.makeStream(
-      of: RunEvent<Context>.self, bufferingPolicy: .bufferingNewest(max(limit, 1)))
+      of: RunEvent.self, bufferingPolicy: .bufferingNewest(max(limit, 1)))
     let subscriber = state.withLock { state -> Int? in
       guard !state.hasEnded else { return nil }
       state.nextSubscriber += 1
@@ -119,11 +122,15 @@ final class LiveRun<Context: Sendable>: RunMonitor {
 
   /// Ends the run: reports its result, then finishes every stream.
   func finish(_ result: Result<RunResult<Context>, RunError>) {
-    let event: RunEvent<Context>
+    let event: RunEvent?
     switch result {
     case .success(let result):
-      event = emit(.runFinished(result), at: Int32(result.finalState.index), flow: 0) {
-        $0.hasEnded = true
+      let outcome = result.outcome.map { ", outcome \($0)" } ?? ""
+      event = state.withLock { locked in
+        locked.hasEnded = true
+        return publish(
+          .runFinished(result.decision), at: Int32(result.finalState.index), flow: 0,
+          in: &locked, logging: "\(outcome), after \(result.stepCount) states")
       }
     case .failure(let error):
       event = emit(.runFailed(error), at: error.state.map { Int32($0.index) }, flow: 0) {
@@ -140,7 +147,7 @@ final class LiveRun<Context: Sendable>: RunMonitor {
       return Array(state.subscribers.values)
     }
     for subscriber in subscribers { subscriber.finish() }
-    observer?.didFinishRun(event)
+    if let event { observer?.didFinishRun(event) }
   }
 
   /// Waits until the run is resumed, reporting nothing: a run started paused.
@@ -163,7 +170,7 @@ final class LiveRun<Context: Sendable>: RunMonitor {
 
   func entered(_ state: Int32, flow: Int32) {
     let event = emit(.stateEntered, at: state, flow: flow) { $0.positions[flow] = state }
-    observer?.willEnterState(event)
+    if let event { observer?.willEnterState(event) }
   }
 
   func decided<C>(_ state: Int32, flow: Int32, outcome: Outcome, context: borrowing C) {
@@ -176,20 +183,20 @@ final class LiveRun<Context: Sendable>: RunMonitor {
       let exit = graph.storedExits(of: Int(state)).first { $0.target == target }
       decision = .key(exit.map { $0.label.label(keyLabels: graph.keyLabels).description } ?? "")
     }
-    let event = emit(.stateDecided(decision), at: state, flow: flow, context: copy context)
-    observer?.didFinishState(event)
+    let event = emit(.stateDecided(decision), at: state, flow: flow, context: context)
+    if let event { observer?.didFinishState(event) }
   }
 
   func decided<C>(
     _ state: Int32, flow: Int32, key: any Hashable & Sendable, context: borrowing C
   ) {
-    let event = emit(.stateDecided(.key(key)), at: state, flow: flow, context: copy context)
-    observer?.didFinishState(event)
+    let event = emit(.stateDecided(.key(key)), at: state, flow: flow, context: context)
+    if let event { observer?.didFinishState(event) }
   }
 
   func failed(_ state: Int32, flow: Int32, error: RunError) {
     let event = emit(.stateFailed(error), at: state, flow: flow)
-    observer?.didFinishState(event)
+    if let event { observer?.didFinishState(event) }
   }
 
   func waitWhilePaused(before state: Int32, flow: Int32) async {
@@ -203,16 +210,15 @@ final class LiveRun<Context: Sendable>: RunMonitor {
   func branchStarted<C>(
     _ index: Int, of dispatch: Int32, from flow: Int32, context: borrowing C
   ) -> Int32 {
-    let context = copy context
     var branch: Int32 = 0
     emit(.branchStarted(index), at: dispatch) { state in
       branch = state.nextFlow
       state.nextFlow += 1
       state.positions[branch] = dispatch
-      if state.log != nil, let context = context as? Context {
-        state.log?.contexts[branch] = context
-      }
       return branch
+    }
+    if isLogged, let context = copy context as? Context {
+      loggedContexts.withLock { $0[branch] = context }
     }
     return branch
   }
@@ -232,9 +238,9 @@ final class LiveRun<Context: Sendable>: RunMonitor {
   /// the one before.
   @discardableResult
   private func emit(
-    _ kind: RunEvent<Context>.Kind, at state: Int32?, flow: Int32,
+    _ kind: RunEvent.Kind, at state: Int32?, flow: Int32,
     update: (inout State) -> Void = { _ in }
-  ) -> RunEvent<Context> {
+  ) -> RunEvent? {
     emit(kind, at: state) { locked in
       update(&locked)
       return flow
@@ -244,18 +250,19 @@ final class LiveRun<Context: Sendable>: RunMonitor {
   /// ``emit(_:at:flow:update:)`` for a state that decided, leaving `context`: a run log
   /// shows what it changed.
   private func emit<C>(
-    _ kind: RunEvent<Context>.Kind, at state: Int32, flow: Int32, context: C
-  ) -> RunEvent<Context> {
-    self.state.withLock { locked in
+    _ kind: RunEvent.Kind, at state: Int32, flow: Int32, context: borrowing C
+  ) -> RunEvent? {
+    guard isLogged, let context = copy context as? Context else {
+      return emit(kind, at: state, flow: flow)
+    }
+    let before = loggedContexts.withLock { contexts in
+      defer { contexts[flow] = context }
+      return contexts[flow]
+    }
+    let changes = before.map { RunLog.changes(from: $0, to: context) } ?? []
+    return self.state.withLock { locked in
       let event = publish(kind, at: state, flow: flow, in: &locked)
-      if locked.log != nil, let context = context as? Context {
-        if let before = locked.log?.contexts[flow] {
-          for change in RunLog.changes(from: before, to: context) {
-            locked.log?.lines.append(RunLog.continuation + change)
-          }
-        }
-        locked.log?.contexts[flow] = context
-      }
+      locked.log?.append(contentsOf: changes.map { RunLog.continuation + $0 })
       return event
     }
   }
@@ -263,8 +270,8 @@ final class LiveRun<Context: Sendable>: RunMonitor {
   /// ``emit(_:at:flow:update:)`` for an event whose flow works out under the lock.
   @discardableResult
   private func emit(
-    _ kind: RunEvent<Context>.Kind, at state: Int32?, flow: (inout State) -> Int32
-  ) -> RunEvent<Context> {
+    _ kind: RunEvent.Kind, at state: Int32?, flow: (inout State) -> Int32
+  ) -> RunEvent? {
     self.state.withLock { locked in
       publish(kind, at: state, flow: flow(&locked), in: &locked)
     }
@@ -273,17 +280,20 @@ final class LiveRun<Context: Sendable>: RunMonitor {
   /// Makes an event and yields it to every subscriber; called under the lock.
   @discardableResult
   private func publish(
-    _ kind: RunEvent<Context>.Kind, at state: Int32?, flow: Int32, in locked: inout State
-  ) -> RunEvent<Context> {
+    _ kind: RunEvent.Kind, at state: Int32?, flow: Int32, in locked: inout State,
+    logging suffix: String = ""
+  ) -> RunEvent? {
+    // Nobody listens: only the positions (updated by the caller) matter.
+    guard observer != nil || locked.log != nil || !locked.subscribers.isEmpty else { return nil }
     let event = RunEvent(
       kind: kind, state: state.map(StateID.init),
       stateName: state.map { graph.records[Int($0)].name } ?? "", flow: Int(flow),
       time: elapsed())
     for subscriber in locked.subscribers.values { subscriber.yield(event) }
     if locked.log != nil {
-      let started = locked.log?.enteredAt[flow]
-      if case .stateEntered = kind { locked.log?.enteredAt[flow] = event.time }
-      locked.log?.lines.append(RunLog.line(for: event, enteredAt: started))
+      let started = locked.enteredAt[flow]
+      if case .stateEntered = kind { locked.enteredAt[flow] = event.time }
+      locked.log?.append(RunLog.line(for: event, enteredAt: started) + suffix)
     }
     return event
   }

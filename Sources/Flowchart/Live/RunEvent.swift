@@ -11,7 +11,7 @@
 ///   print(event)  // 0.000412s #2 'Lift weights' entered
 /// }
 /// ```
-public struct RunEvent<Context: Sendable>: Sendable, CustomStringConvertible {
+public struct RunEvent: Sendable, CustomStringConvertible {
   /// What happened.
   ///
   /// Later versions add kinds (such as waiting for input), so a `switch` over a kind needs
@@ -43,8 +43,9 @@ public struct RunEvent<Context: Sendable>: Sendable, CustomStringConvertible {
     case paused
     /// The flow, resumed, goes on to enter the state.
     case resumed
-    /// The run ended at a final state.
-    case runFinished(RunResult<Context>)
+    /// The run ended at the state, a final state, which decided this; the whole result is
+    /// the handle's ``RunHandle/result``.
+    case runFinished(Decision)
     /// The run stopped with an error.
     case runFailed(RunError)
   }
@@ -94,7 +95,7 @@ extension RunEvent.Kind: CustomStringConvertible {
     case .dispatchJoined: "dispatch joined"
     case .paused: "paused"
     case .resumed: "resumed"
-    case .runFinished(let result): "run finished: \(result.decision)"
+    case .runFinished(let decision): "run finished: \(decision)"
     case .runFailed(let error): "run failed (\(error.kind))"
     }
   }
@@ -111,21 +112,21 @@ extension RunEvent.Kind: CustomStringConvertible {
 ///   with: context,
 ///   observer: RunObserver(willEnterState: { print("→", $0.stateName) }))
 /// ```
-public struct RunObserver<Context: Sendable>: Sendable {
+public struct RunObserver: Sendable {
   /// Called with each ``RunEvent/Kind/stateEntered`` event, before the state's code runs.
-  public var willEnterState: @Sendable (RunEvent<Context>) -> Void
+  public var willEnterState: @Sendable (RunEvent) -> Void
   /// Called with each ``RunEvent/Kind/stateDecided(_:)`` and
   /// ``RunEvent/Kind/stateFailed(_:)`` event.
-  public var didFinishState: @Sendable (RunEvent<Context>) -> Void
+  public var didFinishState: @Sendable (RunEvent) -> Void
   /// Called once, with the ``RunEvent/Kind/runFinished(_:)`` or
   /// ``RunEvent/Kind/runFailed(_:)`` event.
-  public var didFinishRun: @Sendable (RunEvent<Context>) -> Void
+  public var didFinishRun: @Sendable (RunEvent) -> Void
 
   /// An observer with the given callbacks; leave out those you do not need.
   public init(
-    willEnterState: @escaping @Sendable (RunEvent<Context>) -> Void = { _ in },
-    didFinishState: @escaping @Sendable (RunEvent<Context>) -> Void = { _ in },
-    didFinishRun: @escaping @Sendable (RunEvent<Context>) -> Void = { _ in }
+    willEnterState: @escaping @Sendable (RunEvent) -> Void = { _ in },
+    didFinishState: @escaping @Sendable (RunEvent) -> Void = { _ in },
+    didFinishRun: @escaping @Sendable (RunEvent) -> Void = { _ in }
   ) {
     self.willEnterState = willEnterState
     self.didFinishState = didFinishState

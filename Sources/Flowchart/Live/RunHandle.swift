@@ -80,7 +80,7 @@ public struct RunHandle<Context: Sendable>: Sendable {
   /// room for the newest (so the last event, the run's end, always arrives).
   ///
   /// - Parameter limit: The most events the stream holds unread; at least 1.
-  public func events(bufferingNewest limit: Int = 1024) -> AsyncStream<RunEvent<Context>> {
+  public func events(bufferingNewest limit: Int = 1024) -> AsyncStream<RunEvent> {
     run.events(bufferingNewest: limit)
   }
 }
@@ -113,7 +113,7 @@ extension Flowchart {
   /// - Returns: The handle of the run, already going (or waiting for `resume()`).
   public func start<C: Clock>(
     with context: Context, stepLimit: Int? = nil, clock: C = ContinuousClock(),
-    isPaused: Bool = false, isLogged: Bool = false, observer: RunObserver<Context>? = nil
+    isPaused: Bool = false, isLogged: Bool = false, observer: RunObserver? = nil
   ) -> RunHandle<Context> where C.Duration == Duration {
     let origin = clock.now
     let live = LiveRun(

@@ -33,7 +33,7 @@ public struct RunLog: Sendable, CustomStringConvertible {
   static var continuation: String { String(repeating: " ", count: 12) }
 
   /// The line of one event; `enteredAt` is when its flow entered its current state.
-  static func line<Context>(for event: RunEvent<Context>, enteredAt: Duration?) -> String {
+  static func line(for event: RunEvent, enteredAt: Duration?) -> String {
     let name = DisplayText.quoted(name: event.stateName)
     let took = enteredAt.map { " in \(seconds(event.time - $0))" } ?? ""
     let text: String
@@ -48,10 +48,7 @@ public struct RunLog: Sendable, CustomStringConvertible {
     case .dispatchJoined: text = "\(name) joined its branches"
     case .paused: text = "paused before \(name)"
     case .resumed: text = "resumed before \(name)"
-    case .runFinished(let result):
-      let outcome = result.outcome.map { ", outcome \($0)" } ?? ""
-      text =
-        "run finished at \(name) deciding \(result.decision)\(outcome), after \(result.stepCount) states"
+    case .runFinished(let decision): text = "run finished at \(name) deciding \(decision)"
     case .runFailed(let error):
       text =
         event.state == nil ? "run failed (\(error.kind))" : "run failed at \(name) (\(error.kind))"
