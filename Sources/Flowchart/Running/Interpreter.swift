@@ -8,7 +8,7 @@
 /// for its branches. Flows that stop together share a ``RunControl``, whose flags the loops
 /// read in one atomic load at each state boundary. The loops below only move cursors:
 ///
-/// - ``runSynchronousStates(cursor:context:control:)`` runs consecutive synchronous
+/// - ``runSynchronousStates(cursor:context:control:reporting:)`` runs consecutive synchronous
 ///   states in one tight loop, with no suspension, no allocation and no retain per step:
 ///   the fast path;
 /// - ``run(cursor:context:control:)``, the asynchronous loop, hands it each stretch of
@@ -18,7 +18,7 @@
 ///   pending joins rather than in the call stack.
 ///
 /// Each kind of state runs in exactly one place: synchronous kinds in
-/// ``runSynchronousStates(cursor:context:control:)``, asynchronous kinds in
+/// ``runSynchronousStates(cursor:context:control:reporting:)``, asynchronous kinds in
 /// ``run(cursor:context:control:)``, a dispatch in ``runDispatch(_:at:cursor:context:control:)``
 /// or, synchronously, on the cursor's stack of pending joins. The `switch`es over
 /// ``Node/Kind`` list every kind, with no `default:`, so a new kind must be placed in each.
@@ -54,20 +54,29 @@ struct Interpreter<Context: Sendable>: Sendable {
   ///
   /// - Returns: The decision that ended the flow at the cursor's state, or `nil` when the
   ///   cursor is at a state this loop does not run.
+  ///
+  /// `Reporting` says whether the loop reports decisions to a live run's monitor: a run
+  /// nobody observes uses ``Unreported``, whose specialization has no trace of it, so the
+  /// fast path pays nothing for observation (not even a test per state).
   // Specialized for the caller's context, but not inlined: the asynchronous loop would copy
   // it into each of its resumption points.
   @inlinable @inline(never)
-  func runSynchronousStates(
-    cursor: inout Cursor<Context>, context: inout Context, control: RunControl
+  func runSynchronousStates<Reporting: BoundaryReporting>(
+    cursor: inout Cursor<Context>, context: inout Context, control: RunControl,
+    reporting: Reporting.Type
   ) throws(RunError) -> Decision? {
     let nodes = graph.nodeBase
     while true {
       let state = cursor.state
       let kind = nodes[Int(state)].kind
       if kind.suspends { return nil }
-      // Paused: the asynchronous loop waits, then comes back here.
-      guard try enter(state, path: &cursor.path, flow: cursor.flow, control: control) else {
-        return nil
+      if Reporting.isOn {
+        // Paused: the asynchronous loop waits, then comes back here.
+        guard try enter(state, path: &cursor.path, flow: cursor.flow, control: control) else {
+          return nil
+        }
+      } else {
+        try enterUnobserved(state, path: &cursor.path, control: control)
       }
       let outcome: Outcome
       do {
@@ -83,7 +92,7 @@ struct Interpreter<Context: Sendable>: Sendable {
           outcome = .selected(try nodes[Int(state)].select(&context))
         case .decideKey:
           let key = try nodes[Int(state)].decideKey(&context)
-          if _slowPath(control.isObserved) {
+          if Reporting.isOn && control.isObserved {
             control.monitor.unsafelyUnwrapped.decided(
               state, flow: cursor.flow, key: key, context: context)
           }
@@ -94,7 +103,7 @@ struct Interpreter<Context: Sendable>: Sendable {
       } catch {
         throw failure(error, at: state, path: cursor.path, control: control)
       }
-      if _slowPath(control.isObserved) {
+      if Reporting.isOn && control.isObserved {
         control.monitor.unsafelyUnwrapped.decided(
           state, flow: cursor.flow, outcome: outcome, context: context)
       }
@@ -135,7 +144,7 @@ struct Interpreter<Context: Sendable>: Sendable {
   }
 
   /// The asynchronous loop: hands stretches of synchronous states to
-  /// ``runSynchronousStates(cursor:context:control:)`` and runs the rest itself.
+  /// ``runSynchronousStates(cursor:context:control:reporting:)`` and runs the rest itself.
   @inlinable
   func run(
     cursor: inout Cursor<Context>, context: inout Context, control: RunControl
@@ -159,9 +168,15 @@ struct Interpreter<Context: Sendable>: Sendable {
     while true {
       var node = graph.nodeBase[Int(cursor.state)]
       if !node.kind.suspends {
-        if let decision = try runSynchronousStates(
-          cursor: &cursor, context: &context, control: control)
-        {
+        let ended =
+          if _slowPath(control.isObserved) {
+            try runSynchronousStates(
+              cursor: &cursor, context: &context, control: control, reporting: Reported.self)
+          } else {
+            try runSynchronousStates(
+              cursor: &cursor, context: &context, control: control, reporting: Unreported.self)
+          }
+        if let decision = ended {
           try endFlow(at: cursor.state, path: cursor.path, control: control)
           return decision
         }
@@ -332,7 +347,7 @@ struct Interpreter<Context: Sendable>: Sendable {
     do throws(RunError) {
       while true {
         if let decision = try runSynchronousStates(
-          cursor: &cursor, context: &context, control: control)
+          cursor: &cursor, context: &context, control: control, reporting: Unreported.self)
         {
           try endFlow(at: cursor.state, path: cursor.path, control: control)
           guard let ended = try endBranch(cursor: &cursor, context: &context, decision: decision)
@@ -438,6 +453,22 @@ struct Interpreter<Context: Sendable>: Sendable {
       path.recordBeforeCheckpoint(state)
     }
     return true
+  }
+
+  /// ``enter(_:path:flow:control:)`` for a run nobody observes, whose only flag is
+  /// ``RunControl/Flags/cancelled``: nothing to return, so the fast path tests nothing more.
+  @inlinable @inline(__always)
+  func enterUnobserved(
+    _ state: Int32, path: inout PathRecorder, control: RunControl
+  ) throws(RunError) {
+    if _slowPath(control.flags.rawValue != 0) {
+      throw cancellationError(at: state, path: path)
+    }
+    if _slowPath(path.isAtCheckpoint) {
+      try enterAtCheckpoint(state, path: &path)
+    } else {
+      path.recordBeforeCheckpoint(state)
+    }
   }
 
   /// The boundary before `state` when a flag is raised: a cancelled run stops, a paused
@@ -624,6 +655,26 @@ struct Interpreter<Context: Sendable>: Sendable {
 
 extension String {
   var capitalizedFirst: String { prefix(1).uppercased() + dropFirst() }
+}
+
+/// Whether a specialization of the synchronous loop reports to a live run's monitor: a
+/// constant, so the unreported specialization has no code for it.
+@usableFromInline
+protocol BoundaryReporting {
+  /// Whether the loop reports.
+  static var isOn: Bool { get }
+}
+
+/// The synchronous loop of a run nobody observes.
+@usableFromInline
+enum Unreported: BoundaryReporting {
+  @inlinable static var isOn: Bool { false }
+}
+
+/// The synchronous loop of a live run.
+@usableFromInline
+enum Reported: BoundaryReporting {
+  @inlinable static var isOn: Bool { true }
 }
 
 /// A dispatch branch that ended at one of its final states: its context and its path.
