@@ -30,6 +30,8 @@ public struct Outcomes<Outcome: Hashable & Sendable>: Sendable {
   ///     `done`, a condition `yes` and `no`; a multiple condition needs a rule without a
   ///     decision, since its keys are open). A missing one is a
   ///     ``DefinitionError/Kind/missingOutcome`` problem.
+  ///   - fileID: The file of the declaration, for definition errors; keep the default.
+  ///   - line: The line of the declaration, for definition errors; keep the default.
   ///   - rules: One rule per way to end, as ``OutcomeRule``s.
   public init(
     mapsEveryEnd: Bool = false, fileID: String = #fileID, line: Int = #line,
@@ -51,6 +53,13 @@ public struct OutcomeRule<Outcome: Hashable & Sendable>: Sendable {
 
   /// The run's outcome is `outcome` when it ends at the final state named `stateName`,
   /// having decided `decision` (`nil`: whatever it decided).
+  ///
+  /// - Parameters:
+  ///   - outcome: What such an end means.
+  ///   - stateName: The name of a final state of the chart's top level.
+  ///   - decision: What that state decided; `nil` for any decision.
+  ///   - fileID: The file of the rule, for definition errors; keep the default.
+  ///   - line: The line of the rule, for definition errors; keep the default.
   public init(
     _ outcome: Outcome, at stateName: String, deciding decision: Decision? = nil,
     fileID: String = #fileID, line: Int = #line
@@ -86,6 +95,12 @@ extension Flowchart {
   /// a rule is a ``DefinitionError/Kind/missingOutcome`` problem. The declaration's own
   /// problems come first: the outcomes are checked once it compiles.
   ///
+  /// - Parameters:
+  ///   - outcomes: What each way to end means.
+  ///   - entryPoints: As for ``init(entryPoints:fileID:line:_:)``.
+  ///   - fileID: The file of the declaration, for definition errors; keep the default.
+  ///   - line: The line of the declaration, for definition errors; keep the default.
+  ///   - declarations: The chart's states.
   /// - Throws: A ``DefinitionError`` listing every problem.
   @inlinable
   public init<Outcome: Hashable & Sendable>(
