@@ -329,3 +329,31 @@ struct LiveRunTests {
     #expect(error.kind == .invalidStepLimit)
   }
 }
+
+@Suite(.timeLimit(.minutes(1)))
+struct LivePauseRoundTests {
+  @Test func pausesAndResumesAnEndlessRunManyTimes() async throws {
+    // The first pause comes right after the resume that lets the run start: it pauses the
+    // run at its first boundary, it does not hold it at its start.
+    // swift-format-ignore
+    let chart = try Flowchart<Int> {
+      Action("Tick") { count in
+        await Task.yield()
+        count &+= 1
+      }
+      Condition("Again?") { _ in true } yes: { GoTo("Tick") } no: { Action("Never", isFinal: true) }
+    }
+    let handle = chart.start(with: 0, isPaused: true)
+    var events = handle.events(bufferingNewest: 64).makeAsyncIterator()
+    handle.resume()
+    for _ in 0..<50 {
+      handle.pause()
+      #expect(await events.next(where: \.isPaused) != nil)
+      handle.resume()
+      #expect(await events.next { if case .resumed = $0.kind { true } else { false } } != nil)
+    }
+    handle.cancel()
+    let error = try await #require(throws: RunError.self) { try await handle.result }
+    #expect(error.kind == .cancelled)
+  }
+}

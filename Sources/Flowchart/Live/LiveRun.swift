@@ -16,6 +16,10 @@ private struct LiveRunState {
   var nextSubscriber = 0
   /// Whether ``RunHandle/pause()`` was called and ``RunHandle/resume()`` not since.
   var isPaused: Bool
+  /// Whether a run started paused still waits for its first ``RunHandle/resume()``: a gate
+  /// that opens once, so a `pause()` right after that `resume()` pauses at the first
+  /// boundary (and says so) rather than holding the run at its start.
+  var isHeldAtStart = false
   /// Whether the run ended; then nothing changes any more.
   var hasEnded = false
   /// The controls of the run's flows: the top level's and those of running dispatches.
@@ -34,6 +38,13 @@ private struct LiveRunState {
   var log: [String]?
   /// When each flow entered the state it is in, for the log.
   var enteredAt: [Int32: Duration] = [:]
+  /// Values sent to waiting states the run has not reached yet (or not consumed), by
+  /// state: the first value sent wins until the state takes it.
+  var inputs: [Int32: any Sendable] = [:]
+  /// Flows waiting at a state for a value, by state, with their wait number.
+  var inputWaiters:
+    [Int32: (wait: Int, continuation: CheckedContinuation<(any Sendable)?, Never>)] =
+      [:]
 }
 
 final class LiveRun<Context: Sendable>: RunMonitor {
@@ -57,6 +68,7 @@ final class LiveRun<Context: Sendable>: RunMonitor {
     self.observer = observer
     self.elapsed = elapsed
     var state = State(isPaused: isPaused)
+    state.isHeldAtStart = isPaused
     if loggedContext != nil { state.log = [] }
     isLogged = loggedContext != nil
     loggedContexts = Mutex(loggedContext.map { [0: $0] } ?? [:])
@@ -88,6 +100,7 @@ final class LiveRun<Context: Sendable>: RunMonitor {
     let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
       guard state.isPaused else { return [] }
       state.isPaused = false
+      state.isHeldAtStart = false
       for control in state.controls.values { control.setPaused(false) }
       defer { state.waiters = [:] }
       return Array(state.waiters.values)
@@ -298,6 +311,58 @@ final class LiveRun<Context: Sendable>: RunMonitor {
     return event
   }
 
+  // MARK: - Input
+
+  /// Delivers `value` to the waiting state `state`: to the flow waiting there, or kept until
+  /// a flow reaches it.
+  ///
+  /// - Returns: `false` when a value sent earlier is still waiting to be taken (the first
+  ///   one wins) or the run has ended; `true` when `value` was delivered or kept.
+  func send(_ value: any Sendable, to state: Int32) -> Bool {
+    let delivered = self.state.withLock {
+      locked -> (Bool, CheckedContinuation<(any Sendable)?, Never>?) in
+      guard !locked.hasEnded else { return (false, nil) }
+      if let waiter = locked.inputWaiters.removeValue(forKey: state) {
+        return (true, waiter.continuation)
+      }
+      guard locked.inputs[state] == nil else { return (false, nil) }
+      locked.inputs[state] = value
+      return (true, nil)
+    }
+    delivered.1?.resume(returning: value)
+    return delivered.0
+  }
+
+  func receiveInput(at state: Int32, flow: Int32) async -> (any Sendable)? {
+    let wait = self.state.withLock { locked in
+      locked.nextWait += 1
+      locked.pendingWaits.insert(locked.nextWait)
+      return locked.nextWait
+    }
+    let value = await withTaskCancellationHandler {
+      await withCheckedContinuation { (continuation: CheckedContinuation<(any Sendable)?, Never>) in
+        let immediate = self.state.withLock { locked -> (any Sendable)?? in
+          if let value = locked.inputs.removeValue(forKey: state) { return .some(value) }
+          guard locked.pendingWaits.contains(wait) else { return .some(nil) }
+          locked.inputWaiters[state] = (wait, continuation)
+          publish(.waitingForInput, at: state, flow: flow, in: &locked)
+          return .none
+        }
+        if let immediate { continuation.resume(returning: immediate) }
+      }
+    } onCancel: {
+      let waiter = self.state.withLock { locked -> CheckedContinuation<(any Sendable)?, Never>? in
+        locked.pendingWaits.remove(wait)
+        guard let waiter = locked.inputWaiters[state], waiter.wait == wait else { return nil }
+        locked.inputWaiters[state] = nil
+        return waiter.continuation
+      }
+      waiter?.resume(returning: nil)
+    }
+    _ = self.state.withLock { $0.pendingWaits.remove(wait) }
+    return value
+  }
+
   // MARK: - Pausing
 
   /// Waits while the run is paused, reporting ``RunEvent/Kind/paused`` and
@@ -312,7 +377,8 @@ final class LiveRun<Context: Sendable>: RunMonitor {
     await withTaskCancellationHandler {
       await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
         let isWaiting = state.withLock { locked -> Bool in
-          guard locked.isPaused, locked.pendingWaits.contains(wait) else { return false }
+          let isHeld = boundary == nil ? locked.isHeldAtStart : locked.isPaused
+          guard isHeld, locked.pendingWaits.contains(wait) else { return false }
           locked.waiters[wait] = continuation
           locked.waited.insert(wait)
           if let boundary {

@@ -39,6 +39,9 @@ public struct RunEvent: Sendable, CustomStringConvertible {
     case branchEnded(Int)
     /// Every branch of the dispatch state ended, and their contexts were folded back.
     case dispatchJoined
+    /// The flow waits at the state, a waiting state, for a value sent with
+    /// ``RunHandle/send(_:to:)-(_,String)``.
+    case waitingForInput
     /// The flow waits, paused, before entering the state.
     case paused
     /// The flow, resumed, goes on to enter the state.
@@ -93,6 +96,7 @@ extension RunEvent.Kind: CustomStringConvertible {
     case .branchStarted(let index): "branch \(index + 1) started"
     case .branchEnded(let index): "branch \(index + 1) ended"
     case .dispatchJoined: "dispatch joined"
+    case .waitingForInput: "waiting for input"
     case .paused: "paused"
     case .resumed: "resumed"
     case .runFinished(let decision): "run finished: \(decision)"

@@ -46,6 +46,7 @@ public struct RunLog: Sendable, CustomStringConvertible {
     case .branchStarted(let index): text = "branch \(index + 1) of \(name) started"
     case .branchEnded(let index): text = "branch \(index + 1) of \(name) ended"
     case .dispatchJoined: text = "\(name) joined its branches"
+    case .waitingForInput: text = "\(name) waits for input"
     case .paused: text = "paused before \(name)"
     case .resumed: text = "resumed before \(name)"
     case .runFinished(let decision): text = "run finished at \(name) deciding \(decision)"
