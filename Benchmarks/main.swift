@@ -15,7 +15,8 @@
 // - ChartShapes.swift, CompileBenchmarks.swift: compiling and printing large charts;
 // - MemoryBenchmarks.swift: peak resident memory of long runs, in child processes;
 // - FileBenchmarks.swift: loading chart files (JSON and XML) of growing size;
-// - ToolBenchmarks.swift: the `flowchart` tool's `validate` on a large file.
+// - ToolBenchmarks.swift: the `flowchart` tool's `validate` on a large file;
+// - LiveBenchmarks.swift: runs through a run handle, observed or not, against run(with:).
 //
 // Profiling: a run that selects only synchronous groups starts no Swift task, so
 // `valgrind --tool=callgrind <executable> --filter sync --transitions 1000000
@@ -29,8 +30,8 @@ import Foundation
 struct Options: Sendable {
   /// The workload groups, in the order they run.
   static let groups = [
-    "sync", "sync-capturing", "async", "dispatch", "compile", "print", "memory", "load",
-    "tool",
+    "sync", "sync-capturing", "async", "dispatch", "live", "compile", "print", "memory",
+    "load", "tool",
   ]
 
   static let usage = """
@@ -149,6 +150,9 @@ struct BenchmarkRunner: Sendable {
       case "memory": try MemoryBenchmarks.measure(configuration, into: &report)
       case "load": try FileBenchmarks.measureLoad(configuration, into: &report)
       case "tool": try ToolBenchmarks.measureValidate(configuration, into: &report)
+      case "live":
+        report.append(
+          try waitForTask(configuration) { try await LiveBenchmarks.measure($0, into: &$1) })
       default: throw BenchmarkError.usage("no workload group named \(group)")
       }
     }

@@ -1,12 +1,14 @@
-// Health: JASWorkflow's Health workflow — a decision, asynchronous work, a final condition whose
-// decision is the result — run down every route, each (final state, decision) pair mapped to an
-// outcome, then a run cancelled while an asynchronous step is under way. Then a check-up that
-// uses the rest of the language: a dispatch whose branches measure in parallel, a multiple
-// condition over an enum, a join by `GoTo`, and what compiling says about a declaration with
-// mistakes.
+// Health: JASWorkflow's full Health demo — a decision, asynchronous work, a final condition whose
+// decision is the result — with its outcomes declared with the chart and checked when it
+// compiles, run down every route; then a live run, started twice (the second start is ignored
+// while the first is going) and cancelled during "Lift weights", with its run log. Then a
+// check-up that uses the rest of the language: a dispatch whose branches measure in parallel, a
+// multiple condition over an enum, a join by `GoTo`, and what compiling says about a
+// declaration with mistakes.
 // Run it with `swift run Health`.
 
 import Flowchart
+import Synchronization
 
 /// The test subject: the answers the decisions read, and what the exercises leave behind.
 struct Subject: Sendable {
@@ -16,17 +18,25 @@ struct Subject: Sendable {
 }
 
 /// What the workflow concludes about the subject.
-enum Outcome: String {
+enum Verdict: String, Sendable {
   case healthy = "Healthy"
   case unhealthy = "Unhealthy"
   case inconclusive = "Inconclusive"
 }
 
-/// The Health workflow. Exercising takes time, so those two actions are `async`.
+/// The Health workflow. Exercising takes time, so those two actions are `async`. Its outcomes
+/// are JASWorkflow's `ifFinalNode:producesResult:evaluateTo:`, checked against the chart when
+/// it compiles: every way a run can end must have one.
 func makeHealthWorkflow() throws(DefinitionError) -> Flowchart<Subject> {
   // Left unformatted so that each decision stays on its condition's line, like the tree.
   // swift-format-ignore
-  try Flowchart<Subject> {
+  try Flowchart<Subject>(
+    outcomes: Outcomes<Verdict>(mapsEveryEnd: true) {
+      OutcomeRule(.healthy, at: "Do sit-ups")
+      OutcomeRule(.inconclusive, at: "Injured?", deciding: .yes)
+      OutcomeRule(.unhealthy, at: "Injured?", deciding: .no)
+    }
+  ) {
     Condition("Willing to exercise?") { $0.isWillingToExercise } yes: {
       Action("Lift weights") { subject in
         try await Task.sleep(for: .milliseconds(300))
@@ -43,14 +53,24 @@ func makeHealthWorkflow() throws(DefinitionError) -> Flowchart<Subject> {
   }
 }
 
-/// JASWorkflow's `ifFinalNode:producesResult:evaluateTo:`: a run ends with a final state and
-/// what it decided, and that pair names the outcome.
-func outcome(of result: RunResult<Subject>) -> Outcome? {
-  switch (result.finalStateName, result.decision) {
-  case ("Do sit-ups", .done): .healthy
-  case ("Injured?", .yes): .inconclusive
-  case ("Injured?", .no): .unhealthy
-  default: nil
+/// JASWorkflow's workflow object: one run at a time; a second start while one is going is
+/// ignored.
+final class HealthCheck: Sendable {
+  let workflow: Flowchart<Subject>
+  private let running = Mutex<RunHandle<Subject>?>(nil)
+
+  init(workflow: Flowchart<Subject>) {
+    self.workflow = workflow
+  }
+
+  /// Starts a logged run, unless one is going; returns the handle of the run that is going.
+  func start(with subject: Subject) -> (handle: RunHandle<Subject>, isNew: Bool) {
+    running.withLock { running in
+      if let running, !running.hasEnded { return (running, false) }
+      let handle = workflow.start(with: subject, isPaused: true, isLogged: true)
+      running = handle
+      return (handle, true)
+    }
   }
 }
 
@@ -66,23 +86,34 @@ func showHealth() async throws {
   ]
   for (title, subject) in subjects {
     let result = try await workflow.run(with: subject)
-    let verdict = outcome(of: result)?.rawValue ?? "no outcome"
+    let verdict = result.outcome(as: Verdict.self)?.rawValue ?? "no outcome"
     print("\(title) → \(verdict)")
     print("  final state: \(result.finalStateName), decision: \(result.decision)")
     print("  path: \(result.pathNames.joined(separator: " → "))")
     print("  log: \(result.context.log)")
   }
 
-  // Cancel a run while "Lift weights" sleeps: the sleep throws, and the run reports where it
-  // stopped and the path that led there.
+  // A live run, started twice, then cancelled while "Lift weights" sleeps: the handle's
+  // events say when the run is there, so no guessing with a timer.
+  let check = HealthCheck(workflow: workflow)
   let willing = Subject(isWillingToExercise: true, isInjured: false)
-  let run = Task { try await workflow.run(with: willing) }
-  try await Task.sleep(for: .milliseconds(100))
-  run.cancel()
+  let (handle, _) = check.start(with: willing)
+  let events = handle.events()
+  handle.resume()
+  let (again, isNew) = check.start(with: willing)
+  print()
+  print("Second start while the first run is going: \(isNew ? "started" : "ignored")")
+  precondition(!isNew && again.positions == handle.positions)
+  for await event in events {
+    print("  event: \(event.kind) \(event.stateName)")
+    if case .stateEntered = event.kind, event.stateName == "Lift weights" {
+      handle.cancel()
+    }
+  }
   do {
-    _ = try await run.value
+    _ = try await handle.result
     print("The run finished before it was cancelled.")
-  } catch let error as RunError {
+  } catch {
     print("Cancelled run")
     print("  kind: \(error.kind)")
     print("  state: \(error.stateName)")
@@ -91,6 +122,13 @@ func showHealth() async throws {
       print("    \(line)")
     }
   }
+  print("  run log:")
+  for line in handle.log.lines {
+    print("    \(line)")
+  }
+  let (third, isNewAfterEnd) = check.start(with: willing)
+  print("Start after the run ended: \(isNewAfterEnd ? "a new run" : "ignored")")
+  third.cancel()
 }
 
 /// How fit the subject says they are: a multiple condition's key.

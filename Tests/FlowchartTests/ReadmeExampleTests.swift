@@ -21,7 +21,7 @@ struct ReadmeExampleTests {
 
     // Blocks that import FlowchartFiles are copied into FlowchartFilesTests' ReadmeTests.
     let blocks = swiftBlocks(in: readme).filter { $0.first != "import FlowchartFiles" }
-    #expect(blocks.count == 6)
+    #expect(blocks.count == 7)
     for block in blocks {
       // Each line of the block, in order, with only this file's assertions in between.
       var rest = copies[...]
@@ -313,6 +313,21 @@ struct ReadmeExampleTests {
       #expect(error.kind == .cancelled)
       #expect(error.description.contains("Path: "))
     }
+
+    // README: "Live runs".
+    let live = health.start(with: willing, isPaused: true, isLogged: true)
+    let events = live.events()
+    live.resume()
+    var eventCount = 0
+    for await event in events {
+      print(event)  // 0.000023s #0 'Willing to exercise?' entered, …
+      eventCount += 1
+    }
+    _ = try await live.result
+    print(live.log)  // one line per event, with what each state changed
+    #expect(eventCount == 8)
+    #expect(live.log.lines.count == 8)
+    #expect(printed.hasSuffix("\(live.log)\n"))
   }
 }
 

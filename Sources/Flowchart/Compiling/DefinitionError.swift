@@ -54,6 +54,8 @@ public struct DefinitionError: Error, Sendable, CustomStringConvertible {
       case includeCycle = "include cycle"
       case unboundName = "unbound name"
       case mismatchedHandler = "mismatched handler"
+      case invalidOutcome = "invalid outcome"
+      case missingOutcome = "missing outcome"
     }
 
     /// The chart declares no state at all.
@@ -106,6 +108,11 @@ public struct DefinitionError: Error, Sendable, CustomStringConvertible {
     /// A chart file names a handler registered as another kind, such as a condition used as
     /// an action.
     public static let mismatchedHandler = Kind(code: .mismatchedHandler)
+    /// A declared outcome names a state that is not a final state of the top level, or a
+    /// decision that state cannot make, or a way to end that an earlier outcome maps.
+    public static let invalidOutcome = Kind(code: .invalidOutcome)
+    /// A way the run can end has no outcome, and the chart's outcomes must map every end.
+    public static let missingOutcome = Kind(code: .missingOutcome)
 
     /// The kind in words, such as `unknown name`.
     public var description: String { code.rawValue }

@@ -18,6 +18,8 @@ struct CompiledChart {
   var entryPoints: [Int32]
   /// The states that are asynchronous, in numbering order.
   var asynchronousStates: [Int32]
+  /// The outcome each way to end maps to, when the chart declares outcomes.
+  var outcomes: OutcomeTable? = nil
 }
 
 /// The compiled, immutable graph shared by every copy of a ``Flowchart``.
@@ -61,6 +63,8 @@ final class Graph<Context: Sendable>: @unchecked Sendable {
   private let nameTable = Mutex<NameTable?>(nil)
   /// The states that are asynchronous: empty when the chart can run synchronously.
   let asynchronousStates: [Int32]
+  /// The chart's declared outcomes, if any (see `Live/Outcomes.swift`).
+  let outcomes: OutcomeTable?
 
   /// Takes over a compiled chart; in debug builds, checks its invariants.
   @usableFromInline
@@ -78,6 +82,7 @@ final class Graph<Context: Sendable>: @unchecked Sendable {
     exits = chart.exits
     keyLabels = chart.keyLabels
     asynchronousStates = chart.asynchronousStates
+    outcomes = chart.outcomes
     #if DEBUG
       checkInvariants()
     #endif

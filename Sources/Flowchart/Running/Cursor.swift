@@ -24,13 +24,17 @@ struct Cursor<Context: Sendable>: ~Copyable {
   /// asynchronous run, whose branches are child tasks with cursors of their own. Keeping
   /// them here rather than in the call stack lets dispatches nest without limit.
   @usableFromInline var joins: [PendingJoin<Context>]
+  /// Which flow of the run this is, for a live run's events: 0 for the top level, then one
+  /// number per dispatch branch as it starts. Always 0 in a run nobody observes.
+  @usableFromInline var flow: Int32
 
   /// A cursor at `state`, with nothing entered yet.
   @usableFromInline
-  init(at state: Int32, stepLimit: Int) {
+  init(at state: Int32, stepLimit: Int, flow: Int32 = 0) {
     self.state = state
     path = PathRecorder(limit: stepLimit)
     joins = []
+    self.flow = flow
   }
 
   /// The transition rule, written once for every kind of state and every loop: a final

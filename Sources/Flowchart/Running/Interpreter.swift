@@ -8,7 +8,7 @@
 /// for its branches. Flows that stop together share a ``RunControl``, whose flags the loops
 /// read in one atomic load at each state boundary. The loops below only move cursors:
 ///
-/// - ``runSynchronousStates(cursor:context:control:)`` runs consecutive synchronous
+/// - ``runSynchronousStates(cursor:context:control:reporting:)`` runs consecutive synchronous
 ///   states in one tight loop, with no suspension, no allocation and no retain per step:
 ///   the fast path;
 /// - ``run(cursor:context:control:)``, the asynchronous loop, hands it each stretch of
@@ -18,14 +18,14 @@
 ///   pending joins rather than in the call stack.
 ///
 /// Each kind of state runs in exactly one place: synchronous kinds in
-/// ``runSynchronousStates(cursor:context:control:)``, asynchronous kinds in
+/// ``runSynchronousStates(cursor:context:control:reporting:)``, asynchronous kinds in
 /// ``run(cursor:context:control:)``, a dispatch in ``runDispatch(_:at:cursor:context:control:)``
 /// or, synchronously, on the cursor's stack of pending joins. The `switch`es over
 /// ``Node/Kind`` list every kind, with no `default:`, so a new kind must be placed in each.
 /// Every step ends in ``Cursor/follow(_:from:)``, the one transition rule, and a dispatch's
 /// join (``join(_:at:original:into:path:)``) is written once for both kinds of run.
 ///
-/// Every boundary goes through ``enter(_:path:control:)``, and every flow's end through
+/// Every boundary goes through ``enter(_:path:flow:control:)``, and every flow's end through
 /// ``endFlow(at:path:control:)``. A capability that acts at boundaries is added there, not
 /// as a second interpreter: a pause raises a ``RunControl`` flag and waits in the slow path
 /// of `enter`, with the cursor (and the context) as the position to resume from; an
@@ -54,18 +54,30 @@ struct Interpreter<Context: Sendable>: Sendable {
   ///
   /// - Returns: The decision that ended the flow at the cursor's state, or `nil` when the
   ///   cursor is at a state this loop does not run.
+  ///
+  /// `Reporting` says whether the loop reports decisions to a live run's monitor: a run
+  /// nobody observes uses ``Unreported``, whose specialization has no trace of it, so the
+  /// fast path pays nothing for observation (not even a test per state).
   // Specialized for the caller's context, but not inlined: the asynchronous loop would copy
   // it into each of its resumption points.
   @inlinable @inline(never)
-  func runSynchronousStates(
-    cursor: inout Cursor<Context>, context: inout Context, control: RunControl
+  func runSynchronousStates<Reporting: BoundaryReporting>(
+    cursor: inout Cursor<Context>, context: inout Context, control: RunControl,
+    reporting: Reporting.Type
   ) throws(RunError) -> Decision? {
     let nodes = graph.nodeBase
     while true {
       let state = cursor.state
       let kind = nodes[Int(state)].kind
       if kind.suspends { return nil }
-      try enter(state, path: &cursor.path, control: control)
+      if Reporting.isOn {
+        // Paused: the asynchronous loop waits, then comes back here.
+        guard try enter(state, path: &cursor.path, flow: cursor.flow, control: control) else {
+          return nil
+        }
+      } else {
+        try enterUnobserved(state, path: &cursor.path, control: control)
+      }
       let outcome: Outcome
       do {
         switch kind {
@@ -79,12 +91,21 @@ struct Interpreter<Context: Sendable>: Sendable {
         case .select:
           outcome = .selected(try nodes[Int(state)].select(&context))
         case .decideKey:
-          return .key(try nodes[Int(state)].decideKey(&context))
+          let key = try nodes[Int(state)].decideKey(&context)
+          if Reporting.isOn && control.isObserved {
+            control.monitor.unsafelyUnwrapped.decided(
+              state, flow: cursor.flow, key: key, context: context)
+          }
+          return .key(key)
         case .asyncAction, .asyncCondition, .asyncSelect, .asyncDecideKey, .dispatch:
           preconditionFailure("asynchronous states and dispatches return before they are entered")
         }
       } catch {
         throw failure(error, at: state, path: cursor.path, control: control)
+      }
+      if Reporting.isOn && control.isObserved {
+        control.monitor.unsafelyUnwrapped.decided(
+          state, flow: cursor.flow, outcome: outcome, context: context)
       }
       // Read after the call, so that nothing but the cursor lives across it.
       if cursor.follow(outcome, from: nodes[Int(state)]) { return outcome.decision }
@@ -101,7 +122,14 @@ struct Interpreter<Context: Sendable>: Sendable {
   @inlinable
   func run(cursor: inout Cursor<Context>, context: inout Context) async throws(RunError) -> Decision
   {
-    let control = RunControl()
+    try await run(cursor: &cursor, context: &context, topLevel: RunControl())
+  }
+
+  /// Runs the top-level flow under `control`: a live run's, which reports to its monitor.
+  @inlinable
+  func run(
+    cursor: inout Cursor<Context>, context: inout Context, topLevel control: RunControl
+  ) async throws(RunError) -> Decision {
     let outcome = await withTaskCancellationHandler {
       () async -> Result<Decision, RunError> in
       do throws(RunError) {
@@ -116,24 +144,55 @@ struct Interpreter<Context: Sendable>: Sendable {
   }
 
   /// The asynchronous loop: hands stretches of synchronous states to
-  /// ``runSynchronousStates(cursor:context:control:)`` and runs the rest itself.
+  /// ``runSynchronousStates(cursor:context:control:reporting:)`` and runs the rest itself.
   @inlinable
   func run(
+    cursor: inout Cursor<Context>, context: inout Context, control: RunControl
+  ) async throws(RunError) -> Decision {
+    do throws(RunError) {
+      return try await runFlow(cursor: &cursor, context: &context, control: control)
+    } catch {
+      // Whatever stopped the flow, it stopped at the cursor's state: a live run reports it.
+      if _slowPath(control.isObserved) {
+        control.monitor.unsafelyUnwrapped.failed(cursor.state, flow: cursor.flow, error: error)
+      }
+      throw error
+    }
+  }
+
+  /// The body of ``run(cursor:context:control:)``.
+  @inlinable
+  func runFlow(
     cursor: inout Cursor<Context>, context: inout Context, control: RunControl
   ) async throws(RunError) -> Decision {
     while true {
       var node = graph.nodeBase[Int(cursor.state)]
       if !node.kind.suspends {
-        if let decision = try runSynchronousStates(
-          cursor: &cursor, context: &context, control: control)
-        {
+        let ended =
+          if _slowPath(control.isObserved) {
+            try runSynchronousStates(
+              cursor: &cursor, context: &context, control: control, reporting: Reported.self)
+          } else {
+            try runSynchronousStates(
+              cursor: &cursor, context: &context, control: control, reporting: Unreported.self)
+          }
+        if let decision = ended {
           try endFlow(at: cursor.state, path: cursor.path, control: control)
           return decision
         }
         node = graph.nodeBase[Int(cursor.state)]
+        if !node.kind.suspends {
+          // The synchronous loop stopped at a boundary because the run is paused.
+          try await waitWhilePaused(
+            before: cursor.state, path: cursor.path, flow: cursor.flow, control: control)
+          continue
+        }
       }
       let state = cursor.state
-      try enter(state, path: &cursor.path, control: control)
+      while !(try enter(state, path: &cursor.path, flow: cursor.flow, control: control)) {
+        try await waitWhilePaused(
+          before: state, path: cursor.path, flow: cursor.flow, control: control)
+      }
       let outcome: Outcome
       switch node.kind {
       case .dispatch:
@@ -164,6 +223,10 @@ struct Interpreter<Context: Sendable>: Sendable {
       case .pass, .action, .condition, .select, .decideKey:
         preconditionFailure("synchronous states run in runSynchronousStates")
       }
+      if _slowPath(control.isObserved) {
+        control.monitor.unsafelyUnwrapped.decided(
+          state, flow: cursor.flow, outcome: outcome, context: context)
+      }
       if cursor.follow(outcome, from: node) {
         try endFlow(at: state, path: cursor.path, control: control)
         return outcome.decision
@@ -184,6 +247,10 @@ struct Interpreter<Context: Sendable>: Sendable {
     } catch {
       throw failure(error, at: state, path: cursor.path, control: control)
     }
+    if _slowPath(control.isObserved) {
+      control.monitor.unsafelyUnwrapped.decided(
+        state, flow: cursor.flow, key: key, context: context)
+    }
     try endFlow(at: state, path: cursor.path, control: control)
     return .key(key)
   }
@@ -200,16 +267,25 @@ struct Interpreter<Context: Sendable>: Sendable {
   ) async throws(RunError) {
     let original = context
     let interpreter = self
-    let control = RunControl()
+    let control = RunControl.branches(of: parent)
+    let parentFlow = cursor.flow
+    if let monitor = control.monitor { monitor.dispatchStarted(state, flow: parentFlow) }
     let outcome = await withTaskCancellationHandler {
       await withTaskGroup(of: BranchOutcome<Context>.self) { group in
         for (index, start) in plan.branchStarts.enumerated() {
           group.addTask {
             var branchContext = original
             var branch = Cursor<Context>(at: start, stepLimit: interpreter.stepLimit)
+            if let monitor = control.monitor {
+              branch.flow = monitor.branchStarted(
+                index, of: state, from: parentFlow, context: branchContext)
+            }
             do throws(RunError) {
               _ = try await interpreter.run(
                 cursor: &branch, context: &branchContext, control: control)
+              if let monitor = control.monitor {
+                monitor.branchEnded(index, of: state, flow: branch.flow)
+              }
               return BranchOutcome(
                 index: index,
                 result: .success(
@@ -237,6 +313,7 @@ struct Interpreter<Context: Sendable>: Sendable {
     } onCancel: {
       control.cancel()
     }
+    if let monitor = control.monitor { monitor.unregister(control) }
     switch outcome {
     case .failure(let error):
       throw branchFailure(
@@ -246,6 +323,7 @@ struct Interpreter<Context: Sendable>: Sendable {
       try join(
         branches.map { $0.unsafelyUnwrapped }, at: state, original: original, into: &context,
         path: &cursor.path)
+      if let monitor = control.monitor { monitor.dispatchJoined(state, flow: parentFlow) }
     }
   }
 
@@ -269,7 +347,7 @@ struct Interpreter<Context: Sendable>: Sendable {
     do throws(RunError) {
       while true {
         if let decision = try runSynchronousStates(
-          cursor: &cursor, context: &context, control: control)
+          cursor: &cursor, context: &context, control: control, reporting: Unreported.self)
         {
           try endFlow(at: cursor.state, path: cursor.path, control: control)
           guard let ended = try endBranch(cursor: &cursor, context: &context, decision: decision)
@@ -280,7 +358,7 @@ struct Interpreter<Context: Sendable>: Sendable {
         let node = graph.nodeBase[Int(state)]
         switch node.kind {
         case .dispatch:
-          try enter(state, path: &cursor.path, control: control)
+          _ = try enter(state, path: &cursor.path, flow: cursor.flow, control: control)
           if Task.isCancelled { throw cancellationError(at: state, path: cursor.path) }
           let plan = graph.dispatches[Int(node.alternative)]
           let parentPath = cursor.restartPath(PathRecorder(limit: stepLimit))
@@ -355,18 +433,66 @@ struct Interpreter<Context: Sendable>: Sendable {
 
   /// The boundary before `state`: reads the control's flags, checks the step limit, then
   /// records `state` as entered.
+  ///
+  /// - Returns: `false`, with nothing recorded, when the run is paused: the caller waits
+  ///   (the asynchronous loop) or hands the boundary to the loop that can (the synchronous
+  ///   one), then comes back. `true` once `state` is entered.
   @inlinable @inline(__always)
   func enter(
+    _ state: Int32, path: inout PathRecorder, flow: Int32, control: RunControl
+  ) throws(RunError) -> Bool {
+    let flags = control.flags
+    if _slowPath(flags.rawValue != 0) {
+      guard try enterWithFlags(flags, state, path: path, flow: flow, control: control) else {
+        return false
+      }
+    }
+    if _slowPath(path.isAtCheckpoint) {
+      try enterAtCheckpoint(state, path: &path)
+    } else {
+      path.recordBeforeCheckpoint(state)
+    }
+    return true
+  }
+
+  /// ``enter(_:path:flow:control:)`` for a run nobody observes, whose only flag is
+  /// ``RunControl/Flags/cancelled``: nothing to return, so the fast path tests nothing more.
+  @inlinable @inline(__always)
+  func enterUnobserved(
     _ state: Int32, path: inout PathRecorder, control: RunControl
   ) throws(RunError) {
     if _slowPath(control.flags.rawValue != 0) {
-      // Only `cancelled` exists so far; a new flag adds its case here.
       throw cancellationError(at: state, path: path)
     }
     if _slowPath(path.isAtCheckpoint) {
       try enterAtCheckpoint(state, path: &path)
     } else {
       path.recordBeforeCheckpoint(state)
+    }
+  }
+
+  /// The boundary before `state` when a flag is raised: a cancelled run stops, a paused
+  /// one waits (the caller does), an observed one reports the state.
+  @usableFromInline @inline(never)
+  func enterWithFlags(
+    _ flags: RunControl.Flags, _ state: Int32, path: borrowing PathRecorder, flow: Int32,
+    control: RunControl
+  ) throws(RunError) -> Bool {
+    if flags.contains(.cancelled) { throw cancellationError(at: state, path: path) }
+    if flags.contains(.paused) { return false }
+    control.monitor?.entered(state, flow: flow)
+    return true
+  }
+
+  /// Waits at the boundary before `state` while the run is paused; a cancelled task stops
+  /// waiting, and the run stops there.
+  @usableFromInline
+  func waitWhilePaused(
+    before state: Int32, path: borrowing PathRecorder, flow: Int32, control: RunControl
+  ) async throws(RunError) {
+    await control.monitor?.waitWhilePaused(before: state, flow: flow)
+    if control.isCancelled || Task.isCancelled {
+      throw cancellationError(at: state, path: path)
     }
   }
 
@@ -391,7 +517,7 @@ struct Interpreter<Context: Sendable>: Sendable {
   @inlinable @inline(__always)
   func endFlow(at state: Int32, path: borrowing PathRecorder, control: RunControl) throws(RunError)
   {
-    if _slowPath(control.flags.rawValue != 0 || Task.isCancelled) {
+    if _slowPath(control.isCancelled || Task.isCancelled) {
       throw cancelledAfterFinalError(at: state, path: path)
     }
   }
@@ -558,6 +684,26 @@ struct Interpreter<Context: Sendable>: Sendable {
 
 extension String {
   var capitalizedFirst: String { prefix(1).uppercased() + dropFirst() }
+}
+
+/// Whether a specialization of the synchronous loop reports to a live run's monitor: a
+/// constant, so the unreported specialization has no code for it.
+@usableFromInline
+protocol BoundaryReporting {
+  /// Whether the loop reports.
+  static var isOn: Bool { get }
+}
+
+/// The synchronous loop of a run nobody observes.
+@usableFromInline
+enum Unreported: BoundaryReporting {
+  @inlinable static var isOn: Bool { false }
+}
+
+/// The synchronous loop of a live run.
+@usableFromInline
+enum Reported: BoundaryReporting {
+  @inlinable static var isOn: Bool { true }
 }
 
 /// A dispatch branch that ended at one of its final states: its context and its path.

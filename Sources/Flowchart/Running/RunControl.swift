@@ -12,13 +12,14 @@ import Synchronization
 /// Raising a flag never interrupts a state's code: the flows see it at their next boundary
 /// (and a cancelled task's asynchronous state sees `Task.isCancelled` on its own).
 ///
-/// ## Growing
+/// ## Live runs
 ///
-/// Flags are bits of one word, so a later capability adds a bit and a case to the slow
-/// path of ``Interpreter/enter(_:path:control:)``, not a second check: a pause would raise
-/// `paused` and have the boundary wait (its cursor is already a value that can be kept), an
-/// observer would raise `observed` and have the boundary report the cursor. Every flow that
-/// shares the control sees a flag at its next boundary.
+/// A run started with ``Flowchart/start(with:stepLimit:clock:isPaused:isLogged:observer:)`` has a
+/// ``monitor``, and every control of that run (its top-level flow's and each dispatch's)
+/// carries ``Flags/observed`` for the whole run: the boundary's slow path then reports the
+/// flow to the monitor, and ``Flags/paused`` makes the flows wait at their next boundary.
+/// A run started with `run(with:)` or `runSynchronously` has no monitor and never raises
+/// either bit, so its boundaries stay one load.
 ///
 /// `Task.isCancelled` costs two runtime calls, about a quarter of an asynchronous
 /// transition here, so the run loop does not ask the task at every boundary: a cancellation
@@ -37,13 +38,38 @@ final class RunControl: Sendable {
     /// The flows must stop at their next boundary: the run's task, or for a dispatch's
     /// branches the dispatching task, was cancelled, or a sibling branch failed.
     @inlinable static var cancelled: Flags { Flags(rawValue: 1 << 0) }
-    // Bits 1 and up are free for `paused`, `observed` and later flags.
+    /// The flows must wait at their next boundary until the run is resumed.
+    @inlinable static var paused: Flags { Flags(rawValue: 1 << 1) }
+    /// The run has a ``RunControl/monitor`` that every boundary reports to.
+    @inlinable static var observed: Flags { Flags(rawValue: 1 << 2) }
+    // Bits 3 and up are free for later flags.
   }
 
   @usableFromInline let word = Atomic<UInt8>(0)
+  /// The live run this control belongs to, or `nil` for a run nobody observes.
+  @usableFromInline let monitor: (any RunMonitor)?
 
   @usableFromInline
-  init() {}
+  init() {
+    monitor = nil
+  }
+
+  /// A control for a live run, or for the branches of a dispatch in a live run: observed,
+  /// and paused if the run is.
+  @usableFromInline
+  init(monitor: any RunMonitor) {
+    self.monitor = monitor
+    word.store(Flags.observed.rawValue, ordering: .relaxed)
+    monitor.register(self)
+  }
+
+  /// The control for the branches of a dispatch that a flow under `parent` runs: it shares
+  /// the parent's monitor, if any.
+  @inlinable
+  static func branches(of parent: RunControl) -> RunControl {
+    if let monitor = parent.monitor { return RunControl(monitor: monitor) }
+    return RunControl()
+  }
 
   /// A control that nothing ever raises: a synchronous run has no task handler to raise
   /// it, and checks its task where it costs nothing measurable (see
@@ -59,10 +85,59 @@ final class RunControl: Sendable {
   @inlinable
   var isCancelled: Bool { flags.contains(.cancelled) }
 
+  /// Whether the run reports its boundaries to a monitor.
+  @inlinable
+  var isObserved: Bool { flags.contains(.observed) }
+
   /// Raises ``Flags/cancelled``; called by a task's cancellation handler, or by a dispatch
   /// when one of its branches fails.
   @usableFromInline
   func cancel() {
     word.bitwiseOr(Flags.cancelled.rawValue, ordering: .relaxed)
   }
+
+  /// Raises or lowers ``Flags/paused``; called by the monitor, under its lock.
+  func setPaused(_ paused: Bool) {
+    if paused {
+      word.bitwiseOr(Flags.paused.rawValue, ordering: .relaxed)
+    } else {
+      word.bitwiseAnd(~Flags.paused.rawValue, ordering: .relaxed)
+    }
+  }
+}
+
+/// What the run loop tells a live run at its boundaries. Called only on the slow path of a
+/// boundary, when ``RunControl/Flags/observed`` is raised.
+///
+/// `flow` numbers the run's flows: 0 for the top level, then one number per dispatch branch
+/// as it starts.
+@usableFromInline
+protocol RunMonitor: AnyObject, Sendable {
+  /// Keeps `control` paused whenever the run is, until ``unregister(_:)``.
+  func register(_ control: RunControl)
+  /// Stops pausing `control`: its flows have ended.
+  func unregister(_ control: RunControl)
+  /// A flow is about to run `state`.
+  func entered(_ state: Int32, flow: Int32)
+  /// A flow's state returned and decided `outcome`, leaving `context` (the run's context
+  /// type, which a run log compares with the one before).
+  func decided<C>(_ state: Int32, flow: Int32, outcome: Outcome, context: borrowing C)
+  /// A flow's final multiple condition decided `key`, leaving `context`.
+  func decided<C>(
+    _ state: Int32, flow: Int32, key: any Hashable & Sendable, context: borrowing C)
+  /// A flow stopped at `state` with `error`.
+  func failed(_ state: Int32, flow: Int32, error: RunError)
+  /// Waits while the run is paused, at the boundary before `state`; returns at once when it
+  /// is not, and when the waiting task is cancelled.
+  func waitWhilePaused(before state: Int32, flow: Int32) async
+  /// A flow's dispatch `state` starts its branches.
+  func dispatchStarted(_ state: Int32, flow: Int32)
+  /// Branch `index` of dispatch `state` starts with `context`; returns the branch's flow
+  /// number.
+  func branchStarted<C>(_ index: Int, of state: Int32, from flow: Int32, context: borrowing C)
+    -> Int32
+  /// Branch `index` of dispatch `state` reached one of its final states.
+  func branchEnded(_ index: Int, of state: Int32, flow: Int32)
+  /// A flow's dispatch `state` joined its branches.
+  func dispatchJoined(_ state: Int32, flow: Int32)
 }

@@ -1,0 +1,139 @@
+/// Something that happened in a live run, as its ``RunHandle/events(bufferingNewest:)``
+/// stream and its ``RunObserver`` report it.
+///
+/// Events come in order for each flow of the run (the top level, and each dispatch branch,
+/// numbered by ``flow``): a flow reports each state as it enters it, then what it decided
+/// or how it failed, before it enters the next. Events of different branches of a dispatch
+/// interleave as the branches run.
+///
+/// ```swift
+/// for await event in handle.events() {
+///   print(event)  // 0.000412s #2 'Lift weights' entered
+/// }
+/// ```
+public struct RunEvent: Sendable, CustomStringConvertible {
+  /// What happened.
+  ///
+  /// Later versions add kinds (such as waiting for input), so a `switch` over a kind needs
+  /// a `default:` clause.
+  public enum Kind: Sendable {
+    /// The run started, at ``RunEvent/state``.
+    case runStarted
+    /// The flow is about to run the state's code.
+    case stateEntered
+    /// The state's code returned and decided: ``Decision/done`` for an action or a
+    /// dispatch, ``Decision/yes`` or ``Decision/no`` for a condition, a key for a multiple
+    /// condition. A final multiple condition reports the key it decided; a multiple
+    /// condition that is not final reports the key of the exit it took as the printed tree
+    /// shows it (a `String`, `default` for its default exit).
+    case stateDecided(Decision)
+    /// The flow stopped at the state: its code threw, the run was cancelled or exceeded
+    /// its step limit there, or (for a dispatch) one of its branches failed.
+    case stateFailed(RunError)
+    /// The dispatch state starts its branches.
+    case dispatchStarted
+    /// A branch of the dispatch state starts, with its position among the dispatch's
+    /// branches (from zero); ``RunEvent/flow`` is the branch's new flow number.
+    case branchStarted(Int)
+    /// The branch (its position from zero) of the dispatch state reached a final state.
+    case branchEnded(Int)
+    /// Every branch of the dispatch state ended, and their contexts were folded back.
+    case dispatchJoined
+    /// The flow waits at the state, a waiting state, for a value sent with
+    /// ``RunHandle/send(_:to:)-(_,String)``.
+    case waitingForInput
+    /// The flow waits, paused, before entering the state.
+    case paused
+    /// The flow, resumed, goes on to enter the state.
+    case resumed
+    /// The run ended at the state, a final state, which decided this; the whole result is
+    /// the handle's ``RunHandle/result``.
+    case runFinished(Decision)
+    /// The run stopped with an error.
+    case runFailed(RunError)
+  }
+
+  /// What happened.
+  public let kind: Kind
+  /// The state it happened at; `nil` only for a run that failed before it reached a state
+  /// (an invalid step limit).
+  public let state: StateID?
+  /// The name of ``state``; empty when ``state`` is `nil`.
+  public let stateName: String
+  /// The flow it happened in: 0 for the run's top-level flow, then one number per dispatch
+  /// branch, in the order the branches start.
+  public let flow: Int
+  /// When it happened, as time since the run started, by the run's clock (monotonic: a
+  /// `ContinuousClock` unless the run was started with another).
+  public let time: Duration
+
+  init(kind: Kind, state: StateID?, stateName: String, flow: Int, time: Duration) {
+    self.kind = kind
+    self.state = state
+    self.stateName = stateName
+    self.flow = flow
+    self.time = time
+  }
+
+  /// `0.000412s #2 'Lift weights' entered`: the time, the state and what happened, with
+  /// the flow when it is a branch's.
+  public var description: String {
+    let place = state.map { "\($0) \(DisplayText.quoted(name: stateName))" } ?? "-"
+    let flowText = flow == 0 ? "" : " [flow \(flow)]"
+    return "\(time) \(place)\(flowText) \(kind)"
+  }
+}
+
+extension RunEvent.Kind: CustomStringConvertible {
+  /// `entered`, `decided yes`, `failed: …`, `branch 1 started`, …
+  public var description: String {
+    switch self {
+    case .runStarted: "run started"
+    case .stateEntered: "entered"
+    case .stateDecided(let decision): "decided \(decision)"
+    case .stateFailed(let error): "failed (\(error.kind))"
+    case .dispatchStarted: "dispatch started"
+    case .branchStarted(let index): "branch \(index + 1) started"
+    case .branchEnded(let index): "branch \(index + 1) ended"
+    case .dispatchJoined: "dispatch joined"
+    case .waitingForInput: "waiting for input"
+    case .paused: "paused"
+    case .resumed: "resumed"
+    case .runFinished(let decision): "run finished: \(decision)"
+    case .runFailed(let error): "run failed (\(error.kind))"
+    }
+  }
+}
+
+/// Plain callbacks a live run calls as it goes, for code that is not `async`: Flow's
+/// will-start and did-finish blocks.
+///
+/// The run calls them on the flow that reports the event, synchronously, before it goes
+/// on: keep them short. They may call the run's handle (to pause it, say).
+///
+/// ```swift
+/// let handle = chart.start(
+///   with: context,
+///   observer: RunObserver(willEnterState: { print("→", $0.stateName) }))
+/// ```
+public struct RunObserver: Sendable {
+  /// Called with each ``RunEvent/Kind/stateEntered`` event, before the state's code runs.
+  public var willEnterState: @Sendable (RunEvent) -> Void
+  /// Called with each ``RunEvent/Kind/stateDecided(_:)`` and
+  /// ``RunEvent/Kind/stateFailed(_:)`` event.
+  public var didFinishState: @Sendable (RunEvent) -> Void
+  /// Called once, with the ``RunEvent/Kind/runFinished(_:)`` or
+  /// ``RunEvent/Kind/runFailed(_:)`` event.
+  public var didFinishRun: @Sendable (RunEvent) -> Void
+
+  /// An observer with the given callbacks; leave out those you do not need.
+  public init(
+    willEnterState: @escaping @Sendable (RunEvent) -> Void = { _ in },
+    didFinishState: @escaping @Sendable (RunEvent) -> Void = { _ in },
+    didFinishRun: @escaping @Sendable (RunEvent) -> Void = { _ in }
+  ) {
+    self.willEnterState = willEnterState
+    self.didFinishState = didFinishState
+    self.didFinishRun = didFinishRun
+  }
+}

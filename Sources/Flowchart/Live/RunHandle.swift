@@ -1,0 +1,144 @@
+/// A run that is going: its result, its events, and the means to pause, resume or cancel
+/// it.
+///
+/// ``Flowchart/start(with:stepLimit:clock:isPaused:isLogged:observer:)`` starts the run on a task
+/// the handle owns and returns at once. The handle is a `Sendable` value: copies refer to
+/// the same run, and any task may use them.
+///
+/// ```swift
+/// let handle = chart.start(with: Subject(isWillingToExercise: true, isInjured: false))
+/// handle.pause()  // takes effect at the next state boundary
+/// print(handle.positions)  // where the run's flows are
+/// handle.resume()
+/// let result = try await handle.result
+/// ```
+///
+/// A handle runs one run, once: there is no way to start it again. To run the chart again,
+/// call `start` again; a ended handle says so with ``hasEnded``.
+public struct RunHandle<Context: Sendable>: Sendable {
+  let run: LiveRun<Context>
+  let task: Task<Result<RunResult<Context>, RunError>, Never>
+
+  /// The run's result, once it ends.
+  ///
+  /// Any number of tasks may wait for it; waiting does not start, hold or cancel the run.
+  ///
+  /// - Throws: The ``RunError`` the run ended with.
+  public var result: RunResult<Context> {
+    get async throws(RunError) { try await task.value.get() }
+  }
+
+  /// Cancels the run, as cancelling the task of `run(with:)` would: the run stops before
+  /// its next state (a paused run at once) and ends with a ``RunError/Kind/cancelled``
+  /// error. Does nothing once the run has ended.
+  public func cancel() {
+    task.cancel()
+  }
+
+  /// Pauses the run at its next state boundary: the state in progress finishes and its
+  /// exit is taken, and the next state is not entered until ``resume()``. In a dispatch,
+  /// every branch pauses at its own next boundary.
+  ///
+  /// Each flow reports ``RunEvent/Kind/paused`` when it stops. Pausing a paused run, or
+  /// one that has ended, does nothing.
+  public func pause() {
+    run.pause()
+  }
+
+  /// Lets a paused run go on; each waiting flow reports ``RunEvent/Kind/resumed``. Resuming
+  /// a run that is not paused does nothing.
+  public func resume() {
+    run.resume()
+  }
+
+  /// Whether the run is paused: ``pause()`` was called, and neither ``resume()`` nor the
+  /// run's end came since. The flows may still be on their way to their next boundary.
+  public var isPaused: Bool { run.isPaused }
+
+  /// Whether the run has ended, with a result or an error.
+  public var hasEnded: Bool { run.hasEnded }
+
+  /// The states the run's flows are at, the top-level flow's first, then its running
+  /// dispatch branches' in the order they started: the state each is running, or the one
+  /// it is paused before. Empty before the run's first state and once it has ended.
+  public var positions: [StateID] { run.positions }
+
+  /// The run's log so far: empty unless the run was started with `isLogged: true`. See
+  /// ``RunLog`` for its format.
+  public var log: RunLog { run.log }
+
+  /// A new stream of the run's events from now on, for one subscriber.
+  ///
+  /// Subscribe as many times as you like; each stream gets every event that comes after it
+  /// was made, in order, and finishes after the run's last event
+  /// (``RunEvent/Kind/runFinished(_:)`` or ``RunEvent/Kind/runFailed(_:)``). A stream made
+  /// after the run ended is already finished. To see every event of a run, start it with
+  /// `isPaused: true`, subscribe, then ``resume()``.
+  ///
+  /// An observer that does not keep up never slows the run: each stream buffers at most
+  /// `limit` events, and when it is full the oldest event not yet read is dropped to make
+  /// room for the newest (so the last event, the run's end, always arrives).
+  ///
+  /// - Parameter limit: The most events the stream holds unread; at least 1.
+  public func events(bufferingNewest limit: Int = 1024) -> AsyncStream<RunEvent> {
+    run.events(bufferingNewest: limit)
+  }
+}
+
+extension Flowchart {
+  /// Starts a run with `context` and returns its handle at once.
+  ///
+  /// The run is the same as ``run(with:stepLimit:)``'s, on a task the handle owns: observe
+  /// it with ``RunHandle/events(bufferingNewest:)`` or `observer`, pause and resume it at
+  /// state boundaries, cancel it, and await its ``RunHandle/result``.
+  ///
+  /// ```swift
+  /// let handle = chart.start(with: context, isPaused: true)
+  /// let events = handle.events()
+  /// handle.resume()
+  /// for await event in events { print(event) }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - context: The value the states read and change.
+  ///   - stepLimit: As for ``run(with:stepLimit:)``; an invalid limit fails the run.
+  ///   - clock: The clock that times the run's events; a `ContinuousClock` unless a test
+  ///     wants times it controls.
+  ///   - isPaused: Whether the run waits, before it reports anything, for
+  ///     ``RunHandle/resume()``: a way to subscribe before the first event.
+  ///   - isLogged: Whether the run keeps a ``RunHandle/log``, which compares the context
+  ///     before and after each state by reflection.
+  ///   - observer: Callbacks the run calls as it enters and finishes states, and when it
+  ///     ends.
+  /// - Returns: The handle of the run, already going (or waiting for `resume()`).
+  public func start<C: Clock>(
+    with context: Context, stepLimit: Int? = nil, clock: C = ContinuousClock(),
+    isPaused: Bool = false, isLogged: Bool = false, observer: RunObserver? = nil
+  ) -> RunHandle<Context> where C.Duration == Duration {
+    let origin = clock.now
+    let live = LiveRun(
+      graph: graph, isPaused: isPaused, observer: observer,
+      loggedContext: isLogged ? context : nil, elapsed: { origin.duration(to: clock.now) })
+    let chart = self
+    let first = startIndex
+    let task = Task { () async -> Result<RunResult<Context>, RunError> in
+      if isPaused { await live.waitForStart() }
+      live.started(at: first)
+      let outcome: Result<RunResult<Context>, RunError>
+      do throws(RunError) {
+        let interpreter = Interpreter(
+          graph: chart.graph, stepLimit: try chart.validatedStepLimit(stepLimit))
+        var context = context
+        var cursor = Cursor<Context>(at: first, stepLimit: interpreter.stepLimit)
+        let decision = try await interpreter.run(
+          cursor: &cursor, context: &context, topLevel: RunControl(monitor: live))
+        outcome = .success(chart.result(cursor, decision, context: context))
+      } catch {
+        outcome = .failure(error)
+      }
+      live.finish(outcome)
+      return outcome
+    }
+    return RunHandle(run: live, task: task)
+  }
+}
