@@ -49,6 +49,9 @@ public struct DefinitionError: Error, Sendable, CustomStringConvertible {
       case unreachable = "unreachable state"
       case unreachableGoTo = "unreachable GoTo"
       case entryPointInBranch = "entry point inside a branch"
+      case unknownPrerequisite = "unknown prerequisite"
+      case prerequisiteCycle = "prerequisite cycle"
+      case invalidDispatchOption = "invalid dispatch option"
     }
 
     /// The chart declares no state at all.
@@ -88,6 +91,13 @@ public struct DefinitionError: Error, Sendable, CustomStringConvertible {
     public static let unreachableGoTo = Kind(code: .unreachableGoTo)
     /// An entry point names a state inside a dispatch branch.
     public static let entryPointInBranch = Kind(code: .entryPointInBranch)
+    /// A ``Branch`` waits for a name that no branch of its dispatch has, or that several
+    /// have.
+    public static let unknownPrerequisite = Kind(code: .unknownPrerequisite)
+    /// Branches of a dispatch wait for each other in a cycle, so none of them could start.
+    public static let prerequisiteCycle = Kind(code: .prerequisiteCycle)
+    /// A ``Dispatch`` option is out of range, such as a `maxConcurrency` below 1.
+    public static let invalidDispatchOption = Kind(code: .invalidDispatchOption)
 
     /// The kind in words, such as `unknown name`.
     public var description: String { code.rawValue }

@@ -191,8 +191,10 @@ struct Interpreter<Context: Sendable>: Sendable {
   /// Runs a dispatch's branches as child tasks, each with a cursor of its own, then joins
   /// them in declaration order.
   ///
-  /// The branches share one ``RunControl``, raised when the dispatching task is cancelled
-  /// or when a branch fails; every branch reads it at each boundary.
+  /// Branches start in declaration order, at most the plan's `maxConcurrency` at once, each
+  /// once its prerequisites have ended, from the context before the dispatch merged with
+  /// theirs. The branches share one ``RunControl``, raised when the dispatching task is
+  /// cancelled or when a branch fails; every branch reads it at each boundary.
   @inlinable
   func runDispatch(
     _ plan: DispatchPlan, at state: Int32, cursor: inout Cursor<Context>,
@@ -203,45 +205,81 @@ struct Interpreter<Context: Sendable>: Sendable {
     let control = RunControl()
     let outcome = await withTaskCancellationHandler {
       await withTaskGroup(of: BranchOutcome<Context>.self) { group in
-        for (index, start) in plan.branchStarts.enumerated() {
-          group.addTask {
+        let count = plan.branchStarts.count
+        var finished = [FinishedBranch<Context>?](repeating: nil, count: count)
+        var schedule = BranchSchedule(count: count, waitsForOthers: !plan.prerequisites.isEmpty)
+        var running = 0
+        /// Starts the branches that may start now; returns a merge's error, if one threw.
+        func startReady() -> (any Error)? {
+          while running < plan.maxConcurrency,
+            let index = schedule.nextReady(plan.prerequisites, finished: finished)
+          {
             var branchContext = original
-            var branch = Cursor<Context>(at: start, stepLimit: interpreter.stepLimit)
-            do throws(RunError) {
-              _ = try await interpreter.run(
-                cursor: &branch, context: &branchContext, control: control)
-              return BranchOutcome(
-                index: index,
-                result: .success(
-                  FinishedBranch(context: branchContext, path: branch.path.finish())))
-            } catch {
-              return BranchOutcome(index: index, result: .failure(error))
+            if !plan.prerequisites.isEmpty {
+              for prerequisite in plan.prerequisites[index] {
+                do {
+                  try plan.merge(
+                    finished[Int(prerequisite)].unsafelyUnwrapped.context, original: original,
+                    into: &branchContext)
+                } catch {
+                  return error
+                }
+              }
+            }
+            let start = plan.branchStarts[index]
+            running += 1
+            group.addTask { [branchContext] in
+              var branchContext = branchContext
+              var branch = Cursor<Context>(at: start, stepLimit: interpreter.stepLimit)
+              do throws(RunError) {
+                _ = try await interpreter.run(
+                  cursor: &branch, context: &branchContext, control: control)
+                return BranchOutcome(
+                  index: index,
+                  result: .success(
+                    FinishedBranch(context: branchContext, path: branch.path.finish())))
+              } catch {
+                return BranchOutcome(index: index, result: .failure(error))
+              }
             }
           }
+          return nil
         }
-        var finished = [FinishedBranch<Context>?](repeating: nil, count: plan.branchStarts.count)
-        for await outcome in group {
+        if let mergeError = startReady() {
+          control.cancel()
+          group.cancelAll()
+          return DispatchOutcome<Context>.mergeFailed(mergeError)
+        }
+        while let outcome = await group.next() {
+          running -= 1
           switch outcome.result {
           case .success(let branch):
             finished[outcome.index] = branch
+            if let mergeError = startReady() {
+              control.cancel()
+              group.cancelAll()
+              return .mergeFailed(mergeError)
+            }
           case .failure(let error):
             // The first failure is the run's: the siblings stop at their next boundary,
             // and whatever they report is dropped. Leaving the group waits for them.
             control.cancel()
             group.cancelAll()
-            return Result<[FinishedBranch<Context>?], RunError>.failure(error)
+            return .branchFailed(error)
           }
         }
-        return .success(finished)
+        return .joined(finished)
       }
     } onCancel: {
       control.cancel()
     }
     switch outcome {
-    case .failure(let error):
+    case .branchFailed(let error):
       throw branchFailure(
         error, after: [cursor.path.states], cancelled: parent.isCancelled || Task.isCancelled)
-    case .success(let branches):
+    case .mergeFailed(let error):
+      throw failure(error, at: state, path: cursor.path, control: parent)
+    case .joined(let branches):
       // Every branch succeeded, so every slot is filled.
       try join(
         branches.map { $0.unsafelyUnwrapped }, at: state, original: original, into: &context,
@@ -288,7 +326,8 @@ struct Interpreter<Context: Sendable>: Sendable {
             PendingJoin(
               dispatch: state, original: context, branchCount: plan.branchStarts.count,
               parentPath: parentPath))
-          cursor.state = plan.branchStarts[0]
+          // The first branch to run waits for none, so it starts from the context as it is.
+          cursor.state = plan.branchStarts[plan.order.isEmpty ? 0 : Int(plan.order[0])]
         case .asyncAction, .asyncCondition, .asyncSelect, .asyncDecideKey:
           throw asynchronousStateError(state, path: cursor.path)
         case .pass, .action, .condition, .select, .decideKey:
@@ -320,28 +359,37 @@ struct Interpreter<Context: Sendable>: Sendable {
     var decision = decision
     while let pending = cursor.joins.last {
       let plan = graph.dispatches[Int(graph.nodeBase[Int(pending.dispatch)].alternative)]
-      let finishedCount = pending.finished.count + 1
-      let last = finishedCount == plan.branchStarts.count
+      let ranCount = pending.ranCount + 1
+      let last = ranCount == plan.branchStarts.count
       let branchPath = cursor.restartPath(
         last
           ? PathRecorder(resuming: pending.parentPath, limit: stepLimit)
           : PathRecorder(limit: stepLimit))
       let branch = FinishedBranch(context: context, path: branchPath)
+      let ended = plan.order.isEmpty ? ranCount - 1 : Int(plan.order[ranCount - 1])
       guard last else {
-        cursor.joins[cursor.joins.count - 1].finished.append(branch)
+        cursor.joins[cursor.joins.count - 1].finished[ended] = branch
+        cursor.joins[cursor.joins.count - 1].ranCount = ranCount
+        let next = plan.order.isEmpty ? ranCount : Int(plan.order[ranCount])
         context = pending.original
-        cursor.state = plan.branchStarts[finishedCount]
+        if !plan.prerequisites.isEmpty {
+          try startContext(
+            of: next, in: plan, finished: cursor.joins[cursor.joins.count - 1].finished,
+            original: pending.original, into: &context, dispatch: pending.dispatch,
+            path: cursor.path)
+        }
+        cursor.state = plan.branchStarts[next]
         return nil
       }
       var finished = cursor.joins.removeLast().finished
-      finished.append(branch)
+      finished[ended] = branch
       context = pending.original
       cursor.state = pending.dispatch
       // A failed join is the dispatching flow's: the caller prefixes the path of the flows
       // still pending, which are that flow's parents.
       try join(
-        finished, at: pending.dispatch, original: pending.original, into: &context,
-        path: &cursor.path)
+        finished.map { $0.unsafelyUnwrapped }, at: pending.dispatch, original: pending.original,
+        into: &context, path: &cursor.path)
       guard cursor.follow(.next, from: graph.nodeBase[Int(pending.dispatch)]) else {
         return nil
       }
@@ -349,6 +397,25 @@ struct Interpreter<Context: Sendable>: Sendable {
       decision = Outcome.next.decision
     }
     return decision
+  }
+
+  /// Merges the contexts of branch `index`'s prerequisites into `context`, the context
+  /// before the dispatch, in declaration order: where a synchronous run starts the branch.
+  @usableFromInline
+  func startContext(
+    of index: Int, in plan: DispatchPlan, finished: [FinishedBranch<Context>?],
+    original: Context, into context: inout Context, dispatch: Int32,
+    path: borrowing PathRecorder
+  ) throws(RunError) {
+    for prerequisite in plan.prerequisites[index] {
+      do {
+        try plan.merge(
+          finished[Int(prerequisite)].unsafelyUnwrapped.context, original: original,
+          into: &context)
+      } catch {
+        throw failure(error, at: dispatch, path: path, control: .inert)
+      }
+    }
   }
 
   // MARK: - Boundaries
@@ -583,5 +650,58 @@ struct BranchOutcome<Context: Sendable>: Sendable {
   init(index: Int, result: Result<FinishedBranch<Context>, RunError>) {
     self.index = index
     self.result = result
+  }
+}
+
+/// How the branches of a concurrent dispatch ended.
+@usableFromInline
+enum DispatchOutcome<Context: Sendable> {
+  /// Every branch ended, in declaration order.
+  case joined([FinishedBranch<Context>?])
+  /// A branch failed: the dispatch's error.
+  case branchFailed(RunError)
+  /// Merging a branch's prerequisites into its starting context threw.
+  case mergeFailed(any Error)
+}
+
+/// Which branch of a dispatch starts next: the earliest declared one not yet started whose
+/// prerequisites have all ended.
+@usableFromInline
+struct BranchSchedule {
+  /// The first branch not yet started, when no branch has prerequisites and they start in
+  /// declaration order; otherwise the first that may still be waiting.
+  @usableFromInline var first = 0
+  /// Which branches have started; empty when no branch has prerequisites.
+  @usableFromInline var started: [Bool]
+  @usableFromInline let waitsForOthers: Bool
+  @usableFromInline let count: Int
+
+  @inlinable
+  init(count: Int, waitsForOthers: Bool) {
+    started = waitsForOthers ? [Bool](repeating: false, count: count) : []
+    self.waitsForOthers = waitsForOthers
+    self.count = count
+  }
+
+  /// The next branch to start, marked started, or `nil` when none may start now.
+  @inlinable
+  mutating func nextReady<Branch>(
+    _ prerequisites: [[Int32]], finished: [Branch?]
+  ) -> Int? {
+    guard waitsForOthers else {
+      guard first < count else { return nil }
+      defer { first += 1 }
+      return first
+    }
+    while first < count, started[first] { first += 1 }
+    var index = first
+    while index < count {
+      if !started[index], prerequisites[index].allSatisfy({ finished[Int($0)] != nil }) {
+        started[index] = true
+        return index
+      }
+      index += 1
+    }
+    return nil
   }
 }
