@@ -14,6 +14,11 @@ extension Compiler {
     if let limit = behavior?.maxConcurrency, limit < 1 {
       findings.append(.invalidMaxConcurrency(facts(state), value: limit))
     }
+    if let join = behavior?.join, !branches.isEmpty,
+      let problem = join.problem(branchCount: branches.count)
+    {
+      findings.append(.invalidJoinPolicy(facts(state), policy: join, problem: problem))
+    }
     guard branches.contains(where: { !$0.prerequisites.isEmpty }) else { return ([], []) }
     var resolved: [[Int32]] = []
     resolved.reserveCapacity(branches.count)

@@ -83,6 +83,8 @@ extension Compiler {
     /// declared one, which `location` is.
     case prerequisiteCycle(dispatch: StateFacts, branches: [String], location: SourceLocation)
     case invalidMaxConcurrency(StateFacts, value: Int)
+    /// The dispatch's join policy cannot apply to its branches; `problem` ends the sentence.
+    case invalidJoinPolicy(StateFacts, policy: JoinPolicy, problem: String)
 
     /// The problem's kind.
     var kind: DefinitionError.Kind {
@@ -105,7 +107,7 @@ extension Compiler {
       case .neverReachesFinalState: .neverReachesFinalState
       case .unknownPrerequisite: .unknownPrerequisite
       case .prerequisiteCycle: .prerequisiteCycle
-      case .invalidMaxConcurrency: .invalidDispatchOption
+      case .invalidMaxConcurrency, .invalidJoinPolicy: .invalidDispatchOption
       }
     }
 
@@ -117,7 +119,8 @@ extension Compiler {
         .lastStateNotFinal(let state, _), .emptyExit(let state, _, _),
         .duplicateKey(let state, _, _, _, _), .missingCases(let state, _),
         .finalWithExits(let state, _), .emptyDispatch(let state),
-        .unreachable(let state, _), .invalidMaxConcurrency(let state, _):
+        .unreachable(let state, _), .invalidMaxConcurrency(let state, _),
+        .invalidJoinPolicy(let state, _, _):
         state.name
       case .invalidBranchName(let dispatch, _, _, _, _), .emptyBranch(let dispatch, _, _, _),
         .unknownPrerequisite(let dispatch, _, _, _, _, _, _),
@@ -138,7 +141,8 @@ extension Compiler {
       case .invalidName(let state, _), .missingExits(let state, _),
         .lastStateNotFinal(let state, _), .emptyExit(let state, _, _),
         .missingCases(let state, _), .finalWithExits(let state, _), .emptyDispatch(let state),
-        .unreachable(let state, _), .invalidMaxConcurrency(let state, _):
+        .unreachable(let state, _), .invalidMaxConcurrency(let state, _),
+        .invalidJoinPolicy(let state, _, _):
         state.location
       case .unknownPrerequisite(_, _, _, _, let location, _, _),
         .prerequisiteCycle(_, _, let location):
@@ -283,6 +287,9 @@ struct DSLWording {
     case .invalidMaxConcurrency(let state, let value):
       return
         "\(describe(state)) has a maxConcurrency of \(value), which would never start a branch. Give it 1 or more, or leave it out to run every branch at once."
+
+    case .invalidJoinPolicy(let state, let policy, let problem):
+      return "\(describe(state)) has the join policy \(policy), \(problem)."
 
     case .emptyBranch(let dispatch, let number, let name, _):
       let branch = name.map { "Branch \(number) (\(quoted($0)))" } ?? "Branch \(number)"

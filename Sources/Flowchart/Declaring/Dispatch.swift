@@ -71,6 +71,7 @@ public struct Dispatch<Context: Sendable>: FlowComponent, Sendable {
   ///   - name: The label shown in printed trees, errors and results.
   ///   - isFinal: Whether the flow ends once the branches have ended.
   ///   - maxConcurrency: How many branches may run at once, at least 1; `nil` for all.
+  ///   - join: How many branches must succeed (see ``JoinPolicy``); every one by default.
   ///   - branches: The ``Branch`` declarations, in order.
   ///   - fileID: The file of the declaration, for definition errors; keep the default.
   ///   - line: The line of the declaration, for definition errors; keep the default.
@@ -78,11 +79,12 @@ public struct Dispatch<Context: Sendable>: FlowComponent, Sendable {
     _ name: String,
     isFinal: Bool = false,
     maxConcurrency: Int? = nil,
+    join: JoinPolicy = .all,
     fileID: String = #fileID,
     line: Int = #line,
     @BranchBuilder<Context> branches: () -> [Branch<Context>]
   ) {
-    self.init(name, isFinal, maxConcurrency, fileID, line, nil, branches())
+    self.init(name, isFinal, maxConcurrency, join, fileID, line, nil, nil, branches())
   }
 
   /// Declares a dispatch that folds each branch's context back with `merge`.
@@ -91,6 +93,7 @@ public struct Dispatch<Context: Sendable>: FlowComponent, Sendable {
   ///   - name: The label shown in printed trees, errors and results.
   ///   - isFinal: Whether the flow ends once the branches have ended.
   ///   - maxConcurrency: How many branches may run at once, at least 1; `nil` for all.
+  ///   - join: How many branches must succeed (see ``JoinPolicy``); every one by default.
   ///   - merge: Called once per branch, in declaration order, with the running context
   ///     and that branch's final copy. An error it throws ends the run.
   ///   - branches: The ``Branch`` declarations, in order.
@@ -100,14 +103,15 @@ public struct Dispatch<Context: Sendable>: FlowComponent, Sendable {
     _ name: String,
     isFinal: Bool = false,
     maxConcurrency: Int? = nil,
+    join: JoinPolicy = .all,
     fileID: String = #fileID,
     line: Int = #line,
     merge: @escaping @Sendable (_ context: inout Context, _ branch: Context) throws -> Void,
     @BranchBuilder<Context> branches: () -> [Branch<Context>]
   ) {
     self.init(
-      name, isFinal, maxConcurrency, fileID, line,
-      { context, branch, _ in try merge(&context, branch) }, branches())
+      name, isFinal, maxConcurrency, join, fileID, line,
+      { context, branch, _ in try merge(&context, branch) }, nil, branches())
   }
 
   /// Declares a dispatch that folds each branch's context back with `merge`, which also
@@ -121,6 +125,7 @@ public struct Dispatch<Context: Sendable>: FlowComponent, Sendable {
   ///   - name: The label shown in printed trees, errors and results.
   ///   - isFinal: Whether the flow ends once the branches have ended.
   ///   - maxConcurrency: How many branches may run at once, at least 1; `nil` for all.
+  ///   - join: How many branches must succeed (see ``JoinPolicy``); every one by default.
   ///   - merge: Called once per branch, in declaration order, with the running context,
   ///     that branch's final copy, and the context as it was before the dispatch. An error
   ///     it throws ends the run.
@@ -131,6 +136,7 @@ public struct Dispatch<Context: Sendable>: FlowComponent, Sendable {
     _ name: String,
     isFinal: Bool = false,
     maxConcurrency: Int? = nil,
+    join: JoinPolicy = .all,
     fileID: String = #fileID,
     line: Int = #line,
     merge:
@@ -138,18 +144,23 @@ public struct Dispatch<Context: Sendable>: FlowComponent, Sendable {
       throws -> Void,
     @BranchBuilder<Context> branches: () -> [Branch<Context>]
   ) {
-    self.init(name, isFinal, maxConcurrency, fileID, line, merge, branches())
+    self.init(name, isFinal, maxConcurrency, join, fileID, line, merge, nil, branches())
   }
 
-  private init(
-    _ name: String, _ isFinal: Bool, _ maxConcurrency: Int?, _ fileID: String, _ line: Int,
+  /// The designated initializer. `report` is a box the run loop knows (the report's type
+  /// belongs to a later layer), or `nil`.
+  init(
+    _ name: String, _ isFinal: Bool, _ maxConcurrency: Int?, _ join: JoinPolicy,
+    _ fileID: String, _ line: Int,
     _ merge: (@Sendable (inout Context, Context, Context) throws -> Void)?,
-    _ branches: [Branch<Context>]
+    _ report: (any AnyObject & Sendable)?, _ branches: [Branch<Context>]
   ) {
     let behavior =
-      merge == nil && maxConcurrency == nil
+      merge == nil && maxConcurrency == nil && join == .all && report == nil
       ? nil
-      : DispatchBehavior(merge: merge.map(MergeBox.init), maxConcurrency: maxConcurrency)
+      : DispatchBehavior(
+        merge: merge.map(MergeBox.init), maxConcurrency: maxConcurrency, join: join,
+        report: report)
     let body = DeclaredBody.branches(branches: branches.map(\.declaration), behavior: behavior)
     declaration = .state(
       name, isFinal: isFinal, fileID: fileID, line: line, kind: .dispatch, body: body)
@@ -206,16 +217,24 @@ struct BranchDeclaration: Sendable {
 }
 
 /// What a dispatch declares beyond its branches, when it declares anything: its merge
-/// (a ``MergeBox`` over the chart's context) and its concurrency limit. An object, so that
-/// the dispatch's body stays two words wide whatever it declares.
+/// (a ``MergeBox`` over the chart's context), its concurrency limit, its join policy and
+/// its report closure (a box over the chart's context that only the run loop reads). An
+/// object, so that the dispatch's body stays two words wide whatever it declares.
 @usableFromInline
 final class DispatchBehavior: Sendable {
   let merge: (any AnyObject & Sendable)?
   let maxConcurrency: Int?
+  let join: JoinPolicy
+  let report: (any AnyObject & Sendable)?
 
-  init(merge: (any AnyObject & Sendable)?, maxConcurrency: Int?) {
+  init(
+    merge: (any AnyObject & Sendable)?, maxConcurrency: Int?, join: JoinPolicy,
+    report: (any AnyObject & Sendable)?
+  ) {
     self.merge = merge
     self.maxConcurrency = maxConcurrency
+    self.join = join
+    self.report = report
   }
 }
 

@@ -120,6 +120,14 @@ struct DispatchPlan: Sendable {
   @usableFromInline var order: [Int32]
   /// How many branches may run at once.
   @usableFromInline var maxConcurrency: Int
+  /// How many branches may fail (or be skipped) before the dispatch fails: 0 for
+  /// ``JoinPolicy/all``.
+  @usableFromInline var tolerance: Int
+  /// After how many successes the other branches are cancelled: the number of branches
+  /// when the policy never stops them early.
+  @usableFromInline var quorum: Int
+  /// A ``ReportBox`` over the chart's context, or `nil` when the dispatch has no report.
+  @usableFromInline var report: (any AnyObject & Sendable)?
 
   /// Calls the merge, if any, to fold `branch` into `context`; `original` is the context
   /// as it was before the dispatch.
