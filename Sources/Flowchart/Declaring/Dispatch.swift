@@ -31,9 +31,35 @@
 /// } branches: { … }
 /// ```
 ///
-/// If a branch fails, its siblings are cancelled and the run ends with that branch's
-/// ``RunError``. Run synchronously (``Flowchart/runSynchronously(with:stepLimit:)``),
-/// the branches run one after another, in declaration order.
+/// By default (``JoinPolicy/all``), if a branch fails, its siblings are cancelled and the
+/// run ends with that branch's ``RunError``. Run synchronously
+/// (``Flowchart/runSynchronously(with:stepLimit:)``), the branches run one after another,
+/// in declaration order.
+///
+/// ## Join policies and reports
+///
+/// `join` says how many branches must succeed (see ``JoinPolicy``): every one (``JoinPolicy/all``),
+/// all but a few (``JoinPolicy/toleratingFailures(_:)``), any few
+/// (``JoinPolicy/quorum(_:)``, which cancels the others once that many have succeeded), or
+/// the first (``JoinPolicy/firstSuccess``). Only the branches that succeeded are merged,
+/// in declaration order; a branch whose prerequisite failed is skipped and counts as a
+/// failure. A `report` closure, called after the merges, is told how each branch ended in a
+/// ``DispatchReport``, so the flow can decide on it:
+///
+/// ```swift
+/// Dispatch("Mirrors", join: .firstSuccess) { context, branch in
+///   context.file = context.file ?? branch.file
+/// } report: { context, report in
+///   context.mirror = report.succeeded.first?.name
+/// } branches: {
+///   Branch("Europe") { Action("Fetch", isFinal: true) { $0.file = try await europe.fetch() } }
+///   Branch("America") { Action("Fetch", isFinal: true) { $0.file = try await america.fetch() } }
+/// }
+/// ```
+///
+/// A policy that cannot apply (a negative tolerance, a quorum below 1 or above the number
+/// of branches) is a ``DefinitionError/Kind/invalidDispatchOption`` at the dispatch's
+/// line. When the run itself is cancelled, no failure is tolerated.
 ///
 /// ## Prerequisites and a concurrency limit
 ///

@@ -23,7 +23,7 @@
 /// or, synchronously, on the cursor's stack of pending joins. The `switch`es over
 /// ``Node/Kind`` list every kind, with no `default:`, so a new kind must be placed in each.
 /// Every step ends in ``Cursor/follow(_:from:)``, the one transition rule, and a dispatch's
-/// join (``join(_:at:original:into:path:)``) is written once for both kinds of run.
+/// join (``join(_:_:at:original:into:path:)``) is written once for both kinds of run.
 ///
 /// Every boundary goes through ``enter(_:path:control:)``, and every flow's end through
 /// ``endFlow(at:path:control:)``. A capability that acts at boundaries is added there, not
