@@ -294,6 +294,42 @@ struct DispatchJoinPolicyTests {
     #expect(work.report == ["0 A succeeded", "1 B succeeded"])
   }
 
+  /// A failure that the policy tolerates frees its place under the concurrency limit.
+  @Test func aToleratedFailureLetsTheNextBranchStart() async throws {
+    // swift-format-ignore
+    let chart = try Flowchart<Work> {
+      Dispatch("Fan out", maxConcurrency: 1, join: .toleratingFailures(2)) {
+        context, branch, original in
+        context.done += branch.done.dropFirst(original.done.count)
+      } branches: {
+        Branch { Action("A", isFinal: true) { _ in throw Broken() } }
+        Branch { Action("B", isFinal: true) { _ in throw Broken() } }
+        Branch { Action("C", isFinal: true) { $0.done.append("C") } }
+      }
+      Action("End", isFinal: true) { $0.done.append("end") }
+    }
+    #expect(try await chart.run(with: Work()).context.done == ["C", "end"])
+  }
+
+  @Test(arguments: [false, true])
+  func aReportThatThrowsFailsTheRunAtTheDispatch(concurrently: Bool) async throws {
+    // swift-format-ignore
+    let chart = try Flowchart<Work> {
+      Action("Begin") { $0.done.append("begin") }
+      Dispatch("Fan out", join: .firstSuccess, report: { _, _ in throw Broken() }) {
+        Branch { Action("A", isFinal: true) }
+      }
+      Action("End", isFinal: true)
+    }
+    let error = try await #require(throws: RunError.self) {
+      try await Self.run(chart, concurrently: concurrently)
+    }
+    #expect(error.kind == .thrown)
+    #expect(error.stateName == "Fan out")
+    #expect(error.underlyingError is Broken)
+    #expect(error.pathNames == ["Begin", "Fan out", "A"])
+  }
+
   // MARK: - Nesting
 
   /// A dispatch that fails inside a branch of another is that branch's failure, which the
