@@ -98,6 +98,8 @@ struct Configuration: Sendable {
   /// Roughly how many branches each dispatch sample runs in all; small dispatches are
   /// repeated within one sample so that it lasts long enough to time.
   var dispatchBranchesPerSample: Int
+  /// Elements of the map workload.
+  var mapElements: Int
   /// State counts of the compile and print workloads, smallest first.
   var chartSizes: [Int]
   /// Steps (states entered) of the two memory probes, smaller first.
@@ -111,13 +113,14 @@ struct Configuration: Sendable {
   static let full = Configuration(
     isQuick: false, repetitions: 11, syncTransitions: 10_000_000, asyncTransitions: 10_000_000,
     dispatchBranches: [10, 1_000, 10_000], dispatchBranchesPerSample: 50_000,
+    mapElements: 100_000,
     chartSizes: [1_000, 10_000, 100_000], memorySteps: [1_000_000, 10_000_000],
     memoryRepetitions: 3)
 
   /// The `--quick` run: small sizes, few repetitions, a few seconds in all.
   static let quick = Configuration(
     isQuick: true, repetitions: 3, syncTransitions: 200_000, asyncTransitions: 20_000,
-    dispatchBranches: [10, 100, 1_000], dispatchBranchesPerSample: 2_000,
+    dispatchBranches: [10, 100, 1_000], dispatchBranchesPerSample: 2_000, mapElements: 1_000,
     chartSizes: [100, 1_000, 10_000], memorySteps: [100_000, 1_000_000], memoryRepetitions: 1)
 }
 

@@ -12,6 +12,8 @@
 // - Platform.swift: the optimizer barriers, memory statistics, re-running this executable;
 // - TransitionBenchmarks.swift: the sync and async 4-state cycle against hand-written loops;
 // - DispatchBenchmarks.swift: dispatch fan-out and join against a raw task group;
+// - CompositionBenchmarks.swift: a dispatch with a concurrency limit and a map against task
+//   groups that keep as many children in flight;
 // - ChartShapes.swift, CompileBenchmarks.swift: compiling and printing large charts;
 // - MemoryBenchmarks.swift: peak resident memory of long runs, in child processes;
 // - FileBenchmarks.swift: loading chart files (JSON and XML) of growing size;
@@ -30,8 +32,8 @@ import Foundation
 struct Options: Sendable {
   /// The workload groups, in the order they run.
   static let groups = [
-    "sync", "sync-capturing", "async", "dispatch", "live", "compile", "print", "memory",
-    "load", "tool",
+    "sync", "sync-capturing", "async", "dispatch", "composition", "live", "compile", "print",
+    "memory", "load", "tool",
   ]
 
   static let usage = """
@@ -145,6 +147,11 @@ struct BenchmarkRunner: Sendable {
       case "dispatch":
         report.append(
           try waitForTask(configuration) { try await DispatchBenchmarks.measure($0, into: &$1) })
+      case "composition":
+        report.append(
+          try waitForTask(configuration) {
+            try await CompositionBenchmarks.measure($0, into: &$1)
+          })
       case "compile": try CompileBenchmarks.measureCompile(configuration, into: &report)
       case "print": try CompileBenchmarks.measurePrint(configuration, into: &report)
       case "memory": try MemoryBenchmarks.measure(configuration, into: &report)

@@ -40,6 +40,16 @@ struct RandomizedRunTests {
     Self.report(found)
   }
 
+  /// The same, with dispatches that tolerate their risky branch's failure
+  /// (`.toleratingFailures(1)`), with and without states that cancel the run: a tolerated
+  /// branch is dropped, and a cancelled run tolerates nothing.
+  @Test(arguments: [false, true])
+  func runsWithJoinPoliciesAgreeWithTheReference(cancellation: Bool) async {
+    let found = await Self.disagreements(
+      seeds: Self.seeds, cancellation: cancellation, joinPolicies: true)
+    Self.report(found)
+  }
+
   /// Seeds that disagreed, kept as regressions: `(seed, cancellation)`.
   ///
   /// - 191, 314: on the integration branch, a dispatch whose branches take the run past its
@@ -65,6 +75,7 @@ struct RandomizedRunTests {
   struct Disagreement: Sendable {
     var seed: UInt64
     var cancellation: Bool
+    var joinPolicies = false
     /// How the run was started, as Swift: `run(with: walk, stepLimit: 40)`.
     var call: String
     var expected: String
@@ -73,12 +84,13 @@ struct RandomizedRunTests {
     /// The chart's tree, drawn again from the seed: kept out of the stored disagreements,
     /// which a long run may gather by the thousand.
     var tree: String {
-      (try? RandomPlan(seed: seed, cancellation: cancellation).chart().treeDescription) ?? ""
+      (try? RandomPlan(seed: seed, cancellation: cancellation, joinPolicies: joinPolicies)
+        .chart().treeDescription) ?? ""
     }
 
     var message: String {
       """
-      Seed \(seed)\(cancellation ? " (cancellation)" : ""): \(call) disagrees with the reference.
+      Seed \(seed)\(cancellation ? " (cancellation)" : "")\(joinPolicies ? " (join policies)" : ""): \(call) disagrees with the reference.
       Expected: \(expected)
       Actual:   \(actual)
       Re-run: FLOWCHART_RANDOM_SEED=\(seed) swift test --filter RandomizedRunTests
@@ -88,18 +100,24 @@ struct RandomizedRunTests {
   }
 
   /// Checks `seeds`, a few at a time, and returns every disagreement, by seed.
-  static func disagreements(seeds: [UInt64], cancellation: Bool) async -> [Disagreement] {
+  static func disagreements(
+    seeds: [UInt64], cancellation: Bool, joinPolicies: Bool = false
+  ) async -> [Disagreement] {
     await withTaskGroup(of: [Disagreement].self) { group in
       var pending = seeds.makeIterator()
       for _ in 0..<max(2, ProcessInfo.processInfo.activeProcessorCount) {
         guard let seed = pending.next() else { break }
-        group.addTask { await check(seed: seed, cancellation: cancellation) }
+        group.addTask {
+          await check(seed: seed, cancellation: cancellation, joinPolicies: joinPolicies)
+        }
       }
       var found: [Disagreement] = []
       for await disagreements in group {
         found += disagreements
         if let seed = pending.next() {
-          group.addTask { await check(seed: seed, cancellation: cancellation) }
+          group.addTask {
+            await check(seed: seed, cancellation: cancellation, joinPolicies: joinPolicies)
+          }
         }
       }
       return found.sorted { $0.seed < $1.seed }
@@ -108,11 +126,14 @@ struct RandomizedRunTests {
 
   /// Runs the chart of `seed` every way that applies to it, and returns where it disagrees
   /// with the reference.
-  static func check(seed: UInt64, cancellation: Bool) async -> [Disagreement] {
-    let plan = RandomPlan(seed: seed, cancellation: cancellation)
+  static func check(
+    seed: UInt64, cancellation: Bool, joinPolicies: Bool = false
+  ) async -> [Disagreement] {
+    let plan = RandomPlan(seed: seed, cancellation: cancellation, joinPolicies: joinPolicies)
     func disagreement(_ call: String, _ expected: String, _ actual: String) -> Disagreement {
       Disagreement(
-        seed: seed, cancellation: cancellation, call: call, expected: expected, actual: actual)
+        seed: seed, cancellation: cancellation, joinPolicies: joinPolicies, call: call,
+        expected: expected, actual: actual)
     }
     let chart: Flowchart<Walk>
     do {

@@ -31,10 +31,15 @@ extension Compiler {
         var node = nodes[index]
         attach(code, to: &node)
         nodes[index] = node
-      case .dispatch(let merge):
+      case .dispatch(let behavior, let prerequisites, let order):
         let branchStarts = range.filter(isBranch).map { exits[$0].target }
         nodes[index].alternative = Int32(dispatches.count)
-        dispatches.append(DispatchPlan(branchStarts: branchStarts, merge: merge))
+        let (tolerance, quorum) = (behavior?.join ?? .all).limits(branchCount: branchStarts.count)
+        dispatches.append(
+          DispatchPlan(
+            branchStarts: branchStarts, merge: behavior?.merge, prerequisites: prerequisites,
+            order: order, maxConcurrency: behavior?.maxConcurrency ?? .max,
+            tolerance: tolerance, quorum: quorum, report: behavior?.report))
         if !states[index].isFinal, let last = range.last { nodes[index].next = exits[last].target }
       }
     }

@@ -217,8 +217,13 @@ extension Compiler {
           state: id,
           work: .multipleCondition(
             makeSelector: decision.makeSelector, makeFinalDecision: decision.makeFinalDecision)))
-    case .branches(_, let merge):
-      unfinished.append(Unfinished(state: id, work: .dispatch(merge: merge)))
+    case .branches(let branches, let behavior):
+      let (prerequisites, order) = resolvePrerequisites(
+        of: state, branches, behavior: behavior)
+      unfinished.append(
+        Unfinished(
+          state: id,
+          work: .dispatch(behavior: behavior, prerequisites: prerequisites, order: order)))
     }
     nodes[Int(id)] = node
     if node.kind.isAsynchronous { asynchronousStates.append(id) }

@@ -74,6 +74,17 @@ extension Compiler {
     /// The states of a loop with no way out, in declaration order (at most
     /// ``Compiler/loopStatesNamed``), and how many it has in all.
     case neverReachesFinalState(states: [StateFacts], count: Int, flow: FlowFacts)
+    /// Branch `number` (from 1) of `dispatch` waits for `name`, which `matches` branches
+    /// have (none, or several).
+    case unknownPrerequisite(
+      dispatch: StateFacts, number: Int, branch: String?, name: String,
+      location: SourceLocation, matches: Int, suggestion: String?)
+    /// Branches that wait for each other, in the order they wait, starting at the earliest
+    /// declared one, which `location` is.
+    case prerequisiteCycle(dispatch: StateFacts, branches: [String], location: SourceLocation)
+    case invalidMaxConcurrency(StateFacts, value: Int)
+    /// The dispatch's join policy cannot apply to its branches; `problem` ends the sentence.
+    case invalidJoinPolicy(StateFacts, policy: JoinPolicy, problem: String)
 
     /// The problem's kind.
     var kind: DefinitionError.Kind {
@@ -94,6 +105,9 @@ extension Compiler {
       case .unreachable: .unreachable
       case .unreachableGoTo: .unreachableGoTo
       case .neverReachesFinalState: .neverReachesFinalState
+      case .unknownPrerequisite: .unknownPrerequisite
+      case .prerequisiteCycle: .prerequisiteCycle
+      case .invalidMaxConcurrency, .invalidJoinPolicy: .invalidDispatchOption
       }
     }
 
@@ -105,9 +119,12 @@ extension Compiler {
         .lastStateNotFinal(let state, _), .emptyExit(let state, _, _),
         .duplicateKey(let state, _, _, _, _), .missingCases(let state, _),
         .finalWithExits(let state, _), .emptyDispatch(let state),
-        .unreachable(let state, _):
+        .unreachable(let state, _), .invalidMaxConcurrency(let state, _),
+        .invalidJoinPolicy(let state, _, _):
         state.name
-      case .invalidBranchName(let dispatch, _, _, _, _), .emptyBranch(let dispatch, _, _, _):
+      case .invalidBranchName(let dispatch, _, _, _, _), .emptyBranch(let dispatch, _, _, _),
+        .unknownPrerequisite(let dispatch, _, _, _, _, _, _),
+        .prerequisiteCycle(let dispatch, _, _):
         dispatch.name
       case .unknownName(_, let name, _, _), .ambiguousName(_, let name, _, _),
         .crossesBranchBoundary(let name, _, _, _, _), .entryPointInBranch(let name, _, _),
@@ -124,8 +141,12 @@ extension Compiler {
       case .invalidName(let state, _), .missingExits(let state, _),
         .lastStateNotFinal(let state, _), .emptyExit(let state, _, _),
         .missingCases(let state, _), .finalWithExits(let state, _), .emptyDispatch(let state),
-        .unreachable(let state, _):
+        .unreachable(let state, _), .invalidMaxConcurrency(let state, _),
+        .invalidJoinPolicy(let state, _, _):
         state.location
+      case .unknownPrerequisite(_, _, _, _, let location, _, _),
+        .prerequisiteCycle(_, _, let location):
+        location
       case .invalidBranchName(_, _, _, let location, _), .emptyBranch(_, _, _, let location),
         .unknownName(_, _, let location, _), .ambiguousName(_, _, let location, _),
         .duplicateKey(_, _, let location, _, _), .crossesBranchBoundary(_, let location, _, _, _),
@@ -241,6 +262,34 @@ struct DSLWording {
     case .emptyDispatch(let state):
       return
         "\(describe(state)) has no branches. Declare at least one Branch, or use an Action instead."
+
+    case .unknownPrerequisite(
+      let dispatch, let number, let branch, let name, _, let matches,
+      let suggestion):
+      let waiting = branch.map { "Branch \(number) (\(quoted($0)))" } ?? "Branch \(number)"
+      if matches > 1 {
+        return
+          "\(waiting) of \(describe(dispatch)) waits for \(quoted(name)), which \(matches) of its branches are named. Rename them so the prerequisite names one branch."
+      }
+      let hint = suggestion.map { " (did you mean \(quoted($0))?)" } ?? ""
+      return
+        "\(waiting) of \(describe(dispatch)) waits for \(quoted(name)), which names no branch of that dispatch. Name a branch \(quoted(name)), or wait for one of its named branches\(hint)."
+
+    case .prerequisiteCycle(let dispatch, let branches, _):
+      let loop = (branches + [branches[0]]).map { quoted($0) }.joined(separator: " → ")
+      let subject =
+        branches.count == 1
+        ? "Branch \(quoted(branches[0])) of \(describe(dispatch)) waits for itself"
+        : "Branches of \(describe(dispatch)) wait for each other in a cycle, \(loop)"
+      return
+        "\(subject), so none of them could start. Remove one of the prerequisites."
+
+    case .invalidMaxConcurrency(let state, let value):
+      return
+        "\(describe(state)) has a maxConcurrency of \(value), which would never start a branch. Give it 1 or more, or leave it out to run every branch at once."
+
+    case .invalidJoinPolicy(let state, let policy, let problem):
+      return "\(describe(state)) has the join policy \(policy), \(problem)."
 
     case .emptyBranch(let dispatch, let number, let name, _):
       let branch = name.map { "Branch \(number) (\(quoted($0)))" } ?? "Branch \(number)"

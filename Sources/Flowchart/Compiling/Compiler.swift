@@ -74,7 +74,8 @@ struct Compiler {
       case multipleCondition(
         makeSelector: @Sendable ([Int32]) -> DeclaredCode,
         makeFinalDecision: @Sendable () -> DeclaredCode)
-      case dispatch(merge: (any AnyObject & Sendable)?)
+      /// `prerequisites` and `order` are empty when no branch has prerequisites.
+      case dispatch(behavior: DispatchBehavior?, prerequisites: [[Int32]], order: [Int32])
     }
 
     var state: Int32

@@ -56,6 +56,9 @@ public struct DefinitionError: Error, Sendable, CustomStringConvertible {
       case mismatchedHandler = "mismatched handler"
       case invalidOutcome = "invalid outcome"
       case missingOutcome = "missing outcome"
+      case unknownPrerequisite = "unknown prerequisite"
+      case prerequisiteCycle = "prerequisite cycle"
+      case invalidDispatchOption = "invalid dispatch option"
     }
 
     /// The chart declares no state at all.
@@ -113,6 +116,13 @@ public struct DefinitionError: Error, Sendable, CustomStringConvertible {
     public static let invalidOutcome = Kind(code: .invalidOutcome)
     /// A way the run can end has no outcome, and the chart's outcomes must map every end.
     public static let missingOutcome = Kind(code: .missingOutcome)
+    /// A ``Branch`` waits for a name that no branch of its dispatch has, or that several
+    /// have.
+    public static let unknownPrerequisite = Kind(code: .unknownPrerequisite)
+    /// Branches of a dispatch wait for each other in a cycle, so none of them could start.
+    public static let prerequisiteCycle = Kind(code: .prerequisiteCycle)
+    /// A ``Dispatch`` option is out of range, such as a `maxConcurrency` below 1.
+    public static let invalidDispatchOption = Kind(code: .invalidDispatchOption)
 
     /// The kind in words, such as `unknown name`.
     public var description: String { code.rawValue }

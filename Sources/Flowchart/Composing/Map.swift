@@ -141,7 +141,8 @@ final class MapRun<Context: Sendable, Element: Sendable>: NestedChart {
     var results = Collector(count: input.count, toleratedFailures: toleratedFailures)
     for (index, element) in input.enumerated() {
       do {
-        try results.add(chart.runSynchronously(with: element, stepLimit: stepLimit), at: index)
+        try results.add(
+          chart.runToEndSynchronously(with: element, stepLimit: stepLimit).context, at: index)
       } catch {
         try results.add(error, at: index)
       }
@@ -155,7 +156,7 @@ final class MapRun<Context: Sendable, Element: Sendable>: NestedChart {
     var results = Collector(count: input.count, toleratedFailures: toleratedFailures)
     let chart = chart
     let stepLimit = stepLimit
-    try await withThrowingTaskGroup(of: (Int, Result<RunResult<Element>, RunError>).self) {
+    try await withThrowingTaskGroup(of: (Int, Result<Element, RunError>).self) {
       group in
       var next = 0
       func startNext() {
@@ -165,7 +166,8 @@ final class MapRun<Context: Sendable, Element: Sendable>: NestedChart {
         next += 1
         group.addTask {
           do {
-            return (index, .success(try await chart.run(with: element, stepLimit: stepLimit)))
+            let output = try await chart.runToEnd(with: element, stepLimit: stepLimit).context
+            return (index, .success(output))
           } catch let error as RunError {
             return (index, .failure(error))
           }
@@ -202,8 +204,8 @@ final class MapRun<Context: Sendable, Element: Sendable>: NestedChart {
       self.toleratedFailures = toleratedFailures
     }
 
-    mutating func add(_ result: RunResult<Element>, at index: Int) {
-      outputs[index] = result.context
+    mutating func add(_ output: Element, at index: Int) {
+      outputs[index] = output
     }
 
     /// Records a failure; throws when it is one more than the tolerance.

@@ -24,7 +24,8 @@ extension Branch {
 
   private init(relocating branch: Branch, to location: SourceLocation) {
     declaration = BranchDeclaration(
-      name: branch.declaration.name, location: location, body: branch.declaration.body)
+      name: branch.declaration.name, prerequisites: branch.declaration.prerequisites,
+      location: location, body: branch.declaration.body)
   }
 }
 

@@ -332,8 +332,8 @@ enum DeclaredBody: Sendable {
   /// declaration larger.
   indirect case keyed(KeyedDecision, hasExits: Bool)
   /// Branches that run concurrently and join, then one exit to the next state: a dispatch,
-  /// with the ``MergeBox`` that folds each branch's context back.
-  case branches(branches: [BranchDeclaration], merge: (any AnyObject & Sendable)?)
+  /// with its merge and limit, if it declares them.
+  case branches(branches: [BranchDeclaration], behavior: DispatchBehavior?)
 }
 
 /// A declared state's code: which kind of code it is, and the box that holds its closure.

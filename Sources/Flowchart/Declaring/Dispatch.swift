@@ -31,9 +31,62 @@
 /// } branches: { … }
 /// ```
 ///
-/// If a branch fails, its siblings are cancelled and the run ends with that branch's
-/// ``RunError``. Run synchronously (``Flowchart/runSynchronously(with:stepLimit:)``),
-/// the branches run one after another, in declaration order.
+/// By default (``JoinPolicy/all``), if a branch fails, its siblings are cancelled and the
+/// run ends with that branch's ``RunError``. Run synchronously
+/// (``Flowchart/runSynchronously(with:stepLimit:)``), the branches run one after another,
+/// in declaration order.
+///
+/// ## Join policies and reports
+///
+/// `join` says how many branches must succeed (see ``JoinPolicy``): every one (``JoinPolicy/all``),
+/// all but a few (``JoinPolicy/toleratingFailures(_:)``), any few
+/// (``JoinPolicy/quorum(_:)``, which cancels the others once that many have succeeded), or
+/// the first (``JoinPolicy/firstSuccess``). Only the branches that succeeded are merged,
+/// in declaration order; a branch whose prerequisite failed is skipped and counts as a
+/// failure. A `report` closure, called after the merges, is told how each branch ended in a
+/// ``DispatchReport``, so the flow can decide on it:
+///
+/// ```swift
+/// Dispatch("Mirrors", join: .firstSuccess) { context, branch in
+///   context.file = context.file ?? branch.file
+/// } report: { context, report in
+///   context.mirror = report.succeeded.first?.name
+/// } branches: {
+///   Branch("Europe") { Action("Fetch", isFinal: true) { $0.file = try await europe.fetch() } }
+///   Branch("America") { Action("Fetch", isFinal: true) { $0.file = try await america.fetch() } }
+/// }
+/// ```
+///
+/// A policy that cannot apply (a negative tolerance, a quorum below 1 or above the number
+/// of branches) is a ``DefinitionError/Kind/invalidDispatchOption`` at the dispatch's
+/// line. When the run itself is cancelled, no failure is tolerated.
+///
+/// ## Prerequisites and a concurrency limit
+///
+/// A branch may wait for other branches of its dispatch, named in
+/// ``Branch/init(_:after:fileID:line:_:)`` (Task.framework's prerequisites): it starts once
+/// they have all ended, with the context as it was before the dispatch merged with each
+/// prerequisite's final context by `merge`, in the order the prerequisites are declared
+/// (without a merge, from the context before the dispatch). A branch with several
+/// prerequisites runs once, after the last; diamonds are fine. A prerequisite that names no
+/// branch of the dispatch, or prerequisites that wait for each other in a cycle, are
+/// definition errors.
+///
+/// `maxConcurrency` limits how many branches run at once; branches start in declaration
+/// order as their prerequisites allow. A synchronous run runs one branch at a time anyway,
+/// in declaration order as far as prerequisites allow: a branch runs as soon as its
+/// prerequisites have ended, before the branches declared after it.
+///
+/// ```swift
+/// Dispatch("Order", maxConcurrency: 2) { context, branch, original in
+///   context.log += branch.log.dropFirst(original.log.count)
+/// } branches: {
+///   Branch("Create project") { Action("Create", isFinal: true) { try await $0.create() } }
+///   Branch("Upload photo", after: ["Create project"]) {
+///     Action("Upload", isFinal: true) { try await $0.upload() }
+///   }
+/// }
+/// ```
 public struct Dispatch<Context: Sendable>: FlowComponent, Sendable {
   /// The state, as a ``FlowBuilder`` block lists it.
   public let declaration: Declaration<Context>
@@ -43,17 +96,21 @@ public struct Dispatch<Context: Sendable>: FlowComponent, Sendable {
   /// - Parameters:
   ///   - name: The label shown in printed trees, errors and results.
   ///   - isFinal: Whether the flow ends once the branches have ended.
+  ///   - maxConcurrency: How many branches may run at once, at least 1; `nil` for all.
+  ///   - join: How many branches must succeed (see ``JoinPolicy``); every one by default.
   ///   - branches: The ``Branch`` declarations, in order.
   ///   - fileID: The file of the declaration, for definition errors; keep the default.
   ///   - line: The line of the declaration, for definition errors; keep the default.
   public init(
     _ name: String,
     isFinal: Bool = false,
+    maxConcurrency: Int? = nil,
+    join: JoinPolicy = .all,
     fileID: String = #fileID,
     line: Int = #line,
     @BranchBuilder<Context> branches: () -> [Branch<Context>]
   ) {
-    self.init(name, isFinal, fileID, line, nil, branches())
+    self.init(name, isFinal, maxConcurrency, join, fileID, line, nil, nil, branches())
   }
 
   /// Declares a dispatch that folds each branch's context back with `merge`.
@@ -61,6 +118,8 @@ public struct Dispatch<Context: Sendable>: FlowComponent, Sendable {
   /// - Parameters:
   ///   - name: The label shown in printed trees, errors and results.
   ///   - isFinal: Whether the flow ends once the branches have ended.
+  ///   - maxConcurrency: How many branches may run at once, at least 1; `nil` for all.
+  ///   - join: How many branches must succeed (see ``JoinPolicy``); every one by default.
   ///   - merge: Called once per branch, in declaration order, with the running context
   ///     and that branch's final copy. An error it throws ends the run.
   ///   - branches: The ``Branch`` declarations, in order.
@@ -69,14 +128,16 @@ public struct Dispatch<Context: Sendable>: FlowComponent, Sendable {
   public init(
     _ name: String,
     isFinal: Bool = false,
+    maxConcurrency: Int? = nil,
+    join: JoinPolicy = .all,
     fileID: String = #fileID,
     line: Int = #line,
     merge: @escaping @Sendable (_ context: inout Context, _ branch: Context) throws -> Void,
     @BranchBuilder<Context> branches: () -> [Branch<Context>]
   ) {
     self.init(
-      name, isFinal, fileID, line, { context, branch, _ in try merge(&context, branch) },
-      branches())
+      name, isFinal, maxConcurrency, join, fileID, line,
+      { context, branch, _ in try merge(&context, branch) }, nil, branches())
   }
 
   /// Declares a dispatch that folds each branch's context back with `merge`, which also
@@ -89,6 +150,8 @@ public struct Dispatch<Context: Sendable>: FlowComponent, Sendable {
   /// - Parameters:
   ///   - name: The label shown in printed trees, errors and results.
   ///   - isFinal: Whether the flow ends once the branches have ended.
+  ///   - maxConcurrency: How many branches may run at once, at least 1; `nil` for all.
+  ///   - join: How many branches must succeed (see ``JoinPolicy``); every one by default.
   ///   - merge: Called once per branch, in declaration order, with the running context,
   ///     that branch's final copy, and the context as it was before the dispatch. An error
   ///     it throws ends the run.
@@ -98,6 +161,8 @@ public struct Dispatch<Context: Sendable>: FlowComponent, Sendable {
   public init(
     _ name: String,
     isFinal: Bool = false,
+    maxConcurrency: Int? = nil,
+    join: JoinPolicy = .all,
     fileID: String = #fileID,
     line: Int = #line,
     merge:
@@ -105,16 +170,24 @@ public struct Dispatch<Context: Sendable>: FlowComponent, Sendable {
       throws -> Void,
     @BranchBuilder<Context> branches: () -> [Branch<Context>]
   ) {
-    self.init(name, isFinal, fileID, line, merge, branches())
+    self.init(name, isFinal, maxConcurrency, join, fileID, line, merge, nil, branches())
   }
 
-  private init(
-    _ name: String, _ isFinal: Bool, _ fileID: String, _ line: Int,
+  /// The designated initializer. `report` is a box the run loop knows (the report's type
+  /// belongs to a later layer), or `nil`.
+  init(
+    _ name: String, _ isFinal: Bool, _ maxConcurrency: Int?, _ join: JoinPolicy,
+    _ fileID: String, _ line: Int,
     _ merge: (@Sendable (inout Context, Context, Context) throws -> Void)?,
-    _ branches: [Branch<Context>]
+    _ report: (any AnyObject & Sendable)?, _ branches: [Branch<Context>]
   ) {
-    let body = DeclaredBody.branches(
-      branches: branches.map(\.declaration), merge: merge.map(MergeBox.init))
+    let behavior =
+      merge == nil && maxConcurrency == nil && join == .all && report == nil
+      ? nil
+      : DispatchBehavior(
+        merge: merge.map(MergeBox.init), maxConcurrency: maxConcurrency, join: join,
+        report: report)
+    let body = DeclaredBody.branches(branches: branches.map(\.declaration), behavior: behavior)
     declaration = .state(
       name, isFinal: isFinal, fileID: fileID, line: line, kind: .dispatch, body: body)
   }
@@ -139,19 +212,22 @@ public struct Branch<Context: Sendable>: Sendable {
   ///   - name: An optional label for the branch, shown in the printed tree and in
   ///     definition errors. Like a state's name, it must not be empty, span lines or hold
   ///     control characters.
+  ///   - prerequisites: The names of the branches of the same dispatch that must end
+  ///     before this one starts (see ``Dispatch``).
   ///   - fileID: The file of the declaration, for definition errors; keep the default.
   ///   - line: The line of the declaration, for definition errors; keep the default.
   ///   - body: The branch's states. Its first state starts the branch; every path
   ///     through it must reach a state declared with `isFinal: true`.
   public init(
     _ name: String? = nil,
+    after prerequisites: [String] = [],
     fileID: String = #fileID,
     line: Int = #line,
     @FlowBuilder<Context> _ body: () -> [Declaration<Context>]
   ) {
     declaration = BranchDeclaration(
-      name: name, location: SourceLocation(fileID: fileID, line: line),
-      body: body().map(\.node))
+      name: name, prerequisites: prerequisites,
+      location: SourceLocation(fileID: fileID, line: line), body: body().map(\.node))
   }
 }
 
@@ -160,8 +236,32 @@ public struct Branch<Context: Sendable>: Sendable {
 @usableFromInline
 struct BranchDeclaration: Sendable {
   let name: String?
+  /// The names of the branches it waits for, as declared.
+  let prerequisites: [String]
   let location: SourceLocation
   let body: [DeclarationNode]
+}
+
+/// What a dispatch declares beyond its branches, when it declares anything: its merge
+/// (a ``MergeBox`` over the chart's context), its concurrency limit, its join policy and
+/// its report closure (a box over the chart's context that only the run loop reads). An
+/// object, so that the dispatch's body stays two words wide whatever it declares.
+@usableFromInline
+final class DispatchBehavior: Sendable {
+  let merge: (any AnyObject & Sendable)?
+  let maxConcurrency: Int?
+  let join: JoinPolicy
+  let report: (any AnyObject & Sendable)?
+
+  init(
+    merge: (any AnyObject & Sendable)?, maxConcurrency: Int?, join: JoinPolicy,
+    report: (any AnyObject & Sendable)?
+  ) {
+    self.merge = merge
+    self.maxConcurrency = maxConcurrency
+    self.join = join
+    self.report = report
+  }
 }
 
 /// Builds the list of branches of a ``Dispatch``.

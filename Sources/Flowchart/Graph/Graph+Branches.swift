@@ -7,4 +7,13 @@ extension Graph {
     else { return nil }
     return branches[Int(branch)].name
   }
+
+  /// The names of the branches that branch `branch` of the dispatch `dispatch` waits for,
+  /// as declared. Read from the declaration, for printing: never on the hot path.
+  func branchPrerequisites(ofDispatch dispatch: Int32, branch: Int32) -> [String] {
+    guard case .branches(let branches, _) = records[Int(dispatch)].declaration.body,
+      branches.indices.contains(Int(branch))
+    else { return [] }
+    return branches[Int(branch)].prerequisites
+  }
 }

@@ -106,13 +106,28 @@ struct Node {
   }
 }
 
-/// How a dispatch runs: where each branch starts and how its context folds back.
+/// How a dispatch runs: where each branch starts, which branches each waits for, how many
+/// run at once and how their contexts fold back.
 @usableFromInline
 struct DispatchPlan: Sendable {
   @usableFromInline var branchStarts: [Int32]
   /// A ``MergeBox`` over the chart's context, or `nil` when the branches' contexts are
   /// dropped.
   @usableFromInline var merge: (any AnyObject & Sendable)?
+  /// The branches each branch waits for, in declaration order; empty when none waits.
+  @usableFromInline var prerequisites: [[Int32]]
+  /// The order a synchronous run takes the branches in; empty for declaration order.
+  @usableFromInline var order: [Int32]
+  /// How many branches may run at once.
+  @usableFromInline var maxConcurrency: Int
+  /// How many branches may fail (or be skipped) before the dispatch fails: 0 for
+  /// ``JoinPolicy/all``.
+  @usableFromInline var tolerance: Int
+  /// After how many successes the other branches are cancelled: the number of branches
+  /// when the policy never stops them early.
+  @usableFromInline var quorum: Int
+  /// A ``ReportBox`` over the chart's context, or `nil` when the dispatch has no report.
+  @usableFromInline var report: (any AnyObject & Sendable)?
 
   /// Calls the merge, if any, to fold `branch` into `context`; `original` is the context
   /// as it was before the dispatch.

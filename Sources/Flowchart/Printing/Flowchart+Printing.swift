@@ -15,7 +15,8 @@ extension Flowchart: CustomStringConvertible, CustomDebugStringConvertible {
   /// condition, `A` action, `D` dispatch, `F` subflow). A final state ends with ` !`. A non-final state
   /// that was already printed ends with ` *` and is not expanded again, which is how joins
   /// and cycles show. A condition's exits are prefixed `Y- ` and `N- `, a multiple
-  /// condition's `+- key: `, a dispatch's branches `|- `; an action's or dispatch's next
+  /// condition's `+- key: `, a dispatch's branches `|- ` (`|- name: ` for a named branch,
+  /// `|- name (after A, B): ` for one that waits for branches `A` and `B`); an action's or dispatch's next
   /// state stays in the same column without a prefix. Each level of nesting adds `|  `.
   ///
   /// Each state takes one line, which reads one way: a key is written as its `Case` was
@@ -151,9 +152,14 @@ struct TreePrinter<Context: Sendable> {
       case .default:
         stack.append(Item(state: target, depth: childDepth - 1, prefix: "+- default: "))
       case .branch(let branch):
-        let name = graph.branchName(ofDispatch: item.state, branch: branch)
+        var label = graph.branchName(ofDispatch: item.state, branch: branch).map(DisplayText.name)
+        let prerequisites = graph.branchPrerequisites(ofDispatch: item.state, branch: branch)
+        if !prerequisites.isEmpty {
+          let after = "(after \(prerequisites.map(DisplayText.name).joined(separator: ", ")))"
+          label = label.map { "\($0) \(after)" } ?? after
+        }
         stack.append(
-          Item(state: target, depth: childDepth - 1, prefix: name.map { "|- \($0): " } ?? "|- "))
+          Item(state: target, depth: childDepth - 1, prefix: label.map { "|- \($0): " } ?? "|- "))
       }
     }
   }

@@ -103,9 +103,14 @@ struct PendingJoin<Context: Sendable> {
   /// The context as it was before the dispatch: each branch starts from a copy, and the
   /// merge receives it.
   @usableFromInline let original: Context
-  /// The branches that ended, in declaration order; the next branch to run is the one at
-  /// `finished.count`.
-  @usableFromInline var finished: [FinishedBranch<Context>]
+  /// The branches that succeeded, at their index in declaration order; `nil` for those
+  /// that have not run yet or did not succeed.
+  @usableFromInline var finished: [FinishedBranch<Context>?]
+  /// How many branches have ended or been skipped: the one running is the one at that
+  /// position of the plan's order (or of the declaration, when the plan has no order).
+  @usableFromInline var ranCount = 0
+  /// How the branches that did not succeed ended, for the join policy and the report.
+  @usableFromInline var tally = JoinTally()
   /// The path of the flow that dispatched, set aside while its branches record their own.
   @usableFromInline let parentPath: RecordedPath
 
@@ -113,8 +118,7 @@ struct PendingJoin<Context: Sendable> {
   init(dispatch: Int32, original: Context, branchCount: Int, parentPath: RecordedPath) {
     self.dispatch = dispatch
     self.original = original
-    finished = []
-    finished.reserveCapacity(branchCount)
+    finished = [FinishedBranch<Context>?](repeating: nil, count: branchCount)
     self.parentPath = parentPath
   }
 }

@@ -129,6 +129,33 @@ extension Flowchart {
     return result(cursor, decision, context: context)
   }
 
+  /// Runs the chart from its start and returns only how the run ended, without the path
+  /// a ``RunResult`` copies out: what a subflow and each element of a map need.
+  @inlinable
+  func runToEnd(
+    with context: Context, stepLimit: Int?
+  ) async throws(RunError) -> (context: Context, decision: Decision, finalState: Int32) {
+    let interpreter = Interpreter(graph: graph, stepLimit: try validatedStepLimit(stepLimit))
+    var context = context
+    var cursor = Cursor<Context>(at: startIndex, stepLimit: interpreter.stepLimit)
+    let decision = try await interpreter.run(cursor: &cursor, context: &context)
+    return (context, decision, cursor.state)
+  }
+
+  /// ``runToEnd(with:stepLimit:)``, synchronously.
+  @inlinable
+  func runToEndSynchronously(
+    with context: Context, stepLimit: Int?
+  ) throws(RunError) -> (context: Context, decision: Decision, finalState: Int32) {
+    let limit = try validatedStepLimit(stepLimit)
+    guard isSynchronous else { throw asynchronousChartError() }
+    let interpreter = Interpreter(graph: graph, stepLimit: limit)
+    var context = context
+    var cursor = Cursor<Context>(at: startIndex, stepLimit: interpreter.stepLimit)
+    let decision = try interpreter.runSynchronously(cursor: &cursor, context: &context)
+    return (context, decision, cursor.state)
+  }
+
   /// The chart's start, as the interpreter numbers states.
   @usableFromInline
   var startIndex: Int32 { graph.start }

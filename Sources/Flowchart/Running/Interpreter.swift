@@ -23,7 +23,7 @@
 /// or, synchronously, on the cursor's stack of pending joins. The `switch`es over
 /// ``Node/Kind`` list every kind, with no `default:`, so a new kind must be placed in each.
 /// Every step ends in ``Cursor/follow(_:from:)``, the one transition rule, and a dispatch's
-/// join (``join(_:at:original:into:path:)``) is written once for both kinds of run.
+/// join (``join(_:_:at:original:into:path:)``) is written once for both kinds of run.
 ///
 /// Every boundary goes through ``enter(_:path:flow:control:)``, and every flow's end through
 /// ``endFlow(at:path:control:)``. A capability that acts at boundaries is added there, not
@@ -256,10 +256,13 @@ struct Interpreter<Context: Sendable>: Sendable {
   }
 
   /// Runs a dispatch's branches as child tasks, each with a cursor of its own, then joins
-  /// them in declaration order.
+  /// the ones that succeeded in declaration order.
   ///
-  /// The branches share one ``RunControl``, raised when the dispatching task is cancelled
-  /// or when a branch fails; every branch reads it at each boundary.
+  /// Branches start in declaration order, at most the plan's `maxConcurrency` at once, each
+  /// once its prerequisites have ended, from the context before the dispatch merged with
+  /// theirs. The branches share one ``RunControl``, raised when the dispatching task is
+  /// cancelled, when a branch fails beyond the join policy's tolerance, or when the
+  /// policy's quorum is met; every branch reads it at each boundary.
   @inlinable
   func runDispatch(
     _ plan: DispatchPlan, at state: Int32, cursor: inout Cursor<Context>,
@@ -272,57 +275,112 @@ struct Interpreter<Context: Sendable>: Sendable {
     if let monitor = control.monitor { monitor.dispatchStarted(state, flow: parentFlow) }
     let outcome = await withTaskCancellationHandler {
       await withTaskGroup(of: BranchOutcome<Context>.self) { group in
-        for (index, start) in plan.branchStarts.enumerated() {
-          group.addTask {
+        let count = plan.branchStarts.count
+        var finished = [FinishedBranch<Context>?](repeating: nil, count: count)
+        var tally = JoinTally()
+        var schedule = BranchSchedule(count: count, waitsForOthers: !plan.prerequisites.isEmpty)
+        var running = 0
+        /// Starts the branches that may start now; returns a merge's error, if one threw.
+        func startReady() -> (any Error)? {
+          while running < plan.maxConcurrency,
+            let index = schedule.nextReady(plan.prerequisites, finished: finished)
+          {
             var branchContext = original
-            var branch = Cursor<Context>(at: start, stepLimit: interpreter.stepLimit)
-            if let monitor = control.monitor {
-              branch.flow = monitor.branchStarted(
-                index, of: state, from: parentFlow, context: branchContext)
-            }
-            do throws(RunError) {
-              _ = try await interpreter.run(
-                cursor: &branch, context: &branchContext, control: control)
-              if let monitor = control.monitor {
-                monitor.branchEnded(index, of: state, flow: branch.flow)
+            if !plan.prerequisites.isEmpty {
+              for prerequisite in plan.prerequisites[index] {
+                do {
+                  try plan.merge(
+                    finished[Int(prerequisite)].unsafelyUnwrapped.context, original: original,
+                    into: &branchContext)
+                } catch {
+                  return error
+                }
               }
-              return BranchOutcome(
-                index: index,
-                result: .success(
-                  FinishedBranch(context: branchContext, path: branch.path.finish())))
-            } catch {
-              return BranchOutcome(index: index, result: .failure(error))
+            }
+            let start = plan.branchStarts[index]
+            running += 1
+            group.addTask { [branchContext] in
+              var branchContext = branchContext
+              var branch = Cursor<Context>(at: start, stepLimit: interpreter.stepLimit)
+              if let monitor = control.monitor {
+                branch.flow = monitor.branchStarted(
+                  index, of: state, from: parentFlow, context: branchContext)
+              }
+              do throws(RunError) {
+                _ = try await interpreter.run(
+                  cursor: &branch, context: &branchContext, control: control)
+                if let monitor = control.monitor {
+                  monitor.branchEnded(index, of: state, flow: branch.flow)
+                }
+                return BranchOutcome(
+                  index: index,
+                  result: .success(
+                    FinishedBranch(context: branchContext, path: branch.path.finish())))
+              } catch {
+                return BranchOutcome(index: index, result: .failure(error))
+              }
             }
           }
+          return nil
         }
-        var finished = [FinishedBranch<Context>?](repeating: nil, count: plan.branchStarts.count)
-        for await outcome in group {
+        if let mergeError = startReady() {
+          control.cancel()
+          group.cancelAll()
+          return DispatchOutcome<Context>.mergeFailed(mergeError)
+        }
+        while let outcome = await group.next() {
+          running -= 1
           switch outcome.result {
           case .success(let branch):
             finished[outcome.index] = branch
+            tally.successes += 1
+            if tally.successes == plan.quorum, tally.successes < count {
+              // The quorum is met: the others stop at their next boundary, and whatever
+              // they report is dropped. Leaving the group waits for them.
+              control.cancel()
+              group.cancelAll()
+              return .joined(finished, tally)
+            }
           case .failure(let error):
-            // The first failure is the run's: the siblings stop at their next boundary,
-            // and whatever they report is dropped. Leaving the group waits for them.
+            tally.failures += 1
+            // A failure the policy does not tolerate is the run's: the siblings stop at
+            // their next boundary, and whatever they report is dropped. A cancelled run
+            // tolerates none.
+            if tally.failures > plan.tolerance || parent.isCancelled || Task.isCancelled {
+              control.cancel()
+              group.cancelAll()
+              return .branchFailed(error)
+            }
+            tally.failed.append((outcome.index, error))
+            if !plan.prerequisites.isEmpty,
+              !schedule.skipDependents(plan.prerequisites, tally: &tally, tolerance: plan.tolerance)
+            {
+              control.cancel()
+              group.cancelAll()
+              return .branchFailed(error)
+            }
+          }
+          if let mergeError = startReady() {
             control.cancel()
             group.cancelAll()
-            return Result<[FinishedBranch<Context>?], RunError>.failure(error)
+            return .mergeFailed(mergeError)
           }
         }
-        return .success(finished)
+        return .joined(finished, tally)
       }
     } onCancel: {
       control.cancel()
     }
     if let monitor = control.monitor { monitor.unregister(control) }
     switch outcome {
-    case .failure(let error):
+    case .branchFailed(let error):
       throw branchFailure(
         error, after: [cursor.path.states], cancelled: parent.isCancelled || Task.isCancelled)
-    case .success(let branches):
-      // Every branch succeeded, so every slot is filled.
+    case .mergeFailed(let error):
+      throw failure(error, at: state, path: cursor.path, control: parent)
+    case .joined(let branches, let tally):
       try join(
-        branches.map { $0.unsafelyUnwrapped }, at: state, original: original, into: &context,
-        path: &cursor.path)
+        branches, tally, at: state, original: original, into: &context, path: &cursor.path)
       if let monitor = control.monitor { monitor.dispatchJoined(state, flow: parentFlow) }
     }
   }
@@ -330,103 +388,194 @@ struct Interpreter<Context: Sendable>: Sendable {
   // MARK: - Synchronous flows
 
   /// Runs the flow at the cursor to one of its final states without suspending; a dispatch
-  /// runs its branches one after another, in declaration order, each to its end before the
-  /// next starts, then joins them as a concurrent run would.
+  /// runs its branches one after another, in declaration order (as far as prerequisites
+  /// allow), each to its end before the next starts, then joins them as a concurrent run
+  /// would.
   ///
   /// The dispatches the run is inside are the cursor's pending joins, so nesting does not
-  /// grow the call stack. A synchronous run has no cancellation handler: it reads the
-  /// task's cancellation where that costs nothing per step (at the path recorder's
-  /// checkpoints, which include every flow's first state and come at least every
-  /// ``PathRecorder/checkInterval`` states; at each dispatch; at the end of every flow; and
-  /// when a state throws).
+  /// grow the call stack. A flow's failure goes to the innermost pending join, which
+  /// tolerates it or fails in turn, in the flow that dispatched: a loop, not recursion. A
+  /// synchronous run has no cancellation handler: it reads the task's cancellation where
+  /// that costs nothing per step (at the path recorder's checkpoints, which include every
+  /// flow's first state and come at least every ``PathRecorder/checkInterval`` states; at
+  /// each dispatch; at the end of every flow; and when a state throws).
   @inlinable
   func runSynchronously(
     cursor: inout Cursor<Context>, context: inout Context
   ) throws(RunError) -> Decision {
     let control = RunControl.inert
-    do throws(RunError) {
-      while true {
-        if let decision = try runSynchronousStates(
-          cursor: &cursor, context: &context, control: control, reporting: Unreported.self)
-        {
-          try endFlow(at: cursor.state, path: cursor.path, control: control)
-          guard let ended = try endBranch(cursor: &cursor, context: &context, decision: decision)
-          else { continue }
-          return ended
+    // A branch's failure, for its dispatch to count.
+    var branchError: RunError? = nil
+    while true {
+      do throws(RunError) {
+        if let error = branchError {
+          branchError = nil
+          if let decision = try endBranch(
+            cursor: &cursor, context: &context, ended: .failure(error))
+          {
+            return decision
+          }
         }
-        let state = cursor.state
-        let node = graph.nodeBase[Int(state)]
-        switch node.kind {
-        case .dispatch:
-          _ = try enter(state, path: &cursor.path, flow: cursor.flow, control: control)
-          if Task.isCancelled { throw cancellationError(at: state, path: cursor.path) }
-          let plan = graph.dispatches[Int(node.alternative)]
-          let parentPath = cursor.restartPath(PathRecorder(limit: stepLimit))
-          cursor.joins.append(
-            PendingJoin(
-              dispatch: state, original: context, branchCount: plan.branchStarts.count,
-              parentPath: parentPath))
-          cursor.state = plan.branchStarts[0]
-        case .asyncAction, .asyncCondition, .asyncSelect, .asyncDecideKey:
-          throw asynchronousStateError(state, path: cursor.path)
-        case .pass, .action, .condition, .select, .decideKey:
-          preconditionFailure("synchronous states run in runSynchronousStates")
+        while true {
+          if let decision = try runSynchronousStates(
+            cursor: &cursor, context: &context, control: control, reporting: Unreported.self)
+          {
+            try endFlow(at: cursor.state, path: cursor.path, control: control)
+            guard
+              let ended = try endBranch(
+                cursor: &cursor, context: &context, ended: .success(decision))
+            else { continue }
+            return ended
+          }
+          let state = cursor.state
+          let node = graph.nodeBase[Int(state)]
+          switch node.kind {
+          case .dispatch:
+            _ = try enter(state, path: &cursor.path, flow: cursor.flow, control: control)
+            if Task.isCancelled { throw cancellationError(at: state, path: cursor.path) }
+            let plan = graph.dispatches[Int(node.alternative)]
+            let parentPath = cursor.restartPath(PathRecorder(limit: stepLimit))
+            cursor.joins.append(
+              PendingJoin(
+                dispatch: state, original: context, branchCount: plan.branchStarts.count,
+                parentPath: parentPath))
+            // The first branch to run waits for none, so it starts from the context as it is.
+            cursor.state = plan.branchStarts[plan.order.isEmpty ? 0 : Int(plan.order[0])]
+          case .asyncAction, .asyncCondition, .asyncSelect, .asyncDecideKey:
+            throw asynchronousStateError(state, path: cursor.path)
+          case .pass, .action, .condition, .select, .decideKey:
+            preconditionFailure("synchronous states run in runSynchronousStates")
+          }
         }
+      } catch {
+        guard !cursor.joins.isEmpty else { throw error }
+        branchError = error
       }
-    } catch {
-      guard !cursor.joins.isEmpty else { throw error }
-      throw branchFailure(error, inside: cursor.joins)
     }
   }
 
-  /// A synchronous branch's error, with the paths of the flows that dispatched it.
-  @usableFromInline
-  func branchFailure(_ error: RunError, inside joins: [PendingJoin<Context>]) -> RunError {
-    branchFailure(error, after: joins.map { $0.parentPath.states }, cancelled: false)
-  }
-
   /// Ends a synchronous run's flow at the cursor: the run itself, or a branch of the
-  /// innermost pending dispatch, which then starts its next branch or, after the last one,
-  /// joins and follows the dispatch's exit.
+  /// innermost pending dispatch, which counts it under its join policy, then starts its
+  /// next branch or, once it needs no more, joins and follows the dispatch's exit.
+  ///
+  /// Branches whose prerequisites did not all succeed are skipped; once the policy's
+  /// quorum is met, the branches not yet run are not started.
   ///
   /// - Returns: The run's decision once the top-level flow ended; `nil` when the cursor
   ///   moved on.
+  /// - Throws: The dispatch's failure, as the flow that dispatched failed (the caller hands
+  ///   it to the next pending join, if any): when the flow ended with `ended`'s error and
+  ///   the policy does not tolerate it, or a merge or the report threw.
   @usableFromInline
   func endBranch(
-    cursor: inout Cursor<Context>, context: inout Context, decision: Decision
+    cursor: inout Cursor<Context>, context: inout Context, ended: Result<Decision, RunError>
   ) throws(RunError) -> Decision? {
-    var decision = decision
-    while let pending = cursor.joins.last {
-      let plan = graph.dispatches[Int(graph.nodeBase[Int(pending.dispatch)].alternative)]
-      let finishedCount = pending.finished.count + 1
-      let last = finishedCount == plan.branchStarts.count
+    var ended = ended
+    while !cursor.joins.isEmpty {
+      let top = cursor.joins.count - 1
+      let dispatch = cursor.joins[top].dispatch
+      let plan = graph.dispatches[Int(graph.nodeBase[Int(dispatch)].alternative)]
+      let count = plan.branchStarts.count
+      let position = cursor.joins[top].ranCount
+      let index = plan.order.isEmpty ? position : Int(plan.order[position])
+      var succeeded = true
+      switch ended {
+      case .success:
+        cursor.joins[top].tally.successes += 1
+      case .failure(let error):
+        succeeded = false
+        cursor.joins[top].tally.failures += 1
+        guard cursor.joins[top].tally.failures <= plan.tolerance, !Task.isCancelled else {
+          throw dispatchFailure(error, cursor: &cursor)
+        }
+        cursor.joins[top].tally.failed.append((index, error))
+      }
+      // The next branch to run: none once the quorum is met.
+      var next = cursor.joins[top].tally.successes < plan.quorum ? position + 1 : count
+      while next < count, !plan.prerequisites.isEmpty {
+        // With prerequisites, the plan has an order, in which each branch's prerequisites
+        // come before it.
+        let candidate = Int(plan.order[next])
+        guard
+          plan.prerequisites[candidate].contains(where: {
+            cursor.joins[top].tally.didNotSucceed(Int($0))
+          })
+        else { break }
+        cursor.joins[top].tally.skipped.append(candidate)
+        cursor.joins[top].tally.failures += 1
+        if cursor.joins[top].tally.failures > plan.tolerance {
+          // Too many: the dispatch fails with the failure that skipped the branch.
+          let failed = cursor.joins[top].tally.failed
+          throw dispatchFailure(failed[failed.count - 1].error, cursor: &cursor)
+        }
+        next += 1
+      }
+      let finishing = next >= count
       let branchPath = cursor.restartPath(
-        last
-          ? PathRecorder(resuming: pending.parentPath, limit: stepLimit)
+        finishing
+          ? PathRecorder(resuming: cursor.joins[top].parentPath, limit: stepLimit)
           : PathRecorder(limit: stepLimit))
-      let branch = FinishedBranch(context: context, path: branchPath)
-      guard last else {
-        cursor.joins[cursor.joins.count - 1].finished.append(branch)
-        context = pending.original
-        cursor.state = plan.branchStarts[finishedCount]
+      if succeeded {
+        cursor.joins[top].finished[index] = FinishedBranch(context: context, path: branchPath)
+      }
+      context = cursor.joins[top].original
+      guard finishing else {
+        cursor.joins[top].ranCount = next
+        let nextIndex = plan.order.isEmpty ? next : Int(plan.order[next])
+        if !plan.prerequisites.isEmpty {
+          try startContext(of: nextIndex, in: plan, cursor: &cursor, context: &context)
+        }
+        cursor.state = plan.branchStarts[nextIndex]
         return nil
       }
-      var finished = cursor.joins.removeLast().finished
-      finished.append(branch)
-      context = pending.original
+      let pending = cursor.joins.removeLast()
       cursor.state = pending.dispatch
-      // A failed join is the dispatching flow's: the caller prefixes the path of the flows
-      // still pending, which are that flow's parents.
+      // A failed join is the dispatching flow's: the caller hands it to the next pending
+      // join, the one that flow is a branch of.
       try join(
-        finished, at: pending.dispatch, original: pending.original, into: &context,
-        path: &cursor.path)
+        pending.finished, pending.tally, at: pending.dispatch, original: pending.original,
+        into: &context, path: &cursor.path)
       guard cursor.follow(.next, from: graph.nodeBase[Int(pending.dispatch)]) else {
         return nil
       }
       try endFlow(at: pending.dispatch, path: cursor.path, control: .inert)
-      decision = Outcome.next.decision
+      ended = .success(Outcome.next.decision)
     }
-    return decision
+    return try ended.get()
+  }
+
+  /// The innermost pending dispatch fails with its branch's `error`: it is no longer
+  /// pending, and its error, with the path of the flow that dispatched before the branch's,
+  /// is that flow's.
+  @usableFromInline
+  func dispatchFailure(_ error: RunError, cursor: inout Cursor<Context>) -> RunError {
+    let pending = cursor.joins.removeLast()
+    cursor.state = pending.dispatch
+    return branchFailure(error, after: [pending.parentPath.states], cancelled: false)
+  }
+
+  /// Merges the contexts of branch `index`'s prerequisites into `context`, the context
+  /// before the innermost pending dispatch, in declaration order: where a synchronous run
+  /// starts the branch. A merge that throws fails the dispatch, in the flow that
+  /// dispatched.
+  @usableFromInline
+  func startContext(
+    of index: Int, in plan: DispatchPlan, cursor: inout Cursor<Context>,
+    context: inout Context
+  ) throws(RunError) {
+    let top = cursor.joins.count - 1
+    for prerequisite in plan.prerequisites[index] {
+      do {
+        try plan.merge(
+          cursor.joins[top].finished[Int(prerequisite)].unsafelyUnwrapped.context,
+          original: cursor.joins[top].original, into: &context)
+      } catch {
+        let pending = cursor.joins.removeLast()
+        cursor.state = pending.dispatch
+        _ = cursor.restartPath(PathRecorder(resuming: pending.parentPath, limit: stepLimit))
+        throw failure(error, at: pending.dispatch, path: cursor.path, control: .inert)
+      }
+    }
   }
 
   // MARK: - Boundaries
@@ -529,15 +678,19 @@ struct Interpreter<Context: Sendable>: Sendable {
       reason: "The run was cancelled while in \(describe(state)), which then finished.")
   }
 
-  /// Joins a dispatch's finished branches, in declaration order: their paths count toward
-  /// the dispatching flow's, then `merge` folds each branch's context in. The same for
-  /// both kinds of run.
+  /// Joins a dispatch's branches that succeeded (the others are `nil`), in declaration
+  /// order: their paths count toward the dispatching flow's, then `merge` folds each
+  /// branch's context in, then the report, if any, is told how every branch ended. The
+  /// same for both kinds of run.
   @usableFromInline
   func join(
-    _ branches: [FinishedBranch<Context>], at state: Int32, original: Context,
-    into context: inout Context, path: inout PathRecorder
+    _ branches: [FinishedBranch<Context>?], _ tally: JoinTally, at state: Int32,
+    original: Context, into context: inout Context, path: inout PathRecorder
   ) throws(RunError) {
-    for branch in branches { path.append(branch.path) }
+    let plan = graph.dispatches[Int(graph.nodeBase[Int(state)].alternative)]
+    // The report's errors start where the dispatching flow started.
+    let prefix = plan.report == nil || tally.failed.isEmpty ? [] : path.states
+    for case let branch? in branches { path.append(branch.path) }
     if path.isPastLimit {
       throw error(
         .stepLimitExceeded, at: state, path: path,
@@ -545,14 +698,43 @@ struct Interpreter<Context: Sendable>: Sendable {
           "The run exceeded its step limit of \(counted(stepLimit, "state")) when the branches of \(describe(state)) joined: with them it entered \(counted(path.count, "state")). Raise the limit, or shorten the branches."
       )
     }
-    let plan = graph.dispatches[Int(graph.nodeBase[Int(state)].alternative)]
-    for branch in branches {
+    for case let branch? in branches {
       do {
         try plan.merge(branch.context, original: original, into: &context)
       } catch {
         throw failure(error, at: state, path: path, control: .inert)
       }
     }
+    guard let box = plan.report else { return }
+    let report = report(of: state, branches: branches, tally: tally, prefix: prefix)
+    do {
+      try unsafeDowncast(box, to: ReportBox<Context>.self).function(&context, report)
+    } catch {
+      throw failure(error, at: state, path: path, control: .inert)
+    }
+  }
+
+  /// How each branch of the dispatch `state` ended, for its report.
+  @usableFromInline
+  func report(
+    of state: Int32, branches: [FinishedBranch<Context>?], tally: JoinTally, prefix: [Int32]
+  ) -> DispatchReport {
+    let entries = branches.indices.map { index in
+      let name = graph.branchName(ofDispatch: state, branch: Int32(index))
+      if branches[index] != nil {
+        return DispatchReport.Entry(index: index, name: name, status: .succeeded, error: nil)
+      }
+      if let failed = tally.failed.first(where: { $0.index == index }) {
+        return DispatchReport.Entry(
+          index: index, name: name, status: .failed,
+          error: branchFailure(failed.error, after: [prefix], cancelled: false))
+      }
+      let status: DispatchReport.Status =
+        tally.skipped.contains(index) ? .skipped : .cancelled
+      return DispatchReport.Entry(index: index, name: name, status: status, error: nil)
+    }
+    return DispatchReport(
+      dispatch: StateID(state), dispatchName: graph.records[Int(state)].name, branches: entries)
   }
 
   // MARK: - Errors
@@ -729,5 +911,84 @@ struct BranchOutcome<Context: Sendable>: Sendable {
   init(index: Int, result: Result<FinishedBranch<Context>, RunError>) {
     self.index = index
     self.result = result
+  }
+}
+
+/// How the branches of a concurrent dispatch ended.
+@usableFromInline
+enum DispatchOutcome<Context: Sendable> {
+  /// The join policy is satisfied: the branches that succeeded, in declaration order, and
+  /// how the others ended.
+  case joined([FinishedBranch<Context>?], JoinTally)
+  /// A branch failed beyond the policy's tolerance: the dispatch's error.
+  case branchFailed(RunError)
+  /// Merging a branch's prerequisites into its starting context threw.
+  case mergeFailed(any Error)
+}
+
+/// Which branch of a dispatch starts next: the earliest declared one not yet started whose
+/// prerequisites have all ended.
+@usableFromInline
+struct BranchSchedule {
+  /// The first branch not yet started, when no branch has prerequisites and they start in
+  /// declaration order; otherwise the first that may still be waiting.
+  @usableFromInline var first = 0
+  /// Which branches have started; empty when no branch has prerequisites.
+  @usableFromInline var started: [Bool]
+  @usableFromInline let waitsForOthers: Bool
+  @usableFromInline let count: Int
+
+  @inlinable
+  init(count: Int, waitsForOthers: Bool) {
+    started = waitsForOthers ? [Bool](repeating: false, count: count) : []
+    self.waitsForOthers = waitsForOthers
+    self.count = count
+  }
+
+  /// The next branch to start, marked started, or `nil` when none may start now.
+  @inlinable
+  mutating func nextReady<Branch>(
+    _ prerequisites: [[Int32]], finished: [Branch?]
+  ) -> Int? {
+    guard waitsForOthers else {
+      guard first < count else { return nil }
+      defer { first += 1 }
+      return first
+    }
+    while first < count, started[first] { first += 1 }
+    var index = first
+    while index < count {
+      if !started[index], prerequisites[index].allSatisfy({ finished[Int($0)] != nil }) {
+        started[index] = true
+        return index
+      }
+      index += 1
+    }
+    return nil
+  }
+
+  /// Marks the branches not yet started that wait for a branch that failed or was skipped
+  /// as skipped (and started, so they never start), each counted as a failure.
+  ///
+  /// - Returns: `false` when the failures then exceed `tolerance`.
+  @inlinable
+  mutating func skipDependents(
+    _ prerequisites: [[Int32]], tally: inout JoinTally, tolerance: Int
+  ) -> Bool {
+    var changed = true
+    while changed {
+      changed = false
+      for index in first..<count where !started[index] {
+        guard prerequisites[index].contains(where: { tally.didNotSucceed(Int($0)) }) else {
+          continue
+        }
+        started[index] = true
+        tally.skipped.append(index)
+        tally.failures += 1
+        if tally.failures > tolerance { return false }
+        changed = true
+      }
+    }
+    return true
   }
 }

@@ -31,8 +31,10 @@ struct RandomPlan: Sendable {
     /// and has no exits.
     case multiple(exits: [KeyedExit], hasDefault: Bool)
     /// Runs `branches` on copies of the context, then folds them back with
-    /// ``Walk/merge(_:_:failsAt:)``, in declaration order, when `merge` is set.
-    case dispatch(branches: [[Node]], merge: Merge?)
+    /// ``Walk/merge(_:_:failsAt:)``, in declaration order, when `merge` is set. With
+    /// `toleratesFailure`, the dispatch's join policy is `.toleratingFailures(1)`: the one
+    /// risky branch may fail, and is then dropped.
+    case dispatch(branches: [[Node]], merge: Merge?, toleratesFailure: Bool)
   }
 
   /// Where a yes or keyed exit leads.
@@ -104,7 +106,7 @@ struct RandomPlan: Sendable {
 
   private static func isSynchronous(_ flow: [Node]) -> Bool {
     flow.allSatisfy { node in
-      if case .dispatch(let branches, _) = node.kind {
+      if case .dispatch(let branches, _, _) = node.kind {
         return branches.allSatisfy(isSynchronous)
       }
       return !node.code.isAsynchronous
@@ -123,17 +125,20 @@ struct PlannedFailure: Error, Equatable {
 extension RandomPlan {
   /// Draws a plan from `seed`.
   ///
-  /// - Parameter cancellation: Whether states may cancel the run and throw
-  ///   `CancellationError`: what issue 13's cancellation rule decides.
+  /// - Parameters:
+  ///   - cancellation: Whether states may cancel the run and throw `CancellationError`:
+  ///     what issue 13's cancellation rule decides.
+  ///   - joinPolicies: Whether dispatches may tolerate their risky branch's failure.
   ///
   /// Failures are placed so that the outcome never depends on which of two concurrent
   /// branches fails first: in each dispatch at most one branch is *risky* (may throw, decide
   /// a key with no exit, loop into the step limit, hold a failing merge or cancel); the
   /// others are *safe*: no failure, only forward `GoTo`s, and fewer states than the step
   /// limit, so they always reach their final state. The top-level flow is risky.
-  init(seed: UInt64, cancellation: Bool) {
+  init(seed: UInt64, cancellation: Bool, joinPolicies: Bool = false) {
     var generator = Generator(
       random: SeededGenerator(seed: seed), cancellation: cancellation)
+    if joinPolicies { generator.policies = SeededGenerator(seed: ~seed) }
     generator.asynchronousShare = Int.random(in: 0...2, using: &generator.random)
     flow = generator.flow(
       count: Int.random(in: 1...16, using: &generator.random), depth: 0, risky: true)
@@ -152,6 +157,8 @@ extension RandomPlan {
     var random: SeededGenerator
     let cancellation: Bool
     var asynchronousShare = 0
+    /// Draws which dispatches tolerate a failure; `nil` for none.
+    var policies: SeededGenerator?
     var nextID = 0
     var hasCycle = false
     /// The most states any safe branch can enter.
@@ -239,7 +246,10 @@ extension RandomPlan {
         branches.append(branch)
       }
       let merge = chance(3, in: 4) ? Merge(fails: risky && chance(1, in: 5)) : nil
-      return .dispatch(branches: branches, merge: merge)
+      // Drawn from a generator of its own, so that plans drawn without join policies stay
+      // what they were.
+      let tolerates = policies.map { _ in Bool.random(using: &policies!) } ?? false
+      return .dispatch(branches: branches, merge: merge, toleratesFailure: tolerates)
     }
 
     mutating func code(risky: Bool) -> Code {
@@ -264,7 +274,7 @@ extension RandomPlan {
         case .action: total + 1
         case .condition: total + 2
         case .multiple(let exits, _): total + 1 + exits.count
-        case .dispatch(let branches, _): total + 1 + branches.map(mostStates).reduce(0, +)
+        case .dispatch(let branches, _, _): total + 1 + branches.map(mostStates).reduce(0, +)
         }
       }
     }

@@ -93,19 +93,26 @@ struct ReferenceRun {
       let node = flow[index]
       try enter(node.id, path: &path, count: &count)
 
-      if case .dispatch(let branches, let merge) = node.kind {
+      if case .dispatch(let branches, let merge, let tolerates) = node.kind {
         // Each branch runs on a copy of the context as it was at the dispatch, with a step
         // limit of its own. At most one branch of a plan's dispatch can fail (see
         // `RandomPlan.init`), so running them one after another gives the failure a
-        // concurrent run reports.
+        // concurrent run reports. A dispatch that tolerates a failure drops the failed
+        // branch (its context, path and steps), unless the run was cancelled: a cancelled
+        // run tolerates nothing.
         var finished: [(walk: Walk, path: [Int], count: Int)] = []
         for branch in branches {
           var branchWalk = walk
           var branchPath: [Int] = []
           var branchCount = 0
-          _ = try self.flow(
-            branch, from: 0, walk: &branchWalk, path: &branchPath, count: &branchCount,
-            before: before + path)
+          do throws(Stop) {
+            _ = try self.flow(
+              branch, from: 0, walk: &branchWalk, path: &branchPath, count: &branchCount,
+              before: before + path)
+          } catch {
+            if tolerates && error.kind != .cancelled { continue }
+            throw error
+          }
           finished.append((branchWalk, branchPath, branchCount))
         }
         // The join. In declaration order, each branch's states follow the dispatch in the

@@ -202,11 +202,12 @@ extension RandomPlan {
             })
         }
       }
-    case .dispatch(let branches, let merge):
+    case .dispatch(let branches, let merge, let tolerates):
+      let join: JoinPolicy = tolerates ? .toleratingFailures(1) : .all
       if let merge {
         let failsAt = merge.fails ? id : nil
         Dispatch(
-          name, isFinal: node.isFinal,
+          name, isFinal: node.isFinal, join: join,
           merge: { context, branch in try Walk.merge(&context, branch, failsAt: failsAt) },
           branches: {
             for branch in branches {
@@ -215,7 +216,7 @@ extension RandomPlan {
           })
       } else {
         Dispatch(
-          name, isFinal: node.isFinal,
+          name, isFinal: node.isFinal, join: join,
           branches: {
             for branch in branches {
               Branch { declarations(branch) }

@@ -1,0 +1,103 @@
+// The dispatch initializers that take a `report` closure. They live here, not in
+// Declaring/, because a DispatchReport holds RunErrors: a type of the Running layer, which
+// the declaring layer does not name.
+
+extension Dispatch {
+  /// Declares a dispatch whose branches' changes to the context are dropped, and which
+  /// tells `report` how each branch ended.
+  ///
+  /// - Parameters:
+  ///   - name: The label shown in printed trees, errors and results.
+  ///   - isFinal: Whether the flow ends once the branches have ended.
+  ///   - maxConcurrency: How many branches may run at once, at least 1; `nil` for all.
+  ///   - join: How many branches must succeed (see ``JoinPolicy``); every one by default.
+  ///   - fileID: The file of the declaration, for definition errors; keep the default.
+  ///   - line: The line of the declaration, for definition errors; keep the default.
+  ///   - report: Called once the dispatch has succeeded, with the context and a
+  ///     ``DispatchReport`` of its branches. An error it throws ends the run.
+  ///   - branches: The ``Branch`` declarations, in order.
+  public init(
+    _ name: String,
+    isFinal: Bool = false,
+    maxConcurrency: Int? = nil,
+    join: JoinPolicy = .all,
+    fileID: String = #fileID,
+    line: Int = #line,
+    report:
+      @escaping @Sendable (_ context: inout Context, _ report: DispatchReport) throws ->
+      Void,
+    @BranchBuilder<Context> branches: () -> [Branch<Context>]
+  ) {
+    self.init(
+      name, isFinal, maxConcurrency, join, fileID, line, nil, ReportBox(report), branches())
+  }
+
+  /// Declares a dispatch that folds each succeeded branch's context back with `merge`, then
+  /// tells `report` how each branch ended.
+  ///
+  /// - Parameters:
+  ///   - name: The label shown in printed trees, errors and results.
+  ///   - isFinal: Whether the flow ends once the branches have ended.
+  ///   - maxConcurrency: How many branches may run at once, at least 1; `nil` for all.
+  ///   - join: How many branches must succeed (see ``JoinPolicy``); every one by default.
+  ///   - fileID: The file of the declaration, for definition errors; keep the default.
+  ///   - line: The line of the declaration, for definition errors; keep the default.
+  ///   - merge: Called once per succeeded branch, in declaration order, with the running
+  ///     context and that branch's final copy. An error it throws ends the run.
+  ///   - report: Called after the merges, with the context and a ``DispatchReport`` of
+  ///     the branches. An error it throws ends the run.
+  ///   - branches: The ``Branch`` declarations, in order.
+  public init(
+    _ name: String,
+    isFinal: Bool = false,
+    maxConcurrency: Int? = nil,
+    join: JoinPolicy = .all,
+    fileID: String = #fileID,
+    line: Int = #line,
+    merge: @escaping @Sendable (_ context: inout Context, _ branch: Context) throws -> Void,
+    report:
+      @escaping @Sendable (_ context: inout Context, _ report: DispatchReport) throws ->
+      Void,
+    @BranchBuilder<Context> branches: () -> [Branch<Context>]
+  ) {
+    self.init(
+      name, isFinal, maxConcurrency, join, fileID, line,
+      { context, branch, _ in try merge(&context, branch) }, ReportBox(report), branches())
+  }
+
+  /// Declares a dispatch that folds each succeeded branch's context back with `merge`,
+  /// which also receives the context as it was before the dispatch, then tells `report`
+  /// how each branch ended.
+  ///
+  /// - Parameters:
+  ///   - name: The label shown in printed trees, errors and results.
+  ///   - isFinal: Whether the flow ends once the branches have ended.
+  ///   - maxConcurrency: How many branches may run at once, at least 1; `nil` for all.
+  ///   - join: How many branches must succeed (see ``JoinPolicy``); every one by default.
+  ///   - fileID: The file of the declaration, for definition errors; keep the default.
+  ///   - line: The line of the declaration, for definition errors; keep the default.
+  ///   - merge: Called once per succeeded branch, in declaration order, with the running
+  ///     context, that branch's final copy, and the context as it was before the dispatch.
+  ///     An error it throws ends the run.
+  ///   - report: Called after the merges, with the context and a ``DispatchReport`` of
+  ///     the branches. An error it throws ends the run.
+  ///   - branches: The ``Branch`` declarations, in order.
+  public init(
+    _ name: String,
+    isFinal: Bool = false,
+    maxConcurrency: Int? = nil,
+    join: JoinPolicy = .all,
+    fileID: String = #fileID,
+    line: Int = #line,
+    merge:
+      @escaping @Sendable (_ context: inout Context, _ branch: Context, _ original: Context)
+      throws -> Void,
+    report:
+      @escaping @Sendable (_ context: inout Context, _ report: DispatchReport) throws ->
+      Void,
+    @BranchBuilder<Context> branches: () -> [Branch<Context>]
+  ) {
+    self.init(
+      name, isFinal, maxConcurrency, join, fileID, line, merge, ReportBox(report), branches())
+  }
+}
