@@ -18,19 +18,27 @@ import Testing
 
     private struct Missing: Error {}
 
+    /// The smallest heap block of several declarations made the same way: glibc may hand a
+    /// request a larger block than it needs when the rest of a free block would be too
+    /// small to keep, so one declaration's block says little, the smallest says its size.
+    private static func smallestHeapBlock(
+      of make: () -> Declaration<Int>
+    ) throws -> Int {
+      var declarations: [Declaration<Int>] = []
+      for _ in 0..<32 { declarations.append(make()) }
+      return try declarations.map(heapBlock(of:)).min() ?? .max
+    }
+
     @Test func aDeclarationFitsTheNinetySixByteBlock() throws {
       let inner = try Flowchart<Int> { Action("Inner", isFinal: true) }
-      let declarations: [Declaration<Int>] = [
-        Action("Work") { $0 += 1 }.declaration,
-        Action("Point", isFinal: true).declaration,
-        Condition("Positive?") {
-          $0 > 0
-        } yes: {
-        }.declaration,
-        Subflow("Inner", running: inner, context: .whole).declaration,
+      let makers: [() -> Declaration<Int>] = [
+        { Action("Work") { $0 += 1 }.declaration },
+        { Action("Point", isFinal: true).declaration },
+        { Condition("Positive?") { $0 > 0 } yes: {}.declaration },
+        { Subflow("Inner", running: inner, context: .whole).declaration },
       ]
-      for declaration in declarations {
-        #expect(try Self.heapBlock(of: declaration) <= 88)
+      for make in makers {
+        #expect(try Self.smallestHeapBlock(of: make) <= 88)
       }
     }
 
