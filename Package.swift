@@ -7,12 +7,30 @@ let package = Package(
   // cancellation in one load.
   platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
   products: [
-    .library(name: "Flowchart", targets: ["Flowchart"])
+    .library(name: "Flowchart", targets: ["Flowchart"]),
+    .library(name: "FlowchartFiles", targets: ["FlowchartFiles"]),
+    .executable(name: "flowchart", targets: ["FlowchartCLI"]),
+    // Charts as test fixtures: scripted runs, routes, coverage, golden text, a test clock.
+    .library(name: "FlowchartTesting", targets: ["FlowchartTesting"]),
   ],
   dependencies: [],
   targets: [
     .target(name: "Flowchart"),
-    .testTarget(name: "FlowchartTests", dependencies: ["Flowchart"]),
+    .testTarget(name: "FlowchartTests", dependencies: ["Flowchart", "FlowchartTesting"]),
+    // Charts in files (JSON and XML), bound to code by name; Foundation is allowed here.
+    .target(name: "FlowchartFiles", dependencies: ["Flowchart"]),
+    .testTarget(name: "FlowchartFilesTests", dependencies: ["FlowchartFiles", "Flowchart"]),
+    // The `flowchart` command-line tool: `swift run flowchart --help`. Its directory is not
+    // named `flowchart`, which would clash with `Flowchart` on case-insensitive file systems.
+    .executableTarget(name: "FlowchartCLI", dependencies: ["Flowchart", "FlowchartFiles"]),
+    .testTarget(name: "FlowchartCLITests", dependencies: ["FlowchartCLI", "FlowchartFiles"]),
+    // Depends on the toolchain's Swift Testing (`import Testing`), and on Foundation for
+    // golden files and the record-mode environment variable.
+    .target(name: "FlowchartTesting", dependencies: ["Flowchart"]),
+    // Golden files are read from beside the tests (`#filePath`), not bundled.
+    .testTarget(
+      name: "FlowchartTestingTests", dependencies: ["FlowchartTesting", "Flowchart"],
+      exclude: ["Golden"]),
     // Playgrounds: each is a runnable example, `swift run <name>`.
     .executableTarget(
       name: "FirstLaunch", dependencies: ["Flowchart"], path: "Playgrounds/FirstLaunch"),
@@ -20,9 +38,15 @@ let package = Package(
       name: "Health", dependencies: ["Flowchart"], path: "Playgrounds/Health"),
     .executableTarget(
       name: "Downloads", dependencies: ["Flowchart"], path: "Playgrounds/Downloads"),
+    .executableTarget(
+      name: "ImageUploads", dependencies: ["Flowchart"], path: "Playgrounds/ImageUploads"),
+    .executableTarget(
+      name: "FileChart", dependencies: ["Flowchart", "FlowchartFiles"],
+      path: "Playgrounds/FileChart"),
     // Benchmarks: `swift run -c release flowchart-benchmarks` (see BENCHMARKS.md).
     .executableTarget(
-      name: "flowchart-benchmarks", dependencies: ["Flowchart"], path: "Benchmarks"),
+      name: "flowchart-benchmarks", dependencies: ["Flowchart", "FlowchartFiles"],
+      path: "Benchmarks"),
   ],
   swiftLanguageModes: [.v6]
 )

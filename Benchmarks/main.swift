@@ -14,6 +14,8 @@
 // - DispatchBenchmarks.swift: dispatch fan-out and join against a raw task group;
 // - ChartShapes.swift, CompileBenchmarks.swift: compiling and printing large charts;
 // - MemoryBenchmarks.swift: peak resident memory of long runs, in child processes;
+// - FileBenchmarks.swift: loading chart files (JSON and XML) of growing size;
+// - ToolBenchmarks.swift: the `flowchart` tool's `validate` on a large file;
 // - LiveBenchmarks.swift: runs through a run handle, observed or not, against run(with:).
 //
 // Profiling: a run that selects only synchronous groups starts no Swift task, so
@@ -28,7 +30,8 @@ import Foundation
 struct Options: Sendable {
   /// The workload groups, in the order they run.
   static let groups = [
-    "sync", "sync-capturing", "async", "dispatch", "compile", "print", "memory", "live",
+    "sync", "sync-capturing", "async", "dispatch", "compile", "print", "memory", "load",
+    "tool", "live",
   ]
 
   static let usage = """
@@ -145,6 +148,8 @@ struct BenchmarkRunner: Sendable {
       case "compile": try CompileBenchmarks.measureCompile(configuration, into: &report)
       case "print": try CompileBenchmarks.measurePrint(configuration, into: &report)
       case "memory": try MemoryBenchmarks.measure(configuration, into: &report)
+      case "load": try FileBenchmarks.measureLoad(configuration, into: &report)
+      case "tool": try ToolBenchmarks.measureValidate(configuration, into: &report)
       case "live":
         report.append(
           try waitForTask(configuration) { try await LiveBenchmarks.measure($0, into: &$1) })

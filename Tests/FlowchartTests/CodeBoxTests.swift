@@ -18,8 +18,8 @@ struct CodeBoxTests {
   @Test func anActionHoldsItsBox() throws {
     let action = Action<Counter>("Count") { $0.count += 1 }
     let state = try #require(Self.state(action.declaration))
-    #expect(state.code.kind == .action)
-    #expect(state.code.box is ActionBox<Counter>)
+    #expect(state.codeKind == .action)
+    #expect(state.codeBox is ActionBox<Counter>)
   }
 
   @Test func anAsyncConditionHoldsItsBox() throws {
@@ -27,19 +27,41 @@ struct CodeBoxTests {
       context.count > 0
     }
     let state = try #require(Self.state(condition.declaration))
-    #expect(state.code.kind == .asyncCondition)
-    #expect(state.code.box is AsyncConditionBox<Counter>)
+    #expect(state.codeKind == .asyncCondition)
+    #expect(state.codeBox is AsyncConditionBox<Counter>)
   }
 
-  @Test func aMultipleConditionAndADispatchHoldNoBox() throws {
+  @Test func aMultipleConditionAndADispatchHoldNoBoxButSayWhichLoopRunsThem() throws {
     let choice = MultipleCondition<Counter, Int>("Which?", isFinal: true) { $0.count }
+    let asyncChoice = MultipleCondition<Counter, Int>("Which?", isFinal: true) { context async in
+      context.count
+    }
     let dispatch = Dispatch<Counter>("Both", isFinal: true) {
       Branch { Action("Left", isFinal: true) }
     }
-    for declaration in [choice.declaration, dispatch.declaration] {
+    let expected: [(Declaration<Counter>, CodeKind)] = [
+      (choice.declaration, .select), (asyncChoice.declaration, .asyncSelect),
+      (dispatch.declaration, .dispatch),
+    ]
+    for (declaration, kind) in expected {
       let state = try #require(Self.state(declaration))
-      #expect(state.code.kind == .none)
-      #expect(state.code.box == nil)
+      #expect(state.codeKind == kind)
+      #expect(state.codeBox == nil)
+    }
+  }
+
+  @Test func eachDeclarationSaysWhatKindOfStateItIs() throws {
+    let declarations: [(Declaration<Counter>, StateKind)] = [
+      (Action("A").declaration, .action),
+      (Condition("C") { _ in true }.declaration, .condition),
+      (
+        MultipleCondition<Counter, Int>("M", isFinal: true) { $0.count }.declaration,
+        .multipleCondition
+      ),
+      (Dispatch("D") { Branch { Action("B", isFinal: true) } }.declaration, .dispatch),
+    ]
+    for (declaration, kind) in declarations {
+      #expect(try #require(Self.state(declaration)).kind == kind)
     }
   }
 
@@ -50,7 +72,7 @@ struct CodeBoxTests {
     ]
     let chart = try Flowchart<Counter> { declarations }
     for (index, declaration) in declarations.enumerated() {
-      let box = try #require(Self.state(declaration)?.code.box)
+      let box = try #require(Self.state(declaration)?.codeBox)
       let node = chart.graph.nodeBase[index]
       #expect(node.kind == .action)
       #expect(node.code == UnsafeRawPointer(Unmanaged.passUnretained(box).toOpaque()))

@@ -24,6 +24,28 @@ struct DeclaringConvenienceTests {
     #expect(chart[chart.states.first!.advanced(by: 1)].isAsynchronous)
   }
 
+  /// A state a team declares often, packaged as a type of its own.
+  struct Stamp<Context: Sendable>: FlowComponent {
+    var name: String
+    var isFinal = false
+    var declaration: Declaration<Context> { Action(name, isFinal: isFinal).declaration }
+  }
+
+  @Test func aTypeOfYoursDeclaresAStateLikeTheBuiltInOnes() throws {
+    let chart = try Flowchart<Cart> {
+      Stamp(name: "Received")
+      Condition("Has coupon?") {
+        $0.hasCoupon
+      } yes: {
+        Stamp(name: "Discounted")
+      }
+      Stamp(name: "Shipped", isFinal: true)
+    }
+    let result = try chart.runSynchronously(with: Cart(hasCoupon: true))
+    #expect(result.pathNames == ["Received", "Has coupon?", "Discounted", "Shipped"])
+    #expect(chart[chart.start].kind == .action)
+  }
+
   @Test func workThatIgnoresTheContextStillFailsTheRun() {
     struct Broken: Error {}
     #expect(throws: RunError.self) {

@@ -5,12 +5,13 @@ import Testing
 /// as their static members say.
 struct PublicTypesTests {
   @Test func stateKindsHaveTheirLettersAndWords() {
-    #expect(StateKind.allCases == [.condition, .multipleCondition, .action, .dispatch])
-    #expect(StateKind.allCases.map(\.letter) == ["S", "M", "A", "D"])
+    #expect(
+      StateKind.allCases == [.condition, .multipleCondition, .action, .dispatch, .subflow, .map])
+    #expect(StateKind.allCases.map(\.letter) == ["S", "M", "A", "D", "F", "E"])
     #expect(
       StateKind.allCases.map(\.description)
-        == ["condition", "multiple condition", "action", "dispatch"])
-    #expect(Set(StateKind.allCases).count == 4)
+        == ["condition", "multiple condition", "action", "dispatch", "subflow", "map"])
+    #expect(Set(StateKind.allCases).count == 6)
   }
 
   @Test func exitLabelsCarryTheirKeyOrBranch() {

@@ -12,11 +12,16 @@ struct ReadmeExampleTests {
     let root = thisFile.deletingLastPathComponent().deletingLastPathComponent()
       .deletingLastPathComponent()
     let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
-    let copies = try String(contentsOf: thisFile, encoding: .utf8)
+    // The "Testing your flowcharts" section's block is copied in FlowchartTestingTests.
+    let testingCopies = root.appendingPathComponent(
+      "Tests/FlowchartTestingTests/ReadmeExampleTests.swift")
+    let copies = try [thisFile, testingCopies].map { try String(contentsOf: $0, encoding: .utf8) }
+      .joined(separator: "\n")
       .split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
 
-    let blocks = swiftBlocks(in: readme)
-    #expect(blocks.count == 5)
+    // Blocks that import FlowchartFiles are copied into FlowchartFilesTests' ReadmeTests.
+    let blocks = swiftBlocks(in: readme).filter { $0.first != "import FlowchartFiles" }
+    #expect(blocks.count == 7)
     for block in blocks {
       // Each line of the block, in order, with only this file's assertions in between.
       var rest = copies[...]
@@ -28,6 +33,51 @@ struct ReadmeExampleTests {
         rest = rest[(found + 1)...]
       }
     }
+  }
+
+  @Test func chartsInsideChartsRunAsOneState() throws {
+    // README: "Charts inside charts".
+    var printed = ""
+    func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+      printed += items.map { "\($0)" }.joined(separator: separator) + terminator
+    }
+
+    // swift-format-ignore
+    struct Payment: Sendable { var amount = 0; var isAccepted = true }
+    struct Order: Sendable {
+      var payment = Payment()
+      var isShipped = false
+    }
+
+    // swift-format-ignore
+    let pay = try Flowchart<Payment> {
+      Condition("Card accepted?") { $0.isAccepted } yes: {
+        Action("Paid", isFinal: true)
+      } no: {
+        Action("Refused", isFinal: true)
+      }
+    }
+    let order = try Flowchart<Order> {
+      Subflow("Pay", running: pay, context: .keyPath(\.payment)) {
+        Case("Paid") { Action("Ship", isFinal: true) { $0.isShipped = true } }
+        Case("Refused") { Action("Cancel", isFinal: true) }
+      }
+    }
+    print(try order.runSynchronously(with: Order()).pathNames)  // ["Pay", "Ship"]
+    #expect(printed == "[\"Pay\", \"Ship\"]\n")
+    var tree = ""
+    order.printTree(to: &tree, expandingSubflows: true)  // Pay's chart drawn below it
+    expectText(
+      tree,
+      """
+      Pay (F)
+      :  Card accepted? (S)
+      :  Y- Paid (A) !
+      :  N- Refused (A) !
+      +- Paid: Ship (A) !
+      +- Refused: Cancel (A) !
+
+      """)
   }
 
   @Test func exampleRunsTheOtherCheckPathAndPrintsSTWorkflowsTree() throws {
@@ -159,7 +209,7 @@ struct ReadmeExampleTests {
         """)
     #expect(onboarding.isSynchronous)
     let kinds = onboarding.states.map { onboarding[$0].kind }
-    #expect(Set(kinds) == Set(StateKind.allCases))
+    #expect(Set(kinds) == [.condition, .multipleCondition, .action, .dispatch])
 
     for plan in Plan.allCases {
       let result = try onboarding.runSynchronously(with: Signup(plan: plan))

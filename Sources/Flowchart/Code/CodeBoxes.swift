@@ -2,12 +2,97 @@
 // reference without retaining and releasing it on every step. The declaring types make the
 // boxes and a declaration holds its state's box (``DeclaredCode``); the compiler points each
 // node at its box, and the run loop calls it. So this folder is shared by the DSL and the
-// engine and depends on neither.
+// engine and depends on neither. ``CodeKind`` names the box a pointer holds, for both.
 //
 // Each box stores its closure with the closure's exact type, so calling it needs no
 // reabstraction thunk. There is one box type per kind of code; a node's kind says which one
 // its pointer holds. Every box is a final class whose only stored property is a `let` of a
 // `@Sendable` closure, so its `Sendable` conformance is checked.
+
+/// What a state's code is, and so which box holds it and which call the run loop makes:
+/// the one vocabulary of the declarations (which box they made) and the nodes (which loop
+/// and which call run them). A new kind of code is a case here, its box below, its shape
+/// of exits, and its call in `Graph/Node.swift`; every switch over it is exhaustive.
+@usableFromInline
+enum CodeKind: UInt8, Sendable {
+  /// No code: the state goes on to its next state (an action with no work).
+  case pass
+  /// An ``ActionBox``.
+  case action
+  /// A ``ConditionBox``.
+  case condition
+  /// A ``SelectBox``: a non-final multiple condition. (Until the compiler has resolved
+  /// its exits, a multiple condition's declaration says `select` and holds no box.)
+  case select
+  /// A ``DecideKeyBox``: a final multiple condition.
+  case decideKey
+  /// An ``AsyncActionBox``.
+  case asyncAction
+  /// An ``AsyncConditionBox``.
+  case asyncCondition
+  /// An ``AsyncSelectBox`` (with no box yet in a declaration, as for ``select``).
+  case asyncSelect
+  /// An ``AsyncDecideKeyBox``.
+  case asyncDecideKey
+  /// A dispatch: no box of its own; its plan says how its branches run and merge.
+  case dispatch
+
+  /// Whether the kind needs the asynchronous loop.
+  ///
+  /// An exhaustive switch rather than a comparison of raw values, so a new kind must say
+  /// which loop runs it; the optimizer still reduces it to one comparison.
+  @inlinable var suspends: Bool {
+    switch self {
+    case .pass, .action, .condition, .select, .decideKey: false
+    case .asyncAction, .asyncCondition, .asyncSelect, .asyncDecideKey, .dispatch: true
+    }
+  }
+
+  /// Whether the state's own code is `async`. (A dispatch suspends, to run its branches,
+  /// but has no code to await.)
+  var isAsynchronous: Bool { suspends && self != .dispatch }
+
+  /// How the node of a state with this code lays out its exits.
+  var shape: ExitShape {
+    switch self {
+    case .pass, .action, .asyncAction: .next
+    case .condition, .asyncCondition: .yesNo
+    case .select, .asyncSelect: .selected
+    case .decideKey, .asyncDecideKey: .reported
+    case .dispatch: .branches
+    }
+  }
+
+  /// Whether `box` is the box this kind of code calls, over `Context`: what the run loop
+  /// relies on without checking (see `Graph/Graph+Invariants.swift`).
+  func holds<Context: Sendable>(_ box: AnyObject?, over _: Context.Type) -> Bool {
+    switch self {
+    case .pass, .dispatch: box == nil
+    case .action: box is ActionBox<Context>
+    case .condition: box is ConditionBox<Context>
+    case .select: box is SelectBox<Context>
+    case .decideKey: box is DecideKeyBox<Context>
+    case .asyncAction: box is AsyncActionBox<Context>
+    case .asyncCondition: box is AsyncConditionBox<Context>
+    case .asyncSelect: box is AsyncSelectBox<Context>
+    case .asyncDecideKey: box is AsyncDecideKeyBox<Context>
+    }
+  }
+}
+
+/// How a compiled state's exits are laid out in its node (see `Graph/Node.swift`).
+enum ExitShape {
+  /// One exit, `next`, or none when the state is final.
+  case next
+  /// `yes` in `next` and `no` in `alternative`, or neither when the state is final.
+  case yesNo
+  /// The code returns the next state itself: a non-final multiple condition.
+  case selected
+  /// The code reports a key and the flow ends: a final multiple condition.
+  case reported
+  /// A dispatch: its plan (`alternative`) starts the branches, and `next` follows the join.
+  case branches
+}
 
 /// The box of a synchronous action: its work.
 @usableFromInline

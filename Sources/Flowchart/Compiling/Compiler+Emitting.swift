@@ -6,16 +6,15 @@ extension Compiler {
   mutating func emit(start: Int32, entryPoints: [Int32]) -> CompiledChart {
     for index in states.indices {
       let range = exitRange(of: index)
-      // Every kind is listed: a new kind must say here how its exits are emitted.
-      switch nodes[index].kind {
-      case .pass, .action, .asyncAction:
+      switch nodes[index].kind.shape {
+      case .next:
         if !range.isEmpty { nodes[index].next = exits[range.lowerBound].target }
-      case .condition, .asyncCondition:
+      case .yesNo:
         if range.count == 2 {
           nodes[index].next = exits[range.lowerBound].target
           nodes[index].alternative = exits[range.lowerBound + 1].target
         }
-      case .select, .asyncSelect, .decideKey, .asyncDecideKey, .dispatch:
+      case .selected, .reported, .branches:
         break  // Multiple conditions and dispatches: finished below.
       }
     }
@@ -48,7 +47,7 @@ extension Compiler {
 
   /// Points `node` at `code`'s box, which the chart keeps alive.
   private mutating func attach(_ code: DeclaredCode, to node: inout Node) {
-    node.kind = Node.Kind(code.kind)
+    node.kind = code.kind
     guard let box = code.box else { return }
     node.code = UnsafeRawPointer(Unmanaged.passUnretained(box).toOpaque())
     codeBoxes.append(box)

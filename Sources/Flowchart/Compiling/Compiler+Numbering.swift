@@ -72,19 +72,19 @@ extension Compiler {
     }
     owner._withUnsafeGuaranteedRef { owner in
       switch owner.body {
-      case .condition(let yes, let no, _):
+      case .yesNo(let yes, let no, _):
         // Not `block.part == 0 ? yes : no`, which would copy, and so retain, the array.
         if block.part == 0 {
           walk(yes, of: block)
         } else {
           walk(no, of: block)
         }
-      case .multipleCondition(let decision, _):
+      case .keyed(let decision, _):
         walk(decision.exits[block.part].body, of: block)
-      case .dispatch(let branches, _):
+      case .branches(let branches, _):
         walk(branches[block.part].body, of: block)
-      case .action:
-        preconditionFailure("an action has no blocks")
+      case .next:
+        preconditionFailure("a state with one exit has no blocks")
       }
     }
   }
@@ -173,9 +173,9 @@ extension Compiler {
     case .state(let state):
       guard state.isFinal else { return nil }
       switch state.body {
-      case .action, .dispatch:
+      case .next, .branches:
         return .finalState(facts(state))
-      case .condition(_, _, let hasExits), .multipleCondition(_, let hasExits):
+      case .yesNo(_, _, let hasExits), .keyed(_, let hasExits):
         return hasExits ? nil : .finalState(facts(state))
       }
     }
@@ -200,30 +200,28 @@ extension Compiler {
     _ state: StateDeclaration, id: Int32, flow: Int32, firstExit: Int32
   ) {
     var node = Node(
-      kind: Node.Kind(state.codeKind), isFinal: state.isFinal, next: Node.none,
-      alternative: Node.none, code: nil)
+      kind: state.codeKind, isFinal: state.isFinal, next: Node.none, alternative: Node.none,
+      code: nil)
     if let box = state.codeBox {
       // The declaration owns its box, and the chart keeps its declarations alive.
       node.code = UnsafeRawPointer(Unmanaged.passUnretained(box).toOpaque())
     }
+    // A keyed decision's and a dispatch's code is made in pass 4, once their exits are
+    // resolved; until then the node's kind says which loop runs it.
     switch state.body {
-    case .action, .condition:
+    case .next, .yesNo:
       break
-    case .multipleCondition(let decision, _):
-      // A placeholder until pass 4 makes the code.
-      node.kind = decision.isAsynchronous ? .asyncSelect : .select
+    case .keyed(let decision, _):
       unfinished.append(
         Unfinished(
           state: id,
           work: .multipleCondition(
             makeSelector: decision.makeSelector, makeFinalDecision: decision.makeFinalDecision)))
-    case .dispatch(_, let merge):
-      node.kind = .dispatch
+    case .branches(_, let merge):
       unfinished.append(Unfinished(state: id, work: .dispatch(merge: merge)))
     }
     nodes[Int(id)] = node
-    // A dispatch has no code of its own to await, though its node needs the async loop.
-    if node.kind.suspends, node.kind != .dispatch { asynchronousStates.append(id) }
+    if node.kind.isAsynchronous { asynchronousStates.append(id) }
     records[Int(id)] = StateRecord(declaration: state, firstExit: firstExit, flow: flow)
   }
 
@@ -244,10 +242,10 @@ extension Compiler {
     let endExit = firstExit + state.exitCount
 
     switch state.body {
-    case .action:
+    case .next:
       if !state.isFinal { setExit(.next, to: next) }
 
-    case .condition(_, _, let hasExits):
+    case .yesNo(_, _, let hasExits):
       if !hasExits {
         if !state.isFinal {
           findings.append(.missingExits(facts(state), needsKeys: false))
@@ -273,7 +271,7 @@ extension Compiler {
       setExit(.yes, to: yesEntry)
       setExit(.no, to: noEntry)
 
-    case .multipleCondition(let decision, let hasExits):
+    case .keyed(let decision, let hasExits):
       if !hasExits || decision.exits.isEmpty {
         if state.isFinal {
           if hasExits { findings.append(.finalWithExits(facts(state), keyed: true)) }
@@ -321,7 +319,7 @@ extension Compiler {
         setExit(label, to: entry)
       }
 
-    case .dispatch(let branches, _):
+    case .branches(let branches, _):
       if branches.isEmpty { findings.append(.emptyDispatch(facts(state))) }
       firstBranchFlow[id] = Int32(flows.count)
       var blockState = id + 1
@@ -369,24 +367,5 @@ extension Compiler {
       exits += declaration.exitCount
     }
     return (states, exits)
-  }
-}
-
-extension Node.Kind {
-  /// The kind of node that calls a declared state's code: the declaration says which box it
-  /// holds, the node which call the run loop makes. A state with no code of its own passes
-  /// until `record` says otherwise (a multiple condition, a dispatch).
-  init(_ code: DeclaredCode.Kind) {
-    switch code {
-    case .none: self = .pass
-    case .action: self = .action
-    case .condition: self = .condition
-    case .asyncAction: self = .asyncAction
-    case .asyncCondition: self = .asyncCondition
-    case .select: self = .select
-    case .decideKey: self = .decideKey
-    case .asyncSelect: self = .asyncSelect
-    case .asyncDecideKey: self = .asyncDecideKey
-    }
   }
 }

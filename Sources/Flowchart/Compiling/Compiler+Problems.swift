@@ -230,7 +230,7 @@ struct DSLWording {
         "\(describe(state)) has \(what) twice (first at line \(firstLine)). Keep one exit for it."
 
     case .missingCases(let state, let cases):
-      let cases = cases.map { $0.hasPrefix("\"") ? $0 : ".\($0)" }.joined(separator: ", ")
+      let cases = cases.joined(separator: ", ")
       return "\(describe(state)) has no exit for \(cases). Add a Case for each, or a Default."
 
     case .finalWithExits(let state, let keyed):

@@ -49,6 +49,11 @@ public struct DefinitionError: Error, Sendable, CustomStringConvertible {
       case unreachable = "unreachable state"
       case unreachableGoTo = "unreachable GoTo"
       case entryPointInBranch = "entry point inside a branch"
+      case malformedFile = "malformed file"
+      case unreadableFile = "unreadable file"
+      case includeCycle = "include cycle"
+      case unboundName = "unbound name"
+      case mismatchedHandler = "mismatched handler"
       case invalidOutcome = "invalid outcome"
       case missingOutcome = "missing outcome"
     }
@@ -90,6 +95,19 @@ public struct DefinitionError: Error, Sendable, CustomStringConvertible {
     public static let unreachableGoTo = Kind(code: .unreachableGoTo)
     /// An entry point names a state inside a dispatch branch.
     public static let entryPointInBranch = Kind(code: .entryPointInBranch)
+    /// A chart file breaks its syntax or its format: a syntax error, invalid UTF-8, an
+    /// unknown element or attribute, a missing or duplicate one, a bad value, or nesting
+    /// deeper than a reader allows (see the FlowchartFiles module).
+    public static let malformedFile = Kind(code: .malformedFile)
+    /// A chart file, or a file it includes, cannot be read.
+    public static let unreadableFile = Kind(code: .unreadableFile)
+    /// A chart file includes itself, directly or through other files.
+    public static let includeCycle = Kind(code: .includeCycle)
+    /// A chart file names a handler that no registry entry binds.
+    public static let unboundName = Kind(code: .unboundName)
+    /// A chart file names a handler registered as another kind, such as a condition used as
+    /// an action.
+    public static let mismatchedHandler = Kind(code: .mismatchedHandler)
     /// A declared outcome names a state that is not a final state of the top level, or a
     /// decision that state cannot make, or a way to end that an earlier outcome maps.
     public static let invalidOutcome = Kind(code: .invalidOutcome)

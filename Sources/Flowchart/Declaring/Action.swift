@@ -13,8 +13,9 @@
 ///
 /// The work may be synchronous or `async throws`; the overload is chosen from the closure
 /// you write, and synchronous work never suspends the run.
-public struct Action<Context: Sendable>: Sendable {
-  @usableFromInline let declaration: Declaration<Context>
+public struct Action<Context: Sendable>: FlowComponent, Sendable {
+  /// The state, as a ``FlowBuilder`` block lists it.
+  public let declaration: Declaration<Context>
 
   /// Declares an action that runs synchronous work on the context.
   ///
@@ -36,7 +37,7 @@ public struct Action<Context: Sendable>: Sendable {
     _ perform: @escaping @Sendable (inout Context) throws -> Void
   ) {
     declaration = .state(
-      name, isFinal: isFinal, fileID: fileID, line: line, body: .action,
+      name, isFinal: isFinal, fileID: fileID, line: line, kind: .action, body: .next,
       code: DeclaredCode(.action, ActionBox(perform)))
   }
 
@@ -60,7 +61,7 @@ public struct Action<Context: Sendable>: Sendable {
     _ perform: @escaping @Sendable (inout Context) async throws -> Void
   ) {
     declaration = .state(
-      name, isFinal: isFinal, fileID: fileID, line: line, body: .action,
+      name, isFinal: isFinal, fileID: fileID, line: line, kind: .action, body: .next,
       code: DeclaredCode(.asyncAction, AsyncActionBox(perform)))
   }
 
@@ -127,6 +128,7 @@ public struct Action<Context: Sendable>: Sendable {
     fileID: String = #fileID,
     line: Int = #line
   ) {
-    declaration = .state(name, isFinal: isFinal, fileID: fileID, line: line, body: .action)
+    declaration = .state(
+      name, isFinal: isFinal, fileID: fileID, line: line, kind: .action, body: .next)
   }
 }

@@ -15,8 +15,9 @@
 /// condition in its block, like the end of an `if` statement; an empty branch goes there
 /// directly. A final condition still decides, and the run's result reports the decision,
 /// but it has no exits.
-public struct Condition<Context: Sendable>: Sendable {
-  @usableFromInline let declaration: Declaration<Context>
+public struct Condition<Context: Sendable>: FlowComponent, Sendable {
+  /// The state, as a ``FlowBuilder`` block lists it.
+  public let declaration: Declaration<Context>
 
   /// Declares a condition with a synchronous decision and its two exits.
   ///
@@ -40,8 +41,8 @@ public struct Condition<Context: Sendable>: Sendable {
     @FlowBuilder<Context> no: () -> [Declaration<Context>]
   ) {
     declaration = .state(
-      name, isFinal: isFinal, fileID: fileID, line: line,
-      body: .condition(yes: yes().map(\.node), no: no().map(\.node), hasExits: true),
+      name, isFinal: isFinal, fileID: fileID, line: line, kind: .condition,
+      body: .yesNo(yes: yes().map(\.node), no: no().map(\.node), hasExits: true),
       code: DeclaredCode(.condition, ConditionBox(decide)))
   }
 
@@ -66,8 +67,8 @@ public struct Condition<Context: Sendable>: Sendable {
     @FlowBuilder<Context> no: () -> [Declaration<Context>]
   ) {
     declaration = .state(
-      name, isFinal: isFinal, fileID: fileID, line: line,
-      body: .condition(yes: yes().map(\.node), no: no().map(\.node), hasExits: true),
+      name, isFinal: isFinal, fileID: fileID, line: line, kind: .condition,
+      body: .yesNo(yes: yes().map(\.node), no: no().map(\.node), hasExits: true),
       code: DeclaredCode(.asyncCondition, AsyncConditionBox(decide)))
   }
 
@@ -142,8 +143,8 @@ public struct Condition<Context: Sendable>: Sendable {
     _ decide: @escaping @Sendable (inout Context) throws -> Bool
   ) {
     declaration = .state(
-      name, isFinal: isFinal, fileID: fileID, line: line,
-      body: .condition(yes: [], no: [], hasExits: false),
+      name, isFinal: isFinal, fileID: fileID, line: line, kind: .condition,
+      body: .yesNo(yes: [], no: [], hasExits: false),
       code: DeclaredCode(.condition, ConditionBox(decide)))
   }
 
@@ -159,8 +160,8 @@ public struct Condition<Context: Sendable>: Sendable {
     _ decide: @escaping @Sendable (inout Context) async throws -> Bool
   ) {
     declaration = .state(
-      name, isFinal: isFinal, fileID: fileID, line: line,
-      body: .condition(yes: [], no: [], hasExits: false),
+      name, isFinal: isFinal, fileID: fileID, line: line, kind: .condition,
+      body: .yesNo(yes: [], no: [], hasExits: false),
       code: DeclaredCode(.asyncCondition, AsyncConditionBox(decide)))
   }
 }

@@ -16,14 +16,16 @@ public struct Declaration<Context: Sendable>: Sendable {
   /// The declaration of a state: what every declaration type's initializer makes.
   @inlinable
   static func state(
-    _ name: String, isFinal: Bool, fileID: String, line: Int, body: DeclaredBody,
-    code: DeclaredCode = .none
+    _ name: String, isFinal: Bool, fileID: String, line: Int, kind: StateKind,
+    body: DeclaredBody, code: DeclaredCode = .none,
+    attachment: (any AnyObject & Sendable)? = nil
   ) -> Declaration {
     Declaration(
       .state(
         StateDeclaration(
-          name: name, isFinal: isFinal, location: SourceLocation(fileID: fileID, line: line),
-          body: body, code: code)))
+          name: name, kind: kind, isFinal: isFinal,
+          location: SourceLocation(fileID: fileID, line: line), body: body, code: code,
+          attachment: attachment)))
   }
 }
 
@@ -33,15 +35,22 @@ public struct SourceLocation: Hashable, Sendable, CustomStringConvertible {
   public let fileID: String
   /// The line of the declaration.
   public let line: Int
+  /// The column of the declaration, from 1, when known: a chart read from a file has one
+  /// (see the FlowchartFiles module); a declaration in Swift has none.
+  public let column: Int?
 
   /// Creates a source location.
-  public init(fileID: String, line: Int) {
+  public init(fileID: String, line: Int, column: Int? = nil) {
     self.fileID = fileID
     self.line = line
+    self.column = column
   }
 
-  /// `fileID:line`, the form compilers use.
-  public var description: String { "\(fileID):\(line)" }
+  /// `fileID:line`, or `fileID:line:column` when the column is known: the form compilers use.
+  public var description: String {
+    guard let column else { return "\(fileID):\(line)" }
+    return "\(fileID):\(line):\(column)"
+  }
 }
 
 /// The internal tree the public declaration types lower into. Not generic: each closure is
@@ -81,19 +90,24 @@ final class GoToDeclaration: Sendable {
 /// domains.
 @usableFromInline
 final class StateDeclaration: @unchecked Sendable {
-  // Stored in this order so that what compiling reads of every state (the body's kind,
+  // Stored in this order so that what compiling reads of every state (the body's shape,
   // the code's kind, finality, the state count and the name) is together at the start of
   // the object, and the object stays small: compiling a large chart is bound by the memory
-  // it touches. The code's kind fills the padding after the body and its box goes last,
-  // so that holding the box costs 8 bytes: 88 on 64-bit platforms, in the same 96-byte
-  // heap block as the 80 bytes of a declaration without one.
+  // it touches. The code's kind, the flags and the state's kind fill the padding after the
+  // 17-byte body, and the box goes last: 88 bytes on 64-bit platforms, a 96-byte heap block
+  // of glibc's allocator. (One more stored word would take it to the 112-byte block: the
+  // rare attachment shares the box's word instead, see ``Attached``.)
   ///
   /// A `var` only so that `deinit` can take the blocks apart (see there): nothing else
   /// writes it, and `deinit` runs when no other reference exists.
   var body: DeclaredBody
-  /// Which kind of code ``codeBox`` holds (see ``code``).
-  let codeKind: DeclaredCode.Kind
-  let isFinal: Bool
+  /// Which kind of code the state runs, and so which box ``codeBox`` holds (see ``code``).
+  let codeKind: CodeKind
+  /// Finality, and whether ``storedCode`` holds an ``Attached`` pair.
+  private let flags: Flags
+  /// What the state is, for the graph's users: the body says only how its exits are laid
+  /// out, which kinds share (see ``DeclaredBody``).
+  let kind: StateKind
   /// How many states this declaration holds, itself and those nested in it: counted as the
   /// declaration is built, from its blocks' counts, so the compiler can size its arrays
   /// once. A chart numbers its states with `Int32`s.
@@ -104,21 +118,78 @@ final class StateDeclaration: @unchecked Sendable {
   /// How many exits this declaration and those nested in it declare, counted like
   /// ``stateCount``, so that the compiler sizes its exits' arrays once too.
   let exitCount: Int32
-  /// The box of the state's code (see ``code``).
-  let codeBox: (any AnyObject & Sendable)?
+  /// The box of the state's code, or, when the state has extras (an attachment or a
+  /// column), the ``Extras`` that hold the box with them: read it through ``codeBox``,
+  /// ``attachment`` and ``location``.
+  private let storedCode: (any AnyObject & Sendable)?
+
+  private struct Flags: OptionSet {
+    let rawValue: UInt8
+    static let isFinal = Flags(rawValue: 1)
+    static let extras = Flags(rawValue: 2)
+  }
+
+  /// What few declarations have, held in the one word of ``storedCode`` with the box, so
+  /// that every other declaration stays in its 96-byte heap block: a subflow's or a map's
+  /// attachment, and the column of a declaration read from a file.
+  private final class Extras: Sendable {
+    let box: (any AnyObject & Sendable)?
+    let attachment: (any AnyObject & Sendable)?
+    /// From 1; 0 when unknown.
+    let column: Int32
+
+    init(box: (any AnyObject & Sendable)?, attachment: (any AnyObject & Sendable)?, column: Int32) {
+      self.box = box
+      self.attachment = attachment
+      self.column = column
+    }
+  }
+
+  /// The extras, when the declaration has them.
+  private var extras: Extras? {
+    guard flags.contains(.extras) else { return nil }
+    return unsafeDowncast(storedCode.unsafelyUnwrapped, to: Extras.self)
+  }
+
+  /// Whether the state ends its flow.
+  var isFinal: Bool { flags.contains(.isFinal) }
+
+  /// The box of the state's code (see ``code``), or `nil` when it has none.
+  var codeBox: (any AnyObject & Sendable)? {
+    guard flags.contains(.extras) else { return storedCode }
+    return unsafeDowncast(storedCode.unsafelyUnwrapped, to: Extras.self).box
+  }
+
+  /// What the state keeps for the graph's users beyond its code, if anything: a subflow's
+  /// chart, which the tree printer can draw nested. Never read by the compiler or the run
+  /// loop.
+  var attachment: (any AnyObject & Sendable)? { extras?.attachment }
 
   @usableFromInline
   init(
-    name: String, isFinal: Bool, location: SourceLocation, body: DeclaredBody,
-    code: DeclaredCode = .none
+    name: String, kind: StateKind, isFinal: Bool, location: SourceLocation, body: DeclaredBody,
+    code: DeclaredCode = .none, attachment: (any AnyObject & Sendable)? = nil
   ) {
     self.name = name
-    self.isFinal = isFinal
+    self.kind = kind
     fileID = location.fileID
     line = Int32(clamping: location.line)
     self.body = body
-    codeKind = code.kind
-    codeBox = code.box
+    // The code a keyed decision or a dispatch runs is made by the compiler; until then the
+    // kind says which loop will run it.
+    switch body {
+    case .next, .yesNo: codeKind = code.kind
+    case .keyed(let decision, _): codeKind = decision.isAsynchronous ? .asyncSelect : .select
+    case .branches: codeKind = .dispatch
+    }
+    let column = Int32(clamping: location.column ?? 0)
+    if attachment != nil || column != 0 {
+      flags = isFinal ? [.isFinal, .extras] : .extras
+      storedCode = Extras(box: code.box, attachment: attachment, column: column)
+    } else {
+      flags = isFinal ? .isFinal : []
+      storedCode = code.box
+    }
     var states: Int32 = 1
     var exits: Int32 = 0
     func add(_ block: [DeclarationNode]) {
@@ -129,16 +200,16 @@ final class StateDeclaration: @unchecked Sendable {
       }
     }
     switch body {
-    case .action:
+    case .next:
       exits = isFinal ? 0 : 1
-    case .condition(let yes, let no, let hasExits):
+    case .yesNo(let yes, let no, let hasExits):
       exits = isFinal || !hasExits ? 0 : 2
       add(yes)
       add(no)
-    case .multipleCondition(let decision, _):
+    case .keyed(let decision, _):
       exits = isFinal ? 0 : Int32(decision.exits.count)
       for exit in decision.exits { add(exit.body) }
-    case .dispatch(let branches, _):
+    case .branches(let branches, _):
       exits = Int32(branches.count) + (isFinal ? 0 : 1)
       for branch in branches { add(branch.body) }
     }
@@ -176,7 +247,7 @@ final class StateDeclaration: @unchecked Sendable {
   private static func takeNestedStates(
     of state: StateDeclaration, into pending: inout [StateDeclaration]
   ) {
-    defer { state.body = .action }
+    defer { state.body = .next }
     let body = state.body
     func append(_ block: [DeclarationNode]) {
       for declaration in block {
@@ -184,31 +255,36 @@ final class StateDeclaration: @unchecked Sendable {
       }
     }
     switch body {
-    case .action:
+    case .next:
       break
-    case .condition(let yes, let no, _):
+    case .yesNo(let yes, let no, _):
       append(yes)
       append(no)
-    case .multipleCondition(let decision, _):
+    case .keyed(let decision, _):
       for exit in decision.exits { append(exit.body) }
-    case .dispatch(let branches, _):
+    case .branches(let branches, _):
       for branch in branches { append(branch.body) }
     }
   }
 
-  /// The state's code, if it has its own: an action's or a condition's box;
-  /// ``DeclaredCode/none`` for a multiple condition (its code is made once its exits are
-  /// resolved, see ``KeyedDecision``) and for a dispatch. The declaration owns the box.
-  var code: DeclaredCode { DeclaredCode(codeKind, codeBox) }
-
   /// Where the state was declared.
-  var location: SourceLocation { SourceLocation(fileID: fileID, line: Int(line)) }
+  var location: SourceLocation {
+    let column = extras?.column ?? 0
+    return SourceLocation(
+      fileID: fileID, line: Int(line), column: column == 0 ? nil : Int(column))
+  }
+
+  /// This declaration at another location: the same name, kind, flags, blocks, code and
+  /// attachment. (For front ends that read charts from files; see
+  /// `Declaration+Locating.swift`.)
+  func relocated(to location: SourceLocation) -> StateDeclaration {
+    StateDeclaration(
+      name: name, kind: kind, isFinal: isFinal, location: location, body: body,
+      code: DeclaredCode(codeKind, codeBox), attachment: attachment)
+  }
 
   /// Whether the state's code runs asynchronously.
-  var isAsynchronous: Bool {
-    if case .multipleCondition(let decision, _) = body { return decision.isAsynchronous }
-    return codeKind.isAsynchronous
-  }
+  var isAsynchronous: Bool { codeKind.isAsynchronous }
 }
 
 extension DeclarationNode {
@@ -238,20 +314,26 @@ extension DeclarationNode {
   }
 }
 
-/// The kind-specific part of a declared state.
+/// How a declared state's exits are laid out, and the blocks nested in them: all the
+/// compiler needs to know of a state's kind to number, walk, check and release it. Kinds
+/// share shapes (a state that waits for input and then decides yes or no is laid out like a
+/// condition), so a new kind of state usually needs no new shape; ``StateDeclaration/kind``
+/// says what the state is.
 @usableFromInline
 enum DeclaredBody: Sendable {
-  /// An action. Its work, if any, is in its box.
-  case action
-  /// A condition and its two inline branches. Its decision is in its box.
+  /// One exit to the next state: an action. Its work, if any, is in its box.
+  case next
+  /// Two inline blocks, `yes` and `no`: a condition. Its decision is in its box.
   ///
   /// `hasExits` is `false` when the declaration gave no `yes:`/`no:` blocks at all.
-  case condition(yes: [DeclarationNode], no: [DeclarationNode], hasExits: Bool)
-  /// A multiple condition: its type-erased key decision and its keyed exits. Indirect, so
-  /// that the rare large payload does not make every declaration larger.
-  indirect case multipleCondition(KeyedDecision, hasExits: Bool)
-  /// A dispatch: its branches and the ``MergeBox`` that folds each branch's context back.
-  case dispatch(branches: [BranchDeclaration], merge: (any AnyObject & Sendable)?)
+  case yesNo(yes: [DeclarationNode], no: [DeclarationNode], hasExits: Bool)
+  /// One block per key and perhaps a default: a multiple condition, with its type-erased
+  /// key decision. Indirect, so that the rare large payload does not make every
+  /// declaration larger.
+  indirect case keyed(KeyedDecision, hasExits: Bool)
+  /// Branches that run concurrently and join, then one exit to the next state: a dispatch,
+  /// with the ``MergeBox`` that folds each branch's context back.
+  case branches(branches: [BranchDeclaration], merge: (any AnyObject & Sendable)?)
 }
 
 /// A declared state's code: which kind of code it is, and the box that holds its closure.
@@ -259,59 +341,35 @@ enum DeclaredBody: Sendable {
 /// The box's type is one of the boxes in `CodeBoxes.swift`, chosen by ``kind``, over the
 /// chart's context. Holding it as an object lets the compiler, which never calls the code,
 /// be written once for every context type, instead of as generic code that looks up type
-/// metadata at every step. The compiler maps ``kind`` to the run loop's own kinds.
+/// metadata at every step. The node the compiler makes for the state calls the box the
+/// same ``CodeKind`` names.
 @usableFromInline
 struct DeclaredCode: Sendable {
-  /// Which kind of code a box holds, and so the box's type. (In the order of the run
-  /// loop's kinds, so that mapping one to the other compiles to nothing.)
-  @usableFromInline
-  enum Kind: UInt8, Sendable {
-    /// No code of its own: a multiple condition before its exits are resolved, a dispatch.
-    case none
-    /// An ``ActionBox``.
-    case action
-    /// A ``ConditionBox``.
-    case condition
-    /// A ``SelectBox``: a non-final multiple condition.
-    case select
-    /// A ``DecideKeyBox``: a final multiple condition.
-    case decideKey
-    /// An ``AsyncActionBox``.
-    case asyncAction
-    /// An ``AsyncConditionBox``.
-    case asyncCondition
-    /// An ``AsyncSelectBox``.
-    case asyncSelect
-    /// An ``AsyncDecideKeyBox``.
-    case asyncDecideKey
-
-    /// Whether the code is `async`.
-    var isAsynchronous: Bool {
-      switch self {
-      case .none, .action, .condition, .select, .decideKey: false
-      case .asyncAction, .asyncCondition, .asyncSelect, .asyncDecideKey: true
-      }
-    }
-  }
-
-  /// The box, or `nil` when ``kind`` is ``Kind/none``.
+  /// The box, or `nil` when ``kind`` is ``CodeKind/pass``.
   let box: (any AnyObject & Sendable)?
-  let kind: Kind
+  let kind: CodeKind
 
   /// Code of `kind` in `box`.
   ///
   /// - Precondition: `box` is the box type `kind` names, over the chart's context.
   @usableFromInline
-  init(_ kind: Kind, _ box: any AnyObject & Sendable) {
+  init(_ kind: CodeKind, _ box: any AnyObject & Sendable) {
     self.kind = kind
     self.box = box
   }
 
-  fileprivate init(_ kind: Kind, _ box: (any AnyObject & Sendable)?) {
+  @usableFromInline
+  init() {
+    kind = .pass
+    box = nil
+  }
+
+  /// Code of `kind` in `box`, which may be `nil` where the compiler makes the code.
+  fileprivate init(_ kind: CodeKind, _ box: (any AnyObject & Sendable)?) {
     self.kind = kind
     self.box = box
   }
 
   /// No code.
-  @usableFromInline static var none: DeclaredCode { DeclaredCode(.none, nil) }
+  @usableFromInline static var none: DeclaredCode { DeclaredCode() }
 }

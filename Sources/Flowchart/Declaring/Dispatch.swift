@@ -34,8 +34,9 @@
 /// If a branch fails, its siblings are cancelled and the run ends with that branch's
 /// ``RunError``. Run synchronously (``Flowchart/runSynchronously(with:stepLimit:)``),
 /// the branches run one after another, in declaration order.
-public struct Dispatch<Context: Sendable>: Sendable {
-  @usableFromInline let declaration: Declaration<Context>
+public struct Dispatch<Context: Sendable>: FlowComponent, Sendable {
+  /// The state, as a ``FlowBuilder`` block lists it.
+  public let declaration: Declaration<Context>
 
   /// Declares a dispatch whose branches' changes to the context are dropped.
   ///
@@ -112,12 +113,10 @@ public struct Dispatch<Context: Sendable>: Sendable {
     _ merge: (@Sendable (inout Context, Context, Context) throws -> Void)?,
     _ branches: [Branch<Context>]
   ) {
-    let location = SourceLocation(fileID: fileID, line: line)
-    let body = DeclaredBody.dispatch(
+    let body = DeclaredBody.branches(
       branches: branches.map(\.declaration), merge: merge.map(MergeBox.init))
-    declaration = Declaration(
-      .state(StateDeclaration(name: name, isFinal: isFinal, location: location, body: body))
-    )
+    declaration = .state(
+      name, isFinal: isFinal, fileID: fileID, line: line, kind: .dispatch, body: body)
   }
 }
 

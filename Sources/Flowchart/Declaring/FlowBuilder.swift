@@ -22,30 +22,13 @@ public enum FlowBuilder<Context: Sendable>: ListBuilder {
   /// A block lists declarations.
   public typealias Element = Declaration<Context>
 
-  /// Lifts an ``Action`` into the block.
+  /// Lifts a state into the block: an ``Action``, a ``Condition``, a
+  /// ``MultipleCondition``, a ``Dispatch``, or any other ``FlowComponent``.
   @inlinable
-  public static func buildExpression(_ state: Action<Context>) -> PartialBlock {
-    PartialBlock(.one(state.declaration))
-  }
-
-  /// Lifts a ``Condition`` into the block.
-  @inlinable
-  public static func buildExpression(_ state: Condition<Context>) -> PartialBlock {
-    PartialBlock(.one(state.declaration))
-  }
-
-  /// Lifts a ``MultipleCondition`` into the block.
-  @inlinable
-  public static func buildExpression<Key>(
-    _ state: MultipleCondition<Context, Key>
-  ) -> PartialBlock {
-    PartialBlock(.one(state.declaration))
-  }
-
-  /// Lifts a ``Dispatch`` into the block.
-  @inlinable
-  public static func buildExpression(_ state: Dispatch<Context>) -> PartialBlock {
-    PartialBlock(.one(state.declaration))
+  public static func buildExpression<Component: FlowComponent>(
+    _ component: Component
+  ) -> PartialBlock where Component.Context == Context {
+    PartialBlock(.one(component.declaration))
   }
 
   /// Lifts a ``GoTo`` into the block.
@@ -54,4 +37,31 @@ public enum FlowBuilder<Context: Sendable>: ListBuilder {
     PartialBlock(
       .one(Declaration(.goTo(GoToDeclaration(name: arrow.name, location: arrow.location)))))
   }
+}
+
+/// A type that declares one state of a chart: what a ``FlowBuilder`` block accepts.
+///
+/// ``Action``, ``Condition``, ``MultipleCondition`` and ``Dispatch`` conform; so can a type of
+/// yours that packages a state you declare often, by returning the declaration of one of
+/// them:
+///
+/// ```swift
+/// struct Checkpoint<Context: Sendable>: FlowComponent {
+///   var name: String
+///   var declaration: Declaration<Context> { Action(name).declaration }
+/// }
+///
+/// let chart = try Flowchart<Order> {
+///   Checkpoint(name: "Received")
+///   Action("Ship", isFinal: true)
+/// }
+/// ```
+///
+/// A new kind of state that Flowchart itself adds conforms the same way, so the builder
+/// needs no change for it.
+public protocol FlowComponent<Context> {
+  /// The context of the chart the state belongs to.
+  associatedtype Context: Sendable
+  /// The state, as a ``FlowBuilder`` block lists it.
+  var declaration: Declaration<Context> { get }
 }

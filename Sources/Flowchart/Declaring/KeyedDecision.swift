@@ -38,8 +38,9 @@ struct KeyedDecision: Sendable {
 
   var exits: [Exit]
   var duplicateKeys: [DuplicateKey]
-  /// Labels of enum cases with no exit, when the key type is `CaseIterable` and there is
-  /// no default exit; empty otherwise.
+  /// The keys with no exit, as messages show them (`.case` for an enum case, a quoted
+  /// name for a subflow's final state), when every possible key is known and there is no
+  /// default exit; empty otherwise.
   var missingCases: [String]
   var isAsynchronous: Bool
   /// Makes the code of a non-final state, given the target of each exit (in the order of
@@ -48,8 +49,12 @@ struct KeyedDecision: Sendable {
   /// Makes the code of a final state, which reports its key.
   var makeFinalDecision: @Sendable () -> DeclaredCode
 
+  /// - Parameter possibleKeys: Every key `decide` can return, when they are known
+  ///   otherwise than from a `CaseIterable` key type, with the text a message shows for a
+  ///   missing one.
   init<Context: Sendable, Key: Hashable & Sendable>(
-    _ decide: Decide<Context, Key>, exits declared: [KeyedExit<Context, Key>]
+    _ decide: Decide<Context, Key>, exits declared: [KeyedExit<Context, Key>],
+    possibleKeys: [(key: Key, text: String)]? = nil
   ) {
     exits = declared.map {
       Exit(
@@ -78,8 +83,13 @@ struct KeyedDecision: Sendable {
       }
     }
     duplicateKeys = duplicates
-    if firstDefault == nil, !declared.isEmpty, let cases = allCases(of: Key.self) {
-      missingCases = cases.filter { firstIndexOfKey[$0] == nil }.map { DisplayText.key($0) }
+    if firstDefault == nil, !declared.isEmpty, let possibleKeys {
+      missingCases = possibleKeys.filter { firstIndexOfKey[$0.key] == nil }.map(\.text)
+    } else if firstDefault == nil, !declared.isEmpty, let cases = allCases(of: Key.self) {
+      missingCases = cases.filter { firstIndexOfKey[$0] == nil }.map {
+        let text = DisplayText.key($0)
+        return text.hasPrefix("\"") ? text : ".\(text)"
+      }
     } else {
       missingCases = []
     }

@@ -31,8 +31,11 @@
 /// `"\u{1B}[2J"`). Two keys of one multiple condition that are not equal but show the same
 /// text (`Double.nan` twice, or two values with the same custom `description`) are a
 /// definition error, like the same key twice.
-public struct MultipleCondition<Context: Sendable, Key: Hashable & Sendable>: Sendable {
-  @usableFromInline let declaration: Declaration<Context>
+public struct MultipleCondition<Context: Sendable, Key: Hashable & Sendable>: FlowComponent,
+  Sendable
+{
+  /// The state, as a ``FlowBuilder`` block lists it.
+  public let declaration: Declaration<Context>
 
   /// Declares a multiple condition with a synchronous decision and its keyed exits.
   ///
@@ -111,11 +114,9 @@ public struct MultipleCondition<Context: Sendable, Key: Hashable & Sendable>: Se
     _ name: String, _ isFinal: Bool, _ fileID: String, _ line: Int,
     _ decision: KeyedDecision, hasExits: Bool
   ) {
-    let location = SourceLocation(fileID: fileID, line: line)
-    let body = DeclaredBody.multipleCondition(decision, hasExits: hasExits)
-    declaration = Declaration(
-      .state(StateDeclaration(name: name, isFinal: isFinal, location: location, body: body))
-    )
+    let body = DeclaredBody.keyed(decision, hasExits: hasExits)
+    declaration = .state(
+      name, isFinal: isFinal, fileID: fileID, line: line, kind: .multipleCondition, body: body)
   }
 }
 

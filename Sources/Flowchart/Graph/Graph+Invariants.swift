@@ -17,33 +17,23 @@ extension Graph {
         }
       }
       let hasNext = node.next != Node.none
-      switch node.kind {
-      case .pass, .action, .asyncAction, .dispatch:
-        precondition(hasNext != node.isFinal, "a non-final action or dispatch has a next state")
-      case .condition, .asyncCondition:
+      switch node.kind.shape {
+      case .next:
+        precondition(hasNext != node.isFinal, "a non-final action has a next state")
+      case .yesNo:
         let hasAlternative = node.alternative != Node.none
         precondition(hasNext == hasAlternative && hasNext != node.isFinal, "two exits or none")
-      case .select, .asyncSelect:
+      case .selected:
         precondition(!node.isFinal, "a selector belongs to a non-final multiple condition")
-      case .decideKey, .asyncDecideKey:
+      case .reported:
         precondition(node.isFinal, "a final multiple condition reports its key")
+      case .branches:
+        precondition(hasNext != node.isFinal, "a non-final dispatch has a next state")
       }
       // Each node's code is the box its kind calls, over this graph's context: the run loop
       // relies on it without checking.
       let box = node.code.map { Unmanaged<AnyObject>.fromOpaque($0).takeUnretainedValue() }
-      switch node.kind {
-      case .pass, .dispatch: precondition(box == nil, "no code to call")
-      case .action: precondition(box is ActionBox<Context>, "an action box")
-      case .condition: precondition(box is ConditionBox<Context>, "a condition box")
-      case .select: precondition(box is SelectBox<Context>, "a select box")
-      case .decideKey: precondition(box is DecideKeyBox<Context>, "a decide-key box")
-      case .asyncAction: precondition(box is AsyncActionBox<Context>, "an async action box")
-      case .asyncCondition:
-        precondition(box is AsyncConditionBox<Context>, "an async condition box")
-      case .asyncSelect: precondition(box is AsyncSelectBox<Context>, "an async select box")
-      case .asyncDecideKey:
-        precondition(box is AsyncDecideKeyBox<Context>, "an async decide-key box")
-      }
+      precondition(node.kind.holds(box, over: Context.self), "the box the node's kind calls")
       if node.kind == .dispatch {
         precondition(dispatches.indices.contains(Int(node.alternative)), "a dispatch has a plan")
         let merge = dispatches[Int(node.alternative)].merge

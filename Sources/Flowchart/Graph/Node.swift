@@ -2,23 +2,8 @@
 /// so reading it costs a load.
 @usableFromInline
 struct Node {
-  /// What the state does; says which closure type ``code`` holds.
-  @usableFromInline
-  enum Kind: UInt8, Sendable {
-    case pass, action, condition, select, decideKey
-    case asyncAction, asyncCondition, asyncSelect, asyncDecideKey, dispatch
-
-    /// Whether the kind needs the asynchronous loop.
-    ///
-    /// An exhaustive switch rather than a comparison of raw values, so a new kind must say
-    /// which loop runs it; the optimizer still reduces it to one comparison.
-    @inlinable var suspends: Bool {
-      switch self {
-      case .pass, .action, .condition, .select, .decideKey: false
-      case .asyncAction, .asyncCondition, .asyncSelect, .asyncDecideKey, .dispatch: true
-      }
-    }
-  }
+  /// What the state does; says which box ``code`` holds (see `Code/CodeBoxes.swift`).
+  @usableFromInline typealias Kind = CodeKind
 
   @usableFromInline var kind: Kind
   @usableFromInline var isFinal: Bool
@@ -195,16 +180,6 @@ struct StateRecord: Sendable {
   var kind: StateKind { declaration.kind }
   /// Whether the state's code is `async`.
   var isAsynchronous: Bool { declaration.isAsynchronous }
-}
-
-extension StateDeclaration {
-  /// The state's kind: the graph's name for what the declaration's body is.
-  var kind: StateKind {
-    switch body {
-    case .action: .action
-    case .condition: .condition
-    case .multipleCondition: .multipleCondition
-    case .dispatch: .dispatch
-    }
-  }
+  /// What the state keeps beyond its code (a subflow's chart), for printing.
+  var attachment: (any AnyObject & Sendable)? { declaration.attachment }
 }

@@ -34,55 +34,6 @@ public struct StateID: Hashable, Comparable, Strideable, Sendable, CustomStringC
   public var description: String { "#\(index)" }
 }
 
-/// What kind of state a state is.
-///
-/// Four kinds exist today; later versions add kinds (such as states that wait for input,
-/// subflows and maps), so a `switch` over a kind needs a `default:` clause, the way one
-/// over an `Error` does. Compare with the static members instead:
-///
-/// ```swift
-/// if chart[id].kind == .condition { … }
-/// ```
-public struct StateKind: Hashable, Sendable, CaseIterable, CustomStringConvertible {
-  private enum Code: Hashable, Sendable, CaseIterable {
-    case condition, multipleCondition, action, dispatch
-  }
-
-  private let code: Code
-
-  /// Decides yes or no; two exits. Printed `S` (a simple condition, as in STWorkflow).
-  public static let condition = StateKind(code: .condition)
-  /// Decides a key; one exit per key and perhaps a default. Printed `M`.
-  public static let multipleCondition = StateKind(code: .multipleCondition)
-  /// Does work; one exit. Printed `A`.
-  public static let action = StateKind(code: .action)
-  /// Runs branches concurrently, then follows one exit. Printed `D`.
-  public static let dispatch = StateKind(code: .dispatch)
-
-  /// Every kind this version of Flowchart knows, in the order above.
-  public static var allCases: [StateKind] { Code.allCases.map(StateKind.init(code:)) }
-
-  /// The letter the tree printer writes after the state's name.
-  public var letter: Character {
-    switch code {
-    case .condition: "S"
-    case .multipleCondition: "M"
-    case .action: "A"
-    case .dispatch: "D"
-    }
-  }
-
-  /// The kind's name in words, as used in messages: `condition`, `multiple condition`, …
-  public var description: String {
-    switch code {
-    case .condition: "condition"
-    case .multipleCondition: "multiple condition"
-    case .action: "action"
-    case .dispatch: "dispatch"
-    }
-  }
-}
-
 /// One arrow leaving a state.
 public struct Exit: Hashable, Sendable {
   /// Which of the state's exits an arrow is.

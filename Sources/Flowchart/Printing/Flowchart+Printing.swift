@@ -12,7 +12,7 @@ extension Flowchart: CustomStringConvertible, CustomDebugStringConvertible {
   /// ```
   ///
   /// Each line is a state: its name, then its kind's letter (`S` condition, `M` multiple
-  /// condition, `A` action, `D` dispatch). A final state ends with ` !`. A non-final state
+  /// condition, `A` action, `D` dispatch, `F` subflow). A final state ends with ` !`. A non-final state
   /// that was already printed ends with ` *` and is not expanded again, which is how joins
   /// and cycles show. A condition's exits are prefixed `Y- ` and `N- `, a multiple
   /// condition's `+- key: `, a dispatch's branches `|- `; an action's or dispatch's next
@@ -31,7 +31,32 @@ extension Flowchart: CustomStringConvertible, CustomDebugStringConvertible {
   /// - Complexity: O(*n*) in the length of the output; iterative, so charts of any depth
   ///   print without growing the stack.
   public func printTree<Target: TextOutputStream>(to target: inout Target) {
-    var printer = TreePrinter(graph: graph)
+    var printer = TreePrinter(graph: graph, expandsSubflows: false)
+    printer.write(to: &target)
+  }
+
+  /// Writes the chart as a text tree, as ``printTree(to:)`` does, with the chart of each
+  /// ``Subflow`` drawn below its state when `expandingSubflows` is `true`.
+  ///
+  /// A subflow's chart is written as a tree of its own, each of its lines starting with
+  /// `:  ` where the subflow's next state would start, before the subflow's exits:
+  ///
+  /// ```
+  /// Check out (F)
+  /// :  Reserve stock (A)
+  /// :  In stock? (S)
+  /// :  Y- Paid (A) !
+  /// :  N- Out of stock (A) !
+  /// +- Paid: Ship (A) !
+  /// +- Out of stock: Apologise (A) !
+  /// ```
+  ///
+  /// Subflows inside a subflow's chart are expanded too. A subflow that was already printed
+  /// (a `*` line) is not expanded again.
+  public func printTree<Target: TextOutputStream>(
+    to target: inout Target, expandingSubflows: Bool
+  ) {
+    var printer = TreePrinter(graph: graph, expandsSubflows: expandingSubflows)
     printer.write(to: &target)
   }
 
@@ -63,12 +88,14 @@ struct TreePrinter<Context: Sendable> {
   }
 
   private let graph: Graph<Context>
+  private let expandsSubflows: Bool
   private var printed: [Bool]
   private var stack: [Item] = []
   private var indents: [String] = [""]
 
-  init(graph: Graph<Context>) {
+  init(graph: Graph<Context>, expandsSubflows: Bool) {
     self.graph = graph
+    self.expandsSubflows = expandsSubflows
     printed = [Bool](repeating: false, count: graph.records.count)
   }
 
@@ -99,6 +126,16 @@ struct TreePrinter<Context: Sendable> {
     // this column. Pushed in reverse, so they pop in order.
     let childDepth = item.prefix.isEmpty ? item.depth + 1 : item.depth + 2
     let columnDepth = item.prefix.isEmpty ? item.depth : item.depth + 1
+    if expandsSubflows, let nested = record.attachment as? any NestedChart {
+      var tree = ""
+      nested.writeTree(to: &tree)
+      for line in tree.split(separator: "\n") {
+        writeIndent(columnDepth, to: &target)
+        target.write(":  ")
+        target.write(String(line))
+        target.write("\n")
+      }
+    }
     for exit in graph.storedExits(of: Int(item.state)).reversed() {
       let target = exit.target
       switch exit.label {

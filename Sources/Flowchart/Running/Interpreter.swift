@@ -619,9 +619,38 @@ struct Interpreter<Context: Sendable>: Sendable {
         .cancelled, at: state, path: path, underlyingError: thrown,
         reason: "The run was cancelled while in \(describe(state))\(then).")
     }
+    if let inner = thrown as? RunError {
+      // A subflow's chart failed: the inner error's kind, and its story, inside this one's.
+      return error(
+        inner.kind, at: state, path: path, underlyingError: inner,
+        unmatchedKey: inner.unmatchedKey,
+        reason:
+          "The run stopped at \(describe(state)), whose chart failed: \(inner.reason) (Path in the subflow: \(Self.route(of: inner)).)"
+      )
+    }
+    if let failure = thrown as? MapElementFailure {
+      let inner = failure.error
+      return error(
+        inner.kind, at: state, path: path, underlyingError: inner,
+        unmatchedKey: inner.unmatchedKey,
+        reason:
+          "The run stopped at \(describe(state)): the run for element \(failure.index) (of \(failure.elementCount), counted from 0) failed: \(inner.reason) (Path in that run: \(Self.route(of: inner)).)"
+      )
+    }
+    if let problem = thrown as? SubflowWithoutYesOrNo {
+      return error(
+        .thrown, at: state, path: path, underlyingError: thrown,
+        reason: "The run stopped at \(describe(state)): \(problem)")
+    }
     return error(
       .thrown, at: state, path: path, underlyingError: thrown,
       reason: "The run stopped at \(describe(state)): it threw \(String(reflecting: thrown)).")
+  }
+
+  /// The names of an inner run's path, as a message shows them.
+  private static func route(of inner: RunError) -> String {
+    let route = inner.pathNames.map(DisplayText.name).joined(separator: " → ")
+    return route.isEmpty ? "(no state entered)" : route
   }
 
   @usableFromInline

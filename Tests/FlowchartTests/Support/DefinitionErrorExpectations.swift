@@ -1,5 +1,10 @@
 import Flowchart
+import FlowchartTesting
 import Testing
+
+/// A problem a test expects: FlowchartTesting's, whose file defaults to the one it is
+/// written in. (A type alias, so that the test files need not import FlowchartTesting.)
+typealias ExpectedProblem = FlowchartTesting.ExpectedProblem
 
 /// Runs `compile`, which must throw a ``DefinitionError``, and returns the error; records an
 /// issue and returns `nil` when it compiles.
@@ -24,25 +29,11 @@ func definitionError<Context>(
   return nil
 }
 
-/// A problem a test expects: its kind, the name it is about and the line it points at.
-struct ExpectedProblem: CustomStringConvertible {
-  var kind: DefinitionError.Kind
-  var name: String?
-  var line: Int
-
-  init(_ kind: DefinitionError.Kind, _ name: String?, line: Int) {
-    self.kind = kind
-    self.name = name
-    self.line = line
-  }
-
-  var description: String { "\(kind) '\(name ?? "nil")' at line \(line)" }
-}
-
-/// Expects `error` to list exactly `expected`, in that order.
+/// Expects `error` to list exactly `expected` (FlowchartTesting's ``ExpectedProblem``s,
+/// which point into the file they are written in), in that order.
 ///
-/// Each problem must also point into the calling test's file, end its message with a full
-/// stop, and describe itself as `location: message`.
+/// Each problem must also end its message with a full stop, and describe itself as
+/// `location: message`.
 func expectProblems(
   _ error: DefinitionError?, _ expected: [ExpectedProblem],
   sourceLocation: Testing.SourceLocation = #_sourceLocation
@@ -51,15 +42,12 @@ func expectProblems(
     Issue.record("Expected a DefinitionError, got none", sourceLocation: sourceLocation)
     return
   }
-  let actual = error.problems.map {
-    "\($0.kind) '\($0.name ?? "nil")' at line \($0.location.line)"
-  }
-  #expect(
-    actual == expected.map(\.description), "\(error)", sourceLocation: sourceLocation)
+  // FlowchartTesting's expected problems check the kind, the name, and the file and line.
+  let matches =
+    error.problems.count == expected.count
+    && zip(expected, error.problems).allSatisfy { $0.matches($1) }
+  #expect(matches, "expected \(expected), got: \(error)", sourceLocation: sourceLocation)
   for problem in error.problems {
-    #expect(
-      problem.location.fileID == sourceLocation.fileID, "\(problem)",
-      sourceLocation: sourceLocation)
     #expect(problem.message.hasSuffix("."), "\(problem)", sourceLocation: sourceLocation)
     #expect(
       problem.description
@@ -75,7 +63,8 @@ func expectOnlyProblem(
   _ error: DefinitionError?, _ kind: DefinitionError.Kind, name: String?, line: Int,
   saying phrases: [String] = [], sourceLocation: Testing.SourceLocation = #_sourceLocation
 ) -> DefinitionError.Problem? {
-  expectProblems(error, [ExpectedProblem(kind, name, line: line)], sourceLocation: sourceLocation)
+  let expected = ExpectedProblem(kind, name, line: line, fileID: sourceLocation.fileID)
+  expectProblems(error, [expected], sourceLocation: sourceLocation)
   guard let problem = error?.problems.first, error?.problems.count == 1 else { return nil }
   for phrase in phrases {
     #expect(

@@ -1,0 +1,269 @@
+/// A compiled chart run as one state of another: a subflow.
+///
+/// A subflow runs its chart from the chart's start on a context it takes from the outer
+/// context, writes the inner context back when the inner run ends, and goes on the way the
+/// inner run ended. Declare it in one of three shapes, as the outer chart needs:
+///
+/// ```swift
+/// let login = try Flowchart<Session> {
+///   Action("Ask for a password", isFinal: true) { $0.isLoggedIn = true }
+/// }
+/// let payment = try Flowchart<Payment> {
+///   Action("Charge") { $0.isCharged = true }
+///   Condition("Card accepted?", isFinal: true) { $0.cardIsValid }
+/// }
+/// let checkout = try Flowchart<Order> {
+///   Condition("In stock?") { $0.inStock } yes: {
+///     Action("Paid", isFinal: true)
+///   } no: {
+///     Action("Out of stock", isFinal: true)
+///   }
+/// }
+///
+/// let shop = try Flowchart<Shop> {
+///   // An action: go on once the inner run has ended, however it ended.
+///   Subflow("Log in", running: login, context: .keyPath(\.session))
+///   // A condition: the inner run ends at a final condition, whose decision is this one's.
+///   Subflow("Pay", running: payment, context: .keyPath(\.payment)) {
+///     Action("Paid")
+///   } no: {
+///     Action("Cancelled", isFinal: true)
+///   }
+///   // A multiple condition: one exit per final state of the inner chart, by name.
+///   Subflow("Check out", running: checkout, context: .keyPath(\.order)) {
+///     Case("Paid") { Action("Ship", isFinal: true) }
+///     Case("Out of stock") { Action("Apologise", isFinal: true) }
+///   }
+/// }
+/// ```
+///
+/// The inner run is an ordinary run of its chart. It runs synchronously, inside the outer
+/// run's synchronous stretch, when its chart ``Flowchart/isSynchronous``; otherwise the
+/// subflow is an asynchronous state. Cancelling the outer run cancels the inner one. When
+/// the inner run fails, the outer run fails at the subflow with the inner error's kind; its
+/// ``RunError/underlyingError`` is the inner ``RunError``, whose message and path name the
+/// states of the inner chart, so the message names the way through both charts. A subflow
+/// used as a condition whose inner run ends with a decision other than yes or no fails the
+/// same way.
+///
+/// The compiler checks a keyed subflow's exits against the inner chart: without a
+/// ``Default``, each of the inner chart's top-level final states needs a ``Case``.
+///
+/// The tree printer shows a subflow as one state with the letter `F`; see
+/// ``Flowchart/printTree(to:expandingSubflows:)`` to print its chart nested below it.
+///
+/// Subflows are how charts compose: the inner chart is compiled, checked and tested on its
+/// own, and any number of charts may use it. A chart cannot contain itself, since it must be
+/// compiled before another chart can use it.
+public struct Subflow<Context: Sendable>: FlowComponent, Sendable {
+  /// The state, as a ``FlowBuilder`` block lists it.
+  public let declaration: Declaration<Context>
+
+  /// Declares a subflow used as an action: the outer run goes on to the next state once the
+  /// inner run has ended, at whichever final state.
+  ///
+  /// - Parameters:
+  ///   - name: The label shown in printed trees, errors and results.
+  ///   - isFinal: Whether the outer flow ends after the subflow.
+  ///   - chart: The chart to run.
+  ///   - context: How the inner context is taken from the outer one and written back.
+  ///   - stepLimit: A step limit for the inner run, or `nil` for none. The outer run's
+  ///     step limit counts the subflow as one step.
+  ///   - fileID: The file of the declaration, for definition errors; keep the default.
+  ///   - line: The line of the declaration, for definition errors; keep the default.
+  public init<Inner: Sendable>(
+    _ name: String,
+    isFinal: Bool = false,
+    running chart: Flowchart<Inner>,
+    context: ContextMapping<Context, Inner>,
+    stepLimit: Int? = nil,
+    fileID: String = #fileID,
+    line: Int = #line
+  ) {
+    let run = SubflowRun(chart: chart, mapping: context, stepLimit: stepLimit)
+    let code =
+      chart.isSynchronous
+      ? DeclaredCode(.action, ActionBox<Context> { outer in _ = try run.synchronously(&outer) })
+      : DeclaredCode(.asyncAction, AsyncActionBox<Context> { outer in _ = try await run(&outer) })
+    declaration = .state(
+      name, isFinal: isFinal, fileID: fileID, line: line, kind: .subflow, body: .next,
+      code: code, attachment: run)
+  }
+
+  /// Declares a subflow used as a condition: the inner run ends at a final condition, and
+  /// its decision picks the exit.
+  ///
+  /// - Parameters:
+  ///   - name: The label shown in printed trees, errors and results.
+  ///   - isFinal: Whether the outer flow ends after the subflow. A final subflow has no
+  ///     exits: declaring them is a definition error.
+  ///   - chart: The chart to run.
+  ///   - context: How the inner context is taken from the outer one and written back.
+  ///   - stepLimit: A step limit for the inner run, or `nil` for none.
+  ///   - yes: The states to run when the inner run ends deciding yes.
+  ///   - no: The states to run when it ends deciding no.
+  ///   - fileID: The file of the declaration, for definition errors; keep the default.
+  ///   - line: The line of the declaration, for definition errors; keep the default.
+  public init<Inner: Sendable>(
+    _ name: String,
+    isFinal: Bool = false,
+    running chart: Flowchart<Inner>,
+    context: ContextMapping<Context, Inner>,
+    stepLimit: Int? = nil,
+    fileID: String = #fileID,
+    line: Int = #line,
+    @FlowBuilder<Context> yes: () -> [Declaration<Context>],
+    @FlowBuilder<Context> no: () -> [Declaration<Context>]
+  ) {
+    let run = SubflowRun(chart: chart, mapping: context, stepLimit: stepLimit)
+    let code =
+      chart.isSynchronous
+      ? DeclaredCode(
+        .condition,
+        ConditionBox<Context> { outer in try run.decision(of: run.synchronously(&outer)) })
+      : DeclaredCode(
+        .asyncCondition,
+        AsyncConditionBox<Context> { outer in try await run.decision(of: run(&outer)) })
+    declaration = .state(
+      name, isFinal: isFinal, fileID: fileID, line: line, kind: .subflow,
+      body: .yesNo(yes: yes().map(\.node), no: no().map(\.node), hasExits: true), code: code,
+      attachment: run)
+  }
+
+  /// Declares a subflow used as a multiple condition: the name of the final state the inner
+  /// run ends at is the key.
+  ///
+  /// - Parameters:
+  ///   - name: The label shown in printed trees, errors and results.
+  ///   - isFinal: Whether the outer flow ends after the subflow.
+  ///   - chart: The chart to run.
+  ///   - context: How the inner context is taken from the outer one and written back.
+  ///   - stepLimit: A step limit for the inner run, or `nil` for none.
+  ///   - exits: A ``Case`` per name of a top-level final state of `chart` (or a
+  ///     ``Default`` for those without one).
+  ///   - fileID: The file of the declaration, for definition errors; keep the default.
+  ///   - line: The line of the declaration, for definition errors; keep the default.
+  public init<Inner: Sendable>(
+    _ name: String,
+    isFinal: Bool = false,
+    running chart: Flowchart<Inner>,
+    context: ContextMapping<Context, Inner>,
+    stepLimit: Int? = nil,
+    fileID: String = #fileID,
+    line: Int = #line,
+    @ExitBuilder<Context, String> exits: () -> [KeyedExit<Context, String>]
+  ) {
+    let run = SubflowRun(chart: chart, mapping: context, stepLimit: stepLimit)
+    let decide: KeyedDecision.Decide<Context, String> =
+      chart.isSynchronous
+      ? .synchronous { outer in try run.synchronously(&outer).finalStateName }
+      : .asynchronous { outer in try await run(&outer).finalStateName }
+    var finalNames: [String] = []
+    for id in chart.states where chart[id].isFinal && chart[id].isTopLevel {
+      let name = chart[id].name
+      if !finalNames.contains(name) { finalNames.append(name) }
+    }
+    let decision = KeyedDecision(
+      decide, exits: exits(),
+      possibleKeys: finalNames.map { (key: $0, text: DisplayText.quoted(name: $0)) })
+    declaration = .state(
+      name, isFinal: isFinal, fileID: fileID, line: line, kind: .subflow,
+      body: .keyed(decision, hasExits: true), attachment: run)
+  }
+}
+
+/// How a ``Subflow`` takes its chart's context from the outer context, and writes it back
+/// when the inner run ends.
+///
+/// ```swift
+/// .keyPath(\.order)      // a stored property of the outer context
+/// .whole                 // the same context type, passed whole
+/// ContextMapping(enter: { Payment(amount: $0.total) }, leave: { $0.isPaid = $1.isPaid })
+/// ```
+public struct ContextMapping<Outer: Sendable, Inner: Sendable>: Sendable {
+  @usableFromInline let enter: @Sendable (Outer) throws -> Inner
+  @usableFromInline let leave: @Sendable (inout Outer, Inner) throws -> Void
+
+  /// A mapping by closures, for anything richer than a key path.
+  ///
+  /// - Parameters:
+  ///   - enter: Makes the inner context from the outer one, before the inner run starts.
+  ///     An error it throws fails the outer run at the subflow.
+  ///   - leave: Writes what the inner run left back into the outer context, after the
+  ///     inner run has ended at a final state. Not called when the inner run fails.
+  public init(
+    enter: @escaping @Sendable (Outer) throws -> Inner,
+    leave: @escaping @Sendable (inout Outer, Inner) throws -> Void
+  ) {
+    self.enter = enter
+    self.leave = leave
+  }
+
+  /// The inner context is the value at `keyPath` of the outer context, and is written back
+  /// there.
+  public static func keyPath(_ keyPath: WritableKeyPath<Outer, Inner> & Sendable) -> Self {
+    ContextMapping(enter: { $0[keyPath: keyPath] }, leave: { $0[keyPath: keyPath] = $1 })
+  }
+}
+
+extension ContextMapping where Outer == Inner {
+  /// The inner chart runs on the outer context itself, and its result replaces it.
+  public static var whole: Self { ContextMapping(enter: { $0 }, leave: { $0 = $1 }) }
+}
+
+/// What a subflow's code runs: its chart with the mapping, synchronously or not. Also what
+/// the subflow's declaration keeps for printing the chart nested (see ``NestedChart``).
+final class SubflowRun<Outer: Sendable, Inner: Sendable>: NestedChart {
+  let chart: Flowchart<Inner>
+  let mapping: ContextMapping<Outer, Inner>
+  let stepLimit: Int?
+
+  init(chart: Flowchart<Inner>, mapping: ContextMapping<Outer, Inner>, stepLimit: Int?) {
+    self.chart = chart
+    self.mapping = mapping
+    self.stepLimit = stepLimit
+  }
+
+  /// Runs the chart synchronously on the mapped context, and writes the result back.
+  func synchronously(_ outer: inout Outer) throws -> RunResult<Inner> {
+    let result = try chart.runSynchronously(with: mapping.enter(outer), stepLimit: stepLimit)
+    try mapping.leave(&outer, result.context)
+    return result
+  }
+
+  /// Runs the chart on the mapped context, and writes the result back.
+  func callAsFunction(_ outer: inout Outer) async throws -> RunResult<Inner> {
+    let result = try await chart.run(with: mapping.enter(outer), stepLimit: stepLimit)
+    try mapping.leave(&outer, result.context)
+    return result
+  }
+
+  /// The yes-or-no decision a subflow used as a condition takes from the inner run.
+  func decision(of result: RunResult<Inner>) throws -> Bool {
+    if result.decision == .yes { return true }
+    if result.decision == .no { return false }
+    throw SubflowWithoutYesOrNo(
+      finalState: result.finalStateName, kind: chart[result.finalState].kind,
+      decision: result.decision)
+  }
+
+  func writeTree(to text: inout String) { chart.printTree(to: &text, expandingSubflows: true) }
+}
+
+/// A chart a state holds, which the tree printer can draw nested below it.
+protocol NestedChart: AnyObject, Sendable {
+  /// Writes the chart's tree, its own subflows expanded.
+  func writeTree(to text: inout String)
+}
+
+/// Thrown by a subflow used as a condition whose inner run ended with a decision other
+/// than yes or no.
+struct SubflowWithoutYesOrNo: Error, CustomStringConvertible {
+  let finalState: String
+  let kind: StateKind
+  let decision: Decision
+
+  var description: String {
+    "its chart ended at \(kind) \(DisplayText.quoted(name: finalState)), which decided \(decision) where the subflow needs yes or no. End the chart at final conditions, or use the subflow as an action or with a Case per final state."
+  }
+}

@@ -1,0 +1,173 @@
+/// A chart laid out as boxes and arrows, the same for every diagram syntax: the Mermaid and
+/// DOT writers only spell it.
+///
+/// - Every state is a box, numbered as the chart numbers it (`s0`, `s1`, …): a condition or a
+///   multiple condition is a decision (a diamond), an action a box, a dispatch a fork bar
+///   that carries its name; each dispatch also has a join bar (`s4_join`) where its
+///   branches end.
+/// - Every exit is an arrow, labelled `yes`, `no`, the key, `default`, or the branch's name;
+///   a dispatch's own exit leaves from its join bar; each final state inside a branch has an
+///   arrow to its dispatch's join bar, which is how a branch is seen to end.
+/// - An arrow back is one that leads to a state still on the walk that reached it: the walk
+///   goes depth first from the start (then from the entry points), taking each state's exits
+///   in order, as the printed tree does. Those arrows close cycles.
+///
+/// Names and keys are written as the printed tree writes them (``DisplayText``), so each
+/// is one line; each syntax then escapes what it must.
+struct Diagram {
+  /// What a box looks like.
+  enum Shape: Equatable {
+    /// A condition or a multiple condition: a diamond.
+    case decision
+    /// An action: a rectangle.
+    case action
+    /// A dispatch, where its branches start: a bar with the dispatch's name.
+    case fork
+    /// Where a dispatch's branches end: an empty bar.
+    case join
+  }
+
+  /// A box: a state, or a dispatch's join bar.
+  struct Box {
+    /// The state, or for a join bar its dispatch.
+    var state: Int32
+    var shape: Shape
+    /// The name as the printed tree shows it; empty for a join bar.
+    var label: String
+    /// Whether the flow ends here: a final state, or the join bar of a final dispatch (a
+    /// final dispatch's own fork bar is not marked, since its flow goes on into its
+    /// branches).
+    var isFinal: Bool
+  }
+
+  /// One end of an arrow.
+  struct End: Equatable {
+    var state: Int32
+    /// Whether the arrow meets the join bar of the dispatch `state`, rather than the state.
+    var isJoin: Bool
+  }
+
+  /// An arrow.
+  struct Arrow {
+    var from: End
+    var to: End
+    /// `yes`, `no`, a key's text, `default`, a branch's name, or `nil` for none.
+    var label: String?
+    /// Whether the arrow leads back to a state on the walk that reached it.
+    var isBack: Bool
+  }
+
+  /// The boxes, in state order, each dispatch's join bar right after its fork bar.
+  private(set) var boxes: [Box] = []
+  /// The arrows, by the state they leave (for a dispatch's exit, its join bar), in state
+  /// order, each state's exits in declaration order.
+  private(set) var arrows: [Arrow] = []
+
+  /// Lays out `graph`.
+  ///
+  /// - Complexity: O(*n*) in the number of states and exits; iterative, so charts of any
+  ///   depth lay out without growing the stack.
+  init<Context>(graph: Graph<Context>) {
+    let isBack = Self.arrowsBack(in: graph)
+    let joins = Self.joinOfFlow(in: graph)
+    boxes.reserveCapacity(graph.records.count)
+    arrows.reserveCapacity(graph.exits.count + graph.records.count / 2)
+    for (index, record) in graph.records.enumerated() {
+      let state = Int32(index)
+      let here = End(state: state, isJoin: false)
+      let isDispatch = record.kind == .dispatch
+      let shape: Shape = isDispatch ? .fork : record.kind == .action ? .action : .decision
+      boxes.append(
+        Box(
+          state: state, shape: shape, label: DisplayText.name(record.name),
+          isFinal: record.isFinal && !isDispatch))
+      if isDispatch {
+        boxes.append(Box(state: state, shape: .join, label: "", isFinal: record.isFinal))
+      }
+      var exitIndex = Int(record.firstExit)
+      for exit in graph.storedExits(of: index) {
+        defer { exitIndex += 1 }
+        let to = End(state: exit.target, isJoin: false)
+        let label: String?
+        var from = here
+        switch exit.label {
+        case .next:
+          label = nil
+          from.isJoin = isDispatch
+        case .yes: label = "yes"
+        case .no: label = "no"
+        case .default: label = "default"
+        case .key(let key): label = graph.keyLabels[Int(key)]
+        case .branch(let branch):
+          label = graph.branchName(ofDispatch: state, branch: branch).map(DisplayText.name)
+        }
+        arrows.append(Arrow(from: from, to: to, label: label, isBack: isBack[exitIndex]))
+      }
+      // A final state inside a branch ends the branch: an arrow to the join bar (from a
+      // final dispatch's own join bar).
+      let dispatch = joins[Int(record.flow)]
+      if record.isFinal, dispatch >= 0 {
+        arrows.append(
+          Arrow(
+            from: End(state: state, isJoin: isDispatch), to: End(state: dispatch, isJoin: true),
+            label: nil, isBack: false))
+      }
+    }
+  }
+
+  /// Where a state is in the walk that finds the arrows back.
+  private enum Mark { case unvisited, onWalk, done }
+
+  /// For every exit of `graph`, in its order, whether it leads back to a state on the walk
+  /// that reached it.
+  private static func arrowsBack<Context>(in graph: Graph<Context>) -> [Bool] {
+    var marks = [Mark](repeating: .unvisited, count: graph.records.count)
+    var isBack = [Bool](repeating: false, count: graph.exits.count)
+    // The walk so far: each state on it, and the next of its exits to follow.
+    var walk: [(state: Int, exit: Int)] = []
+    let roots = [graph.start] + graph.entryPoints + graph.records.indices.map { Int32($0) }
+    for root in roots.lazy.map({ Int($0) }) where marks[root] == .unvisited {
+      marks[root] = .onWalk
+      walk.append((root, Int(graph.records[root].firstExit)))
+      while let (state, exit) = walk.last {
+        guard exit < graph.exitsEnd(of: state) else {
+          marks[state] = .done
+          walk.removeLast()
+          continue
+        }
+        walk[walk.count - 1].exit += 1
+        let target = Int(graph.exits[exit].target)
+        switch marks[target] {
+        case .unvisited:
+          marks[target] = .onWalk
+          walk.append((target, Int(graph.records[target].firstExit)))
+        case .onWalk:
+          isBack[exit] = true
+        case .done:
+          break
+        }
+      }
+    }
+    return isBack
+  }
+
+  /// For each flow (0 for the top level, then one per dispatch branch), the dispatch whose
+  /// branch it is, or -1 for the top level.
+  private static func joinOfFlow<Context>(in graph: Graph<Context>) -> [Int32] {
+    let flows = (graph.records.lazy.map(\.flow).max() ?? 0) + 1
+    var dispatches = [Int32](repeating: -1, count: Int(flows))
+    for (index, record) in graph.records.enumerated() where record.kind == .dispatch {
+      for exit in graph.storedExits(of: index) where exit.label != .next {
+        dispatches[Int(graph.records[Int(exit.target)].flow)] = Int32(index)
+      }
+    }
+    return dispatches
+  }
+}
+
+extension Graph {
+  /// The index just past the last exit of the state `state` in ``exits``.
+  fileprivate func exitsEnd(of state: Int) -> Int {
+    state + 1 < records.count ? Int(records[state + 1].firstExit) : exits.count
+  }
+}

@@ -1,0 +1,130 @@
+import Flowchart
+import FlowchartFiles
+import Foundation
+import Synchronization
+
+extension Tool {
+  /// Runs the command `name` with its parsed arguments.
+  static func execute(_ name: String, _ arguments: ParsedArguments) async -> Outcome {
+    let file = arguments.positionals.first ?? ""
+    switch name {
+    case "validate":
+      return validate(arguments.positionals)
+    case "print":
+      return withChart(file) { $0.treeDescription }
+    case "diagram":
+      let isDOT = arguments.value(of: "--format") == "dot"
+      return withChart(file) { isDOT ? $0.dotDescription : $0.mermaidDescription }
+    case "convert":
+      return convert(file, to: arguments.value(of: "--to") == "xml" ? .xml : .json)
+    case "run":
+      return await runChart(
+        file, context: arguments.value(of: "--context") ?? "{}",
+        decisions: arguments.values(of: "--decide"), log: arguments.isSet("--log"))
+    default:
+      preconditionFailure("every command in Tool.commands has a case: \(name)")
+    }
+  }
+
+  // MARK: - Loading
+
+  /// Reads the chart file at `path`, with the files it includes, and compiles it with a
+  /// stand-in for every handler it names (see ``standIn(for:)``).
+  static func load(_ path: String) throws(DefinitionError) -> Flowchart<ChartValue> {
+    let file = try ChartFile.read(contentsOf: URL(fileURLWithPath: path))
+    var handlers = HandlerRegistry<ChartValue>()
+    handlers.fallback = standIn(for:)
+    return try file.flowchart(handlers: handlers)
+  }
+
+  /// What runs in place of the Swift code a file names, which the tool does not have: an
+  /// action does nothing, a merge keeps the context as it is, and a condition or a multiple
+  /// condition stops the run with ``CodeNeeded``, unless `--decide` forces its decision.
+  static func standIn(for request: HandlerRequest) -> Handler<ChartValue>? {
+    switch request.kind {
+    case .action: .action { _ in }
+    case .merge: .merge { _, _ in }
+    case .condition: .condition { _ throws(CodeNeeded) in throw CodeNeeded(request: request) }
+    case .multipleCondition:
+      .multipleCondition { _ throws(CodeNeeded) in throw CodeNeeded(request: request) }
+    }
+  }
+
+  /// Writes the problems of `error` as a compiler does, one `file:line:column: error:` line
+  /// each, so that editors and CI annotate the file.
+  static func report(_ error: DefinitionError, to outcome: inout Outcome) {
+    for problem in error.problems {
+      outcome.complain("\(problem.location): error: \(problem.message)")
+    }
+  }
+
+  /// Loads the chart at `path` and prints what `text` makes of it.
+  private static func withChart(
+    _ path: String, _ text: (Flowchart<ChartValue>) -> String
+  ) -> Outcome {
+    var outcome = Outcome()
+    do {
+      outcome.output = text(try load(path))
+    } catch {
+      report(error, to: &outcome)
+      outcome.exitCode = .failure
+    }
+    return outcome
+  }
+
+  // MARK: - Commands
+
+  /// `flowchart validate <files> ...`.
+  static func validate(_ paths: [String]) -> Outcome {
+    var outcome = Outcome()
+    var invalid = 0
+    for path in paths {
+      do {
+        let chart = try load(path)
+        outcome.say("\(path): valid, \(counted(chart.states.count, "state"))")
+      } catch {
+        report(error, to: &outcome)
+        invalid += 1
+      }
+    }
+    if invalid > 0 {
+      let problems = invalid == 1 ? "has problems" : "have problems"
+      outcome.complain("Error: \(invalid) of \(counted(paths.count, "file")) \(problems).")
+      outcome.exitCode = .failure
+    }
+    return outcome
+  }
+
+  /// `flowchart convert <file> --to <syntax>`: the file as read, written in `syntax`. The
+  /// chart is not compiled, so a file with problems of structure can be converted too.
+  static func convert(_ path: String, to syntax: ChartSyntax) -> Outcome {
+    var outcome = Outcome()
+    do {
+      let file = try ChartFile.read(contentsOf: URL(fileURLWithPath: path))
+      outcome.output = file.text(in: syntax)
+      if !outcome.output.hasSuffix("\n") { outcome.output += "\n" }
+    } catch {
+      report(error, to: &outcome)
+      outcome.exitCode = .failure
+    }
+    return outcome
+  }
+}
+
+/// `1 state`, `2 states`.
+func counted(_ count: Int, _ noun: String) -> String {
+  count == 1 ? "1 \(noun)" : "\(count) \(noun)s"
+}
+
+/// The error a stand-in throws for a condition or multiple condition whose code the tool
+/// does not have.
+struct CodeNeeded: Error, CustomStringConvertible {
+  /// The handler the file names, and the state that needs it.
+  var request: HandlerRequest
+
+  var description: String {
+    let example = request.kind == .condition ? "yes" : "KEY"
+    return
+      "the command line has no code for '\(request.name)', so force the decision of \(request.kind) '\(request.stateName)' with --decide '\(request.stateName)=\(example)'"
+  }
+}

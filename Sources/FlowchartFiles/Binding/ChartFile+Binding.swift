@@ -1,0 +1,387 @@
+import Flowchart
+
+extension ChartFile {
+  /// Binds the file's names to `handlers` and compiles it.
+  ///
+  /// Every name the registry lacks, every handler of the wrong kind, every built-in test the
+  /// context cannot answer and every problem the compiler finds are thrown together, in one
+  /// `DefinitionError`, each with its file, line and column.
+  ///
+  /// - Throws: A `DefinitionError` listing every problem.
+  /// - Complexity: O(*n*) in the number of states, included files counted.
+  public func flowchart<Context>(
+    handlers: HandlerRegistry<Context>
+  ) throws(DefinitionError) -> Flowchart<Context> {
+    var binder = Binder(handlers: handlers)
+    let declarations = binder.block(states, in: self, depth: 1)
+    let compiled: Result<Flowchart<Context>, DefinitionError>
+    do throws(DefinitionError) {
+      compiled = .success(
+        try Flowchart<Context>(
+          entryPoints: entryPoints.map(\.name), fileID: path, line: 1
+        ) { declarations })
+    } catch {
+      compiled = .failure(error)
+    }
+    switch compiled {
+    case .success(let chart) where binder.problems.isEmpty:
+      return chart
+    case .success:
+      throw binder.problems.error(path: path)
+    case .failure(let error):
+      var all = binder.problems
+      // The compiler places a problem with an entry point at the chart; the file knows where
+      // the entry point was written.
+      let entries = Dictionary(
+        entryPoints.map { ($0.name, $0.location) }, uniquingKeysWith: { first, _ in first })
+      for problem in error.problems {
+        if problem.location.column == nil, problem.location.fileID == path,
+          let name = problem.name, let location = entries[name]
+        {
+          all.problems.append(
+            DefinitionError.Problem(
+              problem.kind, name: name, at: location,
+              message: FileWording.reword(problem.message, path: path)))
+        } else {
+          all.problems.append(
+            DefinitionError.Problem(
+              problem.kind, name: problem.name, at: problem.location,
+              message: FileWording.reword(problem.message, path: problem.location.fileID)))
+        }
+      }
+      throw all.error(path: path)
+    }
+  }
+}
+
+/// Lowers a file's tree into the DSL's declarations, binding each name to its handler and
+/// recording what cannot be bound.
+struct Binder<Context: Sendable> {
+  let handlers: HandlerRegistry<Context>
+  var problems = ProblemList()
+
+  init(handlers: HandlerRegistry<Context>) {
+    self.handlers = handlers
+  }
+
+  mutating func block(_ nodes: [ChartNode], in file: ChartFile, depth: Int) -> [Declaration<
+    Context
+  >] {
+    guard depth <= maximumStateDepth else {
+      if let first = nodes.first {
+        problems.malformed(
+          "States nest more than \(maximumStateDepth) levels deep here, included files counted: flatten the chart with goTo arrows.",
+          at: first.location)
+      }
+      return []
+    }
+    var declarations: [Declaration<Context>] = []
+    declarations.reserveCapacity(nodes.count)
+    for node in nodes {
+      declarations += declare(node, in: file, depth: depth)
+    }
+    return declarations
+  }
+
+  mutating func declare(_ node: ChartNode, in file: ChartFile, depth: Int) -> [Declaration<Context>]
+  {
+    let at = node.location
+    switch node.kind {
+    case .action(let action):
+      return [actionDeclaration(action, at: at).located(at: at)]
+    case .condition(let condition):
+      let decide = conditionCode(condition, at: at)
+      let yes = condition.yes.map { block($0, in: file, depth: depth + 1) }
+      let no = condition.no.map { block($0, in: file, depth: depth + 1) }
+      return [
+        Lowering.condition(
+          condition.name, isFinal: condition.isFinal, at: at, decide: decide, yes: yes, no: no
+        ).located(at: at)
+      ]
+    case .multipleCondition(let condition):
+      let decide = keyCode(condition, at: at)
+      let exits = condition.exits.map { exits in
+        exits.map { exit in
+          (exit, block(exit.states, in: file, depth: depth + 1))
+        }
+      }
+      return [
+        Lowering.multipleCondition(
+          condition.name, isFinal: condition.isFinal, at: at, decide: decide, exits: exits
+        ).located(at: at)
+      ]
+    case .dispatch(let dispatch):
+      let merge = mergeCode(dispatch, at: at)
+      let branches = dispatch.branches.map { branch in
+        (branch, block(branch.states, in: file, depth: depth + 1))
+      }
+      return [
+        Lowering.dispatch(
+          dispatch.name, isFinal: dispatch.isFinal, at: at, merge: merge, branches: branches
+        ).located(at: at)
+      ]
+    case .goTo(let target):
+      return [Lowering.goTo(target, at: at).located(at: at)]
+    case .include(let path):
+      guard let included = file.includedFiles[path] else {
+        problems.add(
+          .unreadableFile,
+          "The file '\(path)' included here was not read: read the chart with ChartFile.read(contentsOf:), which reads what it includes.",
+          at: at)
+        return []
+      }
+      return block(included.states, in: included, depth: depth)
+    }
+  }
+
+  // MARK: - Handlers
+
+  /// The handler for `request`: an override for its state, a registered one, or the
+  /// fallback's; `nil` (and a problem recorded) when there is none of the right kind.
+  mutating func handler(_ request: HandlerRequest, what: String) -> Handler<Context>? {
+    let found = handlers.handlers[request.name] ?? handlers.fallback?(request)
+    guard let found else {
+      problems.add(
+        .unboundName,
+        "\(what) '\(request.stateName)' names the \(request.kind) '\(request.name)', which is not registered. Register it (handlers[\"\(request.name)\"] = .\(request.kind.rawValue) { … }), or fix the name\(suggestion(for: request)).",
+        at: request.location, name: request.stateName)
+      return nil
+    }
+    guard found.kind == request.kind else {
+      problems.add(
+        .mismatchedHandler,
+        "\(what) '\(request.stateName)' names '\(request.name)' as its \(request.kind), but '\(request.name)' is registered as \(article(found.kind.rawValue)) \(found.kind). Name a registered \(request.kind), or register one under another name.",
+        at: request.location, name: request.stateName)
+      return nil
+    }
+    return found
+  }
+
+  /// ` (did you mean 'x'?)` when a registered handler of the kind has a close name.
+  func suggestion(for request: HandlerRequest) -> String {
+    let candidates = handlers.handlers.filter { $0.value.kind == request.kind }.keys.sorted()
+    let limit = max(1, request.name.count / 3)
+    let best =
+      candidates
+      .map { ($0, editDistance($0, request.name)) }
+      .filter { $0.1 <= limit || ($0.0.hasPrefix(request.name) && request.name.count >= 3) }
+      .min { $0.1 < $1.1 }
+    return best.map { " (did you mean '\($0.0)'?)" } ?? ""
+  }
+
+  /// The override for the state, if its kind is right.
+  mutating func override(
+    _ name: String, kind: HandlerKind, what: String, at location: SourceLocation
+  )
+    -> Handler<Context>?
+  {
+    guard let override = handlers.overrides[name] else { return nil }
+    guard override.kind == kind else {
+      problems.add(
+        .mismatchedHandler,
+        "\(what) '\(name)' is overridden with \(article(override.kind.rawValue)) \(override.kind), not \(article(kind.rawValue)) \(kind).",
+        at: location, name: name)
+      return nil
+    }
+    return override
+  }
+
+  mutating func dataAccess(for what: String, _ name: String, at location: SourceLocation)
+    -> DataAccess<Context>?
+  {
+    guard let data = handlers.data else {
+      problems.add(
+        .mismatchedHandler,
+        "\(what) '\(name)' uses the built-in data, but the context \(Context.self) is not a ChartValue. Create the registry with HandlerRegistry(data: \\.yourChartValue), or bind a handler instead.",
+        at: location, name: name)
+      return nil
+    }
+    return data
+  }
+
+  mutating func actionDeclaration(_ action: ChartAction, at location: SourceLocation)
+    -> Declaration<Context>
+  {
+    var handler = override(action.name, kind: .action, what: "Action", at: location)
+    if handler == nil, let name = action.handler {
+      handler = self.handler(
+        HandlerRequest(kind: .action, name: name, stateName: action.name, location: location),
+        what: "Action")
+    }
+    var store: (@Sendable (inout Context) -> Void)?
+    if !action.stores.isEmpty, let data = dataAccess(for: "Action", action.name, at: location) {
+      let stores = action.stores.map { ($0.path, $0.value) }
+      store = { context in
+        var value = data.read(context)
+        for (path, stored) in stores { value[path: path] = stored }
+        data.write(&context, value)
+      }
+    }
+    let (name, isFinal) = (action.name, action.isFinal)
+    switch (handler?.code, store) {
+    case (.action(let perform)?, let store?):
+      return Lowering.action(name, isFinal: isFinal, at: location) { context in
+        store(&context)
+        try perform(&context)
+      }
+    case (.action(let perform)?, nil):
+      return Lowering.action(name, isFinal: isFinal, at: location, perform)
+    case (.asyncAction(let perform)?, let store):
+      return Lowering.action(name, isFinal: isFinal, at: location) { context in
+        store?(&context)
+        try await perform(&context)
+      }
+    case (_, let store?):
+      return Lowering.action(name, isFinal: isFinal, at: location, store)
+    case (_, nil):
+      return Lowering.action(name, isFinal: isFinal, at: location)
+    }
+  }
+
+  mutating func conditionCode(_ condition: ChartCondition, at location: SourceLocation)
+    -> Lowering<Context>.Decide<Bool>
+  {
+    let handler: Handler<Context>?
+    if let override = override(condition.name, kind: .condition, what: "Condition", at: location) {
+      handler = override
+    } else {
+      switch condition.decision {
+      case .handler(let name):
+        handler = self.handler(
+          HandlerRequest(
+            kind: .condition, name: name, stateName: condition.name, location: location),
+          what: "Condition")
+      case .test(let test):
+        guard let data = dataAccess(for: "Condition", condition.name, at: location),
+          let evaluate = compile(test)
+        else { return .synchronous { _ in false } }
+        return .synchronous { evaluate(data.read($0)) }
+      }
+    }
+    switch handler?.code {
+    case .condition(let decide)?: return .synchronous(decide)
+    case .asyncCondition(let decide)?: return .asynchronous(decide)
+    default: return .synchronous { _ in false }
+    }
+  }
+
+  mutating func keyCode(_ condition: ChartMultipleCondition, at location: SourceLocation)
+    -> Lowering<Context>.Decide<String>
+  {
+    let handler: Handler<Context>?
+    if let override = override(
+      condition.name, kind: .multipleCondition, what: "Multiple condition", at: location)
+    {
+      handler = override
+    } else {
+      switch condition.decision {
+      case .handler(let name):
+        handler = self.handler(
+          HandlerRequest(
+            kind: .multipleCondition, name: name, stateName: condition.name, location: location),
+          what: "Multiple condition")
+      case .value(let path):
+        guard let data = dataAccess(for: "Multiple condition", condition.name, at: location)
+        else { return .synchronous { _ in "" } }
+        return .synchronous { (data.read($0)[path: path] ?? .null).keyText }
+      }
+    }
+    switch handler?.code {
+    case .multipleCondition(let decide)?: return .synchronous(decide)
+    case .asyncMultipleCondition(let decide)?: return .asynchronous(decide)
+    default: return .synchronous { _ in "" }
+    }
+  }
+
+  mutating func mergeCode(_ dispatch: ChartDispatch, at location: SourceLocation)
+    -> (@Sendable (inout Context, Context, Context) throws -> Void)?
+  {
+    guard let name = dispatch.merge else { return nil }
+    let handler = self.handler(
+      HandlerRequest(kind: .merge, name: name, stateName: dispatch.name, location: location),
+      what: "Dispatch")
+    if case .merge(let merge)? = handler?.code { return merge }
+    return nil
+  }
+
+  /// Every test of `tests` as a function of the data, or `nil` when one cannot be (each
+  /// problem is recorded).
+  mutating func compile(_ tests: [ChartTest]) -> [@Sendable (ChartValue) -> Bool]? {
+    let compiled = tests.map { compile($0) }
+    guard compiled.allSatisfy({ $0 != nil }) else { return nil }
+    return compiled.compactMap { $0 }
+  }
+
+  /// The test as a function of the data, or `nil` (and problems recorded) when a pattern is
+  /// not a regular expression.
+  mutating func compile(_ test: ChartTest) -> (@Sendable (ChartValue) -> Bool)? {
+    switch test.kind {
+    case .equal(let path, let expected):
+      return { $0[path: path] == expected }
+    case .less(let path, let bound):
+      return { ChartValue.compare($0[path: path], bound) == .some(.orderedAscending) }
+    case .greater(let path, let bound):
+      return { ChartValue.compare($0[path: path], bound) == .some(.orderedDescending) }
+    case .present(let path):
+      return { ($0[path: path] ?? .null) != .null }
+    case .matches(let path, let pattern):
+      guard let expression = try? PatternBox(pattern) else {
+        problems.malformed(
+          "The pattern '\(pattern)' is not a regular expression this platform reads: fix it.",
+          at: test.location)
+        return nil
+      }
+      return { value in
+        guard case .string(let text)? = value[path: path] else { return false }
+        return expression.matches(text)
+      }
+    case .all(let tests):
+      guard let checks = compile(tests) else { return nil }
+      return { value in checks.allSatisfy { $0(value) } }
+    case .any(let tests):
+      guard let checks = compile(tests) else { return nil }
+      return { value in checks.contains { $0(value) } }
+    case .not(let inner):
+      guard let check = compile(inner) else { return nil }
+      return { !check($0) }
+    }
+  }
+}
+
+/// The number of single-character edits that turn `a` into `b`.
+func editDistance(_ a: String, _ b: String) -> Int {
+  let a = Array(a.unicodeScalars)
+  let b = Array(b.unicodeScalars)
+  guard !a.isEmpty else { return b.count }
+  guard !b.isEmpty else { return a.count }
+  var previous = Array(0...b.count)
+  var current = [Int](repeating: 0, count: b.count + 1)
+  for i in 1...a.count {
+    current[0] = i
+    for j in 1...b.count {
+      current[j] = min(
+        previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+    }
+    swap(&previous, &current)
+  }
+  return previous[b.count]
+}
+
+extension ChartValue {
+  /// How `value` compares to `bound`: both numbers, or both strings; `nil` otherwise.
+  static func compare(_ value: ChartValue?, _ bound: ChartValue) -> ComparisonOrder? {
+    switch (value, bound) {
+    case (.number(let left)?, .number(let right)):
+      left < right ? .orderedAscending : left > right ? .orderedDescending : .orderedSame
+    case (.string(let left)?, .string(let right)):
+      left < right ? .orderedAscending : left > right ? .orderedDescending : .orderedSame
+    default: nil
+    }
+  }
+
+  enum ComparisonOrder {
+    case orderedAscending
+    case orderedSame
+    case orderedDescending
+  }
+}

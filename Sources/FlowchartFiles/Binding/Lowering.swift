@@ -1,0 +1,173 @@
+import Flowchart
+
+/// Builds one declaration through the DSL's public types, at a file's location. The column is
+/// set afterwards, by `Declaration.located(at:)`.
+enum Lowering<Context: Sendable> {
+  /// A decision, synchronous or not.
+  enum Decide<Output: Sendable> {
+    case synchronous(@Sendable (inout Context) throws -> Output)
+    case asynchronous(@Sendable (inout Context) async throws -> Output)
+  }
+
+  @FlowBuilder<Context>
+  static func action(_ name: String, isFinal: Bool, at location: SourceLocation)
+    -> [Declaration<Context>]
+  {
+    Action(name, isFinal: isFinal, fileID: location.fileID, line: location.line)
+  }
+
+  static func action(
+    _ name: String, isFinal: Bool, at location: SourceLocation,
+    _ perform: @escaping @Sendable (inout Context) throws -> Void
+  ) -> Declaration<Context> {
+    one(Action(name, isFinal: isFinal, fileID: location.fileID, line: location.line, perform))
+  }
+
+  static func action(
+    _ name: String, isFinal: Bool, at location: SourceLocation,
+    _ perform: @escaping @Sendable (inout Context) async throws -> Void
+  ) -> Declaration<Context> {
+    one(Action(name, isFinal: isFinal, fileID: location.fileID, line: location.line, perform))
+  }
+
+  static func action(_ name: String, isFinal: Bool, at location: SourceLocation)
+    -> Declaration<Context>
+  {
+    let declarations: [Declaration<Context>] = action(name, isFinal: isFinal, at: location)
+    return declarations[0]
+  }
+
+  static func condition(
+    _ name: String, isFinal: Bool, at location: SourceLocation, decide: Decide<Bool>,
+    yes: [Declaration<Context>]?, no: [Declaration<Context>]?
+  ) -> Declaration<Context> {
+    let (fileID, line) = (location.fileID, location.line)
+    switch (decide, yes == nil && no == nil) {
+    case (.synchronous(let decide), true):
+      return one(Condition(name, isFinal: isFinal, fileID: fileID, line: line, decide))
+    case (.asynchronous(let decide), true):
+      return one(Condition(name, isFinal: isFinal, fileID: fileID, line: line, decide))
+    case (.synchronous(let decide), false):
+      return one(
+        Condition(name, isFinal: isFinal, fileID: fileID, line: line, decide) {
+          yes ?? []
+        } no: {
+          no ?? []
+        })
+    case (.asynchronous(let decide), false):
+      return one(
+        Condition(name, isFinal: isFinal, fileID: fileID, line: line, decide) {
+          yes ?? []
+        } no: {
+          no ?? []
+        })
+    }
+  }
+
+  static func multipleCondition(
+    _ name: String, isFinal: Bool, at location: SourceLocation, decide: Decide<String>,
+    exits: [(ChartExit, [Declaration<Context>])]?
+  ) -> Declaration<Context> {
+    let (fileID, line) = (location.fileID, location.line)
+    guard let exits else {
+      switch decide {
+      case .synchronous(let decide):
+        return one(MultipleCondition(name, isFinal: isFinal, fileID: fileID, line: line, decide))
+      case .asynchronous(let decide):
+        return one(MultipleCondition(name, isFinal: isFinal, fileID: fileID, line: line, decide))
+      }
+    }
+    switch decide {
+    case .synchronous(let decide):
+      return one(
+        MultipleCondition(name, isFinal: isFinal, fileID: fileID, line: line, decide) {
+          keyedExits(exits)
+        })
+    case .asynchronous(let decide):
+      return one(
+        MultipleCondition(name, isFinal: isFinal, fileID: fileID, line: line, decide) {
+          keyedExits(exits)
+        })
+    }
+  }
+
+  @ExitBuilder<Context, String>
+  static func keyedExits(_ exits: [(ChartExit, [Declaration<Context>])])
+    -> [KeyedExit<Context, String>]
+  {
+    for (exit, body) in exits {
+      let at = exit.location
+      if let key = exit.key {
+        Case(key, fileID: at.fileID, line: at.line) { body }.located(at: at)
+      } else {
+        Default(fileID: at.fileID, line: at.line) { body }.located(at: at)
+      }
+    }
+  }
+
+  static func dispatch(
+    _ name: String, isFinal: Bool, at location: SourceLocation,
+    merge: (@Sendable (inout Context, Context, Context) throws -> Void)?,
+    branches: [(ChartBranch, [Declaration<Context>])]
+  ) -> Declaration<Context> {
+    let (fileID, line) = (location.fileID, location.line)
+    if let merge {
+      return one(
+        Dispatch(name, isFinal: isFinal, fileID: fileID, line: line, merge: merge) {
+          dispatchBranches(branches)
+        })
+    }
+    return one(
+      Dispatch(name, isFinal: isFinal, fileID: fileID, line: line) {
+        dispatchBranches(branches)
+      })
+  }
+
+  @BranchBuilder<Context>
+  static func dispatchBranches(_ branches: [(ChartBranch, [Declaration<Context>])])
+    -> [Branch<Context>]
+  {
+    for (branch, body) in branches {
+      let at = branch.location
+      Branch(branch.name, fileID: at.fileID, line: at.line) { body }.located(at: at)
+    }
+  }
+
+  static func goTo(_ target: String, at location: SourceLocation) -> Declaration<Context> {
+    let declarations: [Declaration<Context>] = arrow(
+      GoTo(target, fileID: location.fileID, line: location.line))
+    return declarations[0]
+  }
+
+  @FlowBuilder<Context>
+  static func arrow(_ goTo: GoTo) -> [Declaration<Context>] {
+    goTo
+  }
+
+  @FlowBuilder<Context>
+  static func block(_ action: Action<Context>) -> [Declaration<Context>] {
+    action
+  }
+
+  @FlowBuilder<Context>
+  static func block(_ condition: Condition<Context>) -> [Declaration<Context>] {
+    condition
+  }
+
+  @FlowBuilder<Context>
+  static func block(_ condition: MultipleCondition<Context, String>) -> [Declaration<Context>] {
+    condition
+  }
+
+  @FlowBuilder<Context>
+  static func block(_ dispatch: Dispatch<Context>) -> [Declaration<Context>] {
+    dispatch
+  }
+
+  static func one(_ action: Action<Context>) -> Declaration<Context> { block(action)[0] }
+  static func one(_ condition: Condition<Context>) -> Declaration<Context> { block(condition)[0] }
+  static func one(_ condition: MultipleCondition<Context, String>) -> Declaration<Context> {
+    block(condition)[0]
+  }
+  static func one(_ dispatch: Dispatch<Context>) -> Declaration<Context> { block(dispatch)[0] }
+}

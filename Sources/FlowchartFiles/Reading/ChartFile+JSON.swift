@@ -1,0 +1,432 @@
+import Flowchart
+
+/// Builds a ``ChartFile`` from a parsed JSON document, recording every problem of format.
+struct JSONChartBuilder {
+  let path: String
+  var problems = ProblemList()
+
+  init(path: String) {
+    self.path = path
+  }
+
+  /// The kinds of statement, by the key that names them.
+  static let statementKeys = [
+    "action", "condition", "multipleCondition", "dispatch", "goTo", "include",
+  ]
+
+  /// The keys each kind of statement may have besides its own.
+  static let allowedKeys: [String: Set<String>] = [
+    "action": ["final", "run", "store"],
+    "condition": ["final", "run", "test", "yes", "no"],
+    "multipleCondition": ["final", "run", "value", "exits"],
+    "dispatch": ["final", "merge", "branches"],
+    "goTo": [],
+    "include": [],
+  ]
+
+  mutating func chart(_ root: JSONNode) -> ChartFile {
+    var file = ChartFile(path: path, states: [])
+    guard case .object(let members) = root.kind else {
+      problems.malformed(
+        "A chart file holds a JSON object with a \"flowchart\" array of states, not \(root.typeName).",
+        at: root.location)
+      return file
+    }
+    var sawStates = false
+    for member in members {
+      switch member.key {
+      case "flowchart":
+        sawStates = true
+        file.states = block(member.value, depth: 1, what: "\"flowchart\"")
+      case "entryPoints":
+        guard case .array(let names) = member.value.kind else {
+          problems.malformed(
+            "\"entryPoints\" is an array of state names, not \(member.value.typeName).",
+            at: member.value.location)
+          continue
+        }
+        for name in names {
+          if case .string(let text) = name.kind {
+            file.entryPoints.append(ChartReference(text, at: name.location))
+          } else {
+            problems.malformed(
+              "An entry point is a state's name in a string, not \(name.typeName).",
+              at: name.location)
+          }
+        }
+      case "$schema", "$comment":
+        break
+      default:
+        problems.malformed(
+          "Unknown key \"\(member.key)\" in a chart file: the keys are \"flowchart\", \"entryPoints\" and \"$schema\".",
+          at: member.keyLocation)
+      }
+    }
+    if !sawStates {
+      problems.malformed(
+        "The chart file has no \"flowchart\" key: add \"flowchart\": [ … ] with its states.",
+        at: root.location)
+    }
+    return file
+  }
+
+  /// A block: an array of statements.
+  mutating func block(_ node: JSONNode, depth: Int, what: String) -> [ChartNode] {
+    guard case .array(let elements) = node.kind else {
+      problems.malformed(
+        "\(what) is an array of states, not \(node.typeName).", at: node.location)
+      return []
+    }
+    guard depth <= maximumStateDepth else {
+      problems.malformed(
+        "States nest more than \(maximumStateDepth) levels deep here: flatten the chart with goTo arrows, or split it.",
+        at: node.location)
+      return []
+    }
+    return elements.compactMap { statement($0, depth: depth) }
+  }
+
+  mutating func statement(_ node: JSONNode, depth: Int) -> ChartNode? {
+    guard case .object(let members) = node.kind else {
+      problems.malformed(
+        "A state is a JSON object such as {\"action\": \"Name\"}, not \(node.typeName).",
+        at: node.location)
+      return nil
+    }
+    let kinds = members.filter { Self.statementKeys.contains($0.key) }
+    guard let kindMember = kinds.first else {
+      problems.malformed(
+        "This object declares no state: give it one of the keys \(Self.statementKeys.map { "\"\($0)\"" }.joined(separator: ", ")).",
+        at: node.location)
+      return nil
+    }
+    if kinds.count > 1 {
+      problems.malformed(
+        "This object declares both \"\(kindMember.key)\" and \"\(kinds[1].key)\": one object declares one state.",
+        at: kinds[1].keyLocation)
+    }
+    let kind = kindMember.key
+    let allowed = Self.allowedKeys[kind] ?? []
+    var fields: [String: JSONNode] = [:]
+    for member in members where member.key != kind {
+      if allowed.contains(member.key) {
+        fields[member.key] = member.value
+      } else if !Self.statementKeys.contains(member.key) && member.key != "$comment" {
+        let list = allowed.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
+        problems.malformed(
+          "Unknown key \"\(member.key)\" for \(article(kind)) \(kind)"
+            + (list.isEmpty ? ": it takes no other key." : ": its keys are \(list)."),
+          at: member.keyLocation)
+      }
+    }
+    guard let name = string(kindMember.value, what: "\"\(kind)\"") else { return nil }
+    let isFinal = bool(fields["final"], what: "\"final\"")
+    switch kind {
+    case "action":
+      var stores: [ChartStore] = []
+      if let store = fields["store"] { stores = self.stores(store) }
+      let action = ChartAction(
+        name: name, isFinal: isFinal, handler: optionalString(fields["run"], what: "\"run\""),
+        stores: stores)
+      return ChartNode(.action(action), at: node.location)
+    case "condition":
+      let decision: ChartCondition.Decision
+      switch (fields["run"], fields["test"]) {
+      case (let run?, nil):
+        decision = .handler(string(run, what: "\"run\"") ?? "")
+      case (nil, let test?):
+        guard let parsed = self.test(test, depth: 0) else { return nil }
+        decision = .test(parsed)
+      case (.some, .some):
+        problems.malformed(
+          "Condition '\(name)' has both \"run\" and \"test\": keep one.", at: node.location,
+          name: name)
+        return nil
+      case (nil, nil):
+        problems.malformed(
+          "Condition '\(name)' has neither \"run\" (a registered condition) nor \"test\" (a built-in test): add one.",
+          at: node.location, name: name)
+        return nil
+      }
+      let condition = ChartCondition(
+        name: name, isFinal: isFinal, decision: decision,
+        yes: fields["yes"].map { block($0, depth: depth + 1, what: "\"yes\"") },
+        no: fields["no"].map { block($0, depth: depth + 1, what: "\"no\"") })
+      return ChartNode(.condition(condition), at: node.location)
+    case "multipleCondition":
+      let decision: ChartMultipleCondition.Decision
+      switch (fields["run"], fields["value"]) {
+      case (let run?, nil):
+        decision = .handler(string(run, what: "\"run\"") ?? "")
+      case (nil, let value?):
+        decision = .value(path: string(value, what: "\"value\"") ?? "")
+      case (.some, .some):
+        problems.malformed(
+          "Multiple condition '\(name)' has both \"run\" and \"value\": keep one.",
+          at: node.location, name: name)
+        return nil
+      case (nil, nil):
+        problems.malformed(
+          "Multiple condition '\(name)' has neither \"run\" (a registered multiple condition) nor \"value\" (a path whose value is the key): add one.",
+          at: node.location, name: name)
+        return nil
+      }
+      // No exits and an empty list of exits are one thing, as in XML.
+      let exits = fields["exits"].map { self.exits($0, depth: depth + 1) }.flatMap {
+        $0.isEmpty ? nil : $0
+      }
+      let condition = ChartMultipleCondition(
+        name: name, isFinal: isFinal, decision: decision, exits: exits)
+      return ChartNode(.multipleCondition(condition), at: node.location)
+    case "dispatch":
+      var branches: [ChartBranch] = []
+      if let list = fields["branches"] {
+        branches = self.branches(list, depth: depth + 1)
+      } else {
+        problems.malformed(
+          "Dispatch '\(name)' has no \"branches\": add \"branches\": [{\"states\": [ … ]}, … ].",
+          at: node.location, name: name)
+      }
+      let dispatch = ChartDispatch(
+        name: name, isFinal: isFinal, merge: optionalString(fields["merge"], what: "\"merge\""),
+        branches: branches)
+      return ChartNode(.dispatch(dispatch), at: node.location)
+    case "goTo":
+      return ChartNode(.goTo(name), at: node.location)
+    default:
+      return ChartNode(.include(name), at: node.location)
+    }
+  }
+
+  mutating func stores(_ node: JSONNode) -> [ChartStore] {
+    guard case .array(let elements) = node.kind else {
+      problems.malformed(
+        "\"store\" is an array of {\"path\": …, \"value\": …} objects, not \(node.typeName).",
+        at: node.location)
+      return []
+    }
+    return elements.compactMap { element in
+      guard case .object(let members) = element.kind else {
+        problems.malformed(
+          "A store is an object {\"path\": …, \"value\": …}, not \(element.typeName).",
+          at: element.location)
+        return nil
+      }
+      var path: String?
+      var value: ChartValue?
+      for member in members {
+        switch member.key {
+        case "path": path = string(member.value, what: "\"path\"")
+        case "value": value = member.value.chartValue
+        default:
+          problems.malformed(
+            "Unknown key \"\(member.key)\" in a store: its keys are \"path\" and \"value\".",
+            at: member.keyLocation)
+        }
+      }
+      guard let path, let value else {
+        problems.malformed(
+          "A store needs both \"path\" and \"value\".", at: element.location)
+        return nil
+      }
+      return ChartStore(path: path, value: value, at: element.location)
+    }
+  }
+
+  static let testKeys = ["equal", "less", "greater", "present", "matches", "all", "any", "not"]
+
+  mutating func test(_ node: JSONNode, depth: Int) -> ChartTest? {
+    guard depth < JSONReader.maximumDepth else { return nil }
+    guard case .object(let members) = node.kind, members.count == 1, let member = members.first
+    else {
+      problems.malformed(
+        "A test is an object with one key, one of \(Self.testKeys.map { "\"\($0)\"" }.joined(separator: ", ")).",
+        at: node.location)
+      return nil
+    }
+    let location = node.location
+    switch member.key {
+    case "equal", "less", "greater":
+      guard let (path, value) = comparison(member.value, what: member.key) else { return nil }
+      let kind: ChartTest.Kind =
+        switch member.key {
+        case "equal": .equal(path: path, value: value)
+        case "less": .less(path: path, value: value)
+        default: .greater(path: path, value: value)
+        }
+      return ChartTest(kind, at: location)
+    case "present":
+      guard let path = string(member.value, what: "\"present\"") else { return nil }
+      return ChartTest(.present(path: path), at: location)
+    case "matches":
+      guard case .object(let fields) = member.value.kind else {
+        problems.malformed(
+          "\"matches\" takes {\"path\": …, \"pattern\": …}, not \(member.value.typeName).",
+          at: member.value.location)
+        return nil
+      }
+      var path: String?
+      var pattern: String?
+      for field in fields {
+        switch field.key {
+        case "path": path = string(field.value, what: "\"path\"")
+        case "pattern": pattern = string(field.value, what: "\"pattern\"")
+        default:
+          problems.malformed(
+            "Unknown key \"\(field.key)\" in \"matches\": its keys are \"path\" and \"pattern\".",
+            at: field.keyLocation)
+        }
+      }
+      guard let path, let pattern else {
+        problems.malformed(
+          "\"matches\" needs both \"path\" and \"pattern\".", at: member.value.location)
+        return nil
+      }
+      return ChartTest(.matches(path: path, pattern: pattern), at: location)
+    case "all", "any":
+      guard case .array(let elements) = member.value.kind else {
+        problems.malformed(
+          "\"\(member.key)\" takes an array of tests, not \(member.value.typeName).",
+          at: member.value.location)
+        return nil
+      }
+      let tests = elements.compactMap { test($0, depth: depth + 1) }
+      guard tests.count == elements.count else { return nil }
+      return ChartTest(member.key == "all" ? .all(tests) : .any(tests), at: location)
+    case "not":
+      guard let inner = test(member.value, depth: depth + 1) else { return nil }
+      return ChartTest(.not(inner), at: location)
+    default:
+      problems.malformed(
+        "Unknown test \"\(member.key)\": the tests are \(Self.testKeys.map { "\"\($0)\"" }.joined(separator: ", ")).",
+        at: member.keyLocation)
+      return nil
+    }
+  }
+
+  mutating func comparison(_ node: JSONNode, what: String) -> (String, ChartValue)? {
+    guard case .object(let fields) = node.kind else {
+      problems.malformed(
+        "\"\(what)\" takes {\"path\": …, \"value\": …}, not \(node.typeName).", at: node.location)
+      return nil
+    }
+    var path: String?
+    var value: ChartValue?
+    for field in fields {
+      switch field.key {
+      case "path": path = string(field.value, what: "\"path\"")
+      case "value": value = field.value.chartValue
+      default:
+        problems.malformed(
+          "Unknown key \"\(field.key)\" in \"\(what)\": its keys are \"path\" and \"value\".",
+          at: field.keyLocation)
+      }
+    }
+    guard let path, let value else {
+      problems.malformed("\"\(what)\" needs both \"path\" and \"value\".", at: node.location)
+      return nil
+    }
+    return (path, value)
+  }
+
+  mutating func exits(_ node: JSONNode, depth: Int) -> [ChartExit] {
+    guard case .array(let elements) = node.kind else {
+      problems.malformed(
+        "\"exits\" is an array of {\"case\": …, \"states\": […]} and {\"default\": […]} objects, not \(node.typeName).",
+        at: node.location)
+      return []
+    }
+    return elements.compactMap { element in
+      guard case .object(let members) = element.kind else {
+        problems.malformed(
+          "An exit is {\"case\": \"key\", \"states\": […]} or {\"default\": […]}, not \(element.typeName).",
+          at: element.location)
+        return nil
+      }
+      var key: String?
+      var states: [ChartNode]?
+      var isDefault = false
+      for member in members {
+        switch member.key {
+        case "case": key = string(member.value, what: "\"case\"")
+        case "states": states = block(member.value, depth: depth, what: "\"states\"")
+        case "default":
+          isDefault = true
+          states = block(member.value, depth: depth, what: "\"default\"")
+        default:
+          problems.malformed(
+            "Unknown key \"\(member.key)\" in an exit: its keys are \"case\" and \"states\", or \"default\".",
+            at: member.keyLocation)
+        }
+      }
+      if isDefault {
+        guard key == nil, members.count == 1 else {
+          problems.malformed(
+            "A default exit is {\"default\": […]} alone, without \"case\" or \"states\".",
+            at: element.location)
+          return nil
+        }
+        return ChartExit(key: nil, states: states ?? [], at: element.location)
+      }
+      guard let key else {
+        problems.malformed(
+          "An exit needs \"case\" (its key) or is {\"default\": […]}.", at: element.location)
+        return nil
+      }
+      return ChartExit(key: key, states: states ?? [], at: element.location)
+    }
+  }
+
+  mutating func branches(_ node: JSONNode, depth: Int) -> [ChartBranch] {
+    guard case .array(let elements) = node.kind else {
+      problems.malformed(
+        "\"branches\" is an array of {\"name\": …, \"states\": […]} objects, not \(node.typeName).",
+        at: node.location)
+      return []
+    }
+    return elements.compactMap { element in
+      guard case .object(let members) = element.kind else {
+        problems.malformed(
+          "A branch is {\"states\": […]}, with an optional \"name\", not \(element.typeName).",
+          at: element.location)
+        return nil
+      }
+      var name: String?
+      var states: [ChartNode] = []
+      for member in members {
+        switch member.key {
+        case "name": name = string(member.value, what: "\"name\"")
+        case "states": states = block(member.value, depth: depth, what: "\"states\"")
+        default:
+          problems.malformed(
+            "Unknown key \"\(member.key)\" in a branch: its keys are \"name\" and \"states\".",
+            at: member.keyLocation)
+        }
+      }
+      return ChartBranch(name: name, states: states, at: element.location)
+    }
+  }
+
+  mutating func string(_ node: JSONNode, what: String) -> String? {
+    if case .string(let text) = node.kind { return text }
+    problems.malformed("\(what) takes a string, not \(node.typeName).", at: node.location)
+    return nil
+  }
+
+  mutating func optionalString(_ node: JSONNode?, what: String) -> String? {
+    guard let node else { return nil }
+    return string(node, what: what)
+  }
+
+  mutating func bool(_ node: JSONNode?, what: String) -> Bool {
+    guard let node else { return false }
+    if case .bool(let value) = node.kind { return value }
+    problems.malformed("\(what) takes true or false, not \(node.typeName).", at: node.location)
+    return false
+  }
+}
+
+/// `a` or `an`, for a kind's name.
+func article(_ word: String) -> String {
+  word.first.map { "aeiou".contains($0) } == true ? "an" : "a"
+}

@@ -1,0 +1,370 @@
+import Flowchart
+
+/// Builds a ``ChartFile`` from an XML element tree, recording every problem of format.
+struct XMLChartBuilder {
+  let path: String
+  var problems = ProblemList()
+
+  init(path: String) {
+    self.path = path
+  }
+
+  static let statementElements = [
+    "action", "condition", "multipleCondition", "dispatch", "goTo", "include",
+  ]
+  static let testElements = ["equal", "less", "greater", "present", "matches", "all", "any", "not"]
+  /// Attributes the root may carry so that editors find the schema.
+  static let rootAttributes: Set<String> = [
+    "xmlns", "xmlns:xsi", "xsi:noNamespaceSchemaLocation", "xsi:schemaLocation",
+  ]
+
+  mutating func chart(_ root: XMLElementNode) -> ChartFile {
+    var file = ChartFile(path: path, states: [])
+    guard root.name == "flowchart" else {
+      problems.malformed(
+        "The root element is <\(root.name)>: a chart file's root is <flowchart>.",
+        at: root.location)
+      return file
+    }
+    check(root, attributes: Self.rootAttributes, text: false)
+    var statements: [XMLElementNode] = []
+    for child in root.children {
+      if child.name == "entryPoint" {
+        check(child, attributes: ["state"], text: false)
+        if let name = required("state", of: child) {
+          file.entryPoints.append(ChartReference(name, at: child.location))
+        }
+      } else {
+        statements.append(child)
+      }
+    }
+    file.states = block(statements, depth: 1)
+    return file
+  }
+
+  /// Records unknown attributes, text where none belongs, and children where none belong.
+  mutating func check(
+    _ element: XMLElementNode, attributes allowed: Set<String>, text: Bool,
+    children: Bool = true
+  ) {
+    for name in element.attributes.keys.sorted() where !allowed.contains(name) {
+      let list = allowed.filter { !$0.hasPrefix("xml") && !$0.hasPrefix("xsi") }.sorted()
+      problems.malformed(
+        "Unknown attribute '\(name)' on <\(element.name)>"
+          + (list.isEmpty
+            ? ": it takes none." : ": its attributes are \(list.joined(separator: ", "))."),
+        at: element.location)
+    }
+    if !text, let (content, location) = element.text {
+      let shown = content.trimmingCharacters(in: .whitespacesAndNewlines).prefix(20)
+      problems.malformed(
+        "<\(element.name)> holds the text '\(shown)': it holds only elements. Remove the text, or put it in an attribute.",
+        at: location)
+    }
+    if !children, let child = element.children.first {
+      problems.malformed(
+        "<\(element.name)> holds <\(child.name)>: it holds no elements.", at: child.location)
+    }
+  }
+
+  mutating func required(_ attribute: String, of element: XMLElementNode) -> String? {
+    guard let value = element.attributes[attribute] else {
+      problems.malformed(
+        "<\(element.name)> needs the attribute \(attribute)=\"…\".", at: element.location)
+      return nil
+    }
+    return value
+  }
+
+  mutating func isFinal(_ element: XMLElementNode) -> Bool {
+    switch element.attributes["final"] {
+    case nil, "false": return false
+    case "true": return true
+    case let value?:
+      problems.malformed(
+        "final=\"\(value)\" on <\(element.name)>: write final=\"true\" or final=\"false\".",
+        at: element.location)
+      return false
+    }
+  }
+
+  mutating func block(_ elements: [XMLElementNode], depth: Int) -> [ChartNode] {
+    guard depth <= maximumStateDepth else {
+      if let first = elements.first {
+        problems.malformed(
+          "States nest more than \(maximumStateDepth) levels deep here: flatten the chart with goTo arrows, or split it.",
+          at: first.location)
+      }
+      return []
+    }
+    return elements.compactMap { statement($0, depth: depth) }
+  }
+
+  /// A `<yes>`, `<no>`, `<case>`, `<default>` or `<branch>` block's states.
+  mutating func states(of element: XMLElementNode, depth: Int) -> [ChartNode] {
+    block(element.children, depth: depth)
+  }
+
+  mutating func statement(_ element: XMLElementNode, depth: Int) -> ChartNode? {
+    let at = element.location
+    switch element.name {
+    case "action":
+      check(element, attributes: ["name", "final", "run"], text: false)
+      var stores: [ChartStore] = []
+      for child in element.children {
+        guard child.name == "storeValue" else {
+          problems.malformed(
+            "<action> holds <\(child.name)>: it holds only <storeValue> elements.",
+            at: child.location)
+          continue
+        }
+        check(child, attributes: ["path", "value", "type"], text: false, children: false)
+        if let path = required("path", of: child), let value = value(of: child) {
+          stores.append(ChartStore(path: path, value: value, at: child.location))
+        }
+      }
+      guard let name = required("name", of: element) else { return nil }
+      let action = ChartAction(
+        name: name, isFinal: isFinal(element), handler: element.attributes["run"],
+        stores: stores)
+      return ChartNode(.action(action), at: at)
+    case "condition":
+      check(element, attributes: ["name", "final", "run"], text: false)
+      let name = required("name", of: element)
+      var yes: [ChartNode]?
+      var no: [ChartNode]?
+      var tests: [ChartTest] = []
+      for child in element.children {
+        switch child.name {
+        case "yes", "no":
+          check(child, attributes: [], text: false)
+          if (child.name == "yes" ? yes : no) != nil {
+            problems.malformed(
+              "<condition> holds a second <\(child.name)>: keep one.", at: child.location)
+          }
+          let states = self.states(of: child, depth: depth + 1)
+          if child.name == "yes" { yes = states } else { no = states }
+        case _ where Self.testElements.contains(child.name):
+          if let test = test(child, depth: 0) { tests.append(test) }
+        default:
+          problems.malformed(
+            "<condition> holds <\(child.name)>: it holds a test (\(Self.testElements.joined(separator: ", "))), <yes> and <no>.",
+            at: child.location)
+        }
+      }
+      guard let name else { return nil }
+      let decision: ChartCondition.Decision
+      switch (element.attributes["run"], tests.count) {
+      case (let run?, 0):
+        decision = .handler(run)
+      case (nil, 1):
+        decision = .test(tests[0])
+      case (.some, _):
+        problems.malformed(
+          "Condition '\(name)' has both run=\"…\" and a test: keep one.", at: at, name: name)
+        return nil
+      case (nil, 0):
+        problems.malformed(
+          "Condition '\(name)' has neither run=\"…\" (a registered condition) nor a test element: add one.",
+          at: at, name: name)
+        return nil
+      case (nil, _):
+        problems.malformed(
+          "Condition '\(name)' has \(tests.count) tests: combine them in <all> or <any>.",
+          at: at, name: name)
+        return nil
+      }
+      let condition = ChartCondition(
+        name: name, isFinal: isFinal(element), decision: decision, yes: yes, no: no)
+      return ChartNode(.condition(condition), at: at)
+    case "multipleCondition":
+      check(element, attributes: ["name", "final", "run", "value"], text: false)
+      var exits: [ChartExit]?
+      for child in element.children {
+        switch child.name {
+        case "case":
+          check(child, attributes: ["key"], text: false)
+          let key = required("key", of: child) ?? ""
+          exits =
+            (exits ?? [])
+            + [ChartExit(key: key, states: states(of: child, depth: depth + 1), at: child.location)]
+        case "default":
+          check(child, attributes: [], text: false)
+          exits =
+            (exits ?? [])
+            + [ChartExit(key: nil, states: states(of: child, depth: depth + 1), at: child.location)]
+        default:
+          problems.malformed(
+            "<multipleCondition> holds <\(child.name)>: it holds <case key=\"…\"> and <default> elements.",
+            at: child.location)
+        }
+      }
+      guard let name = required("name", of: element) else { return nil }
+      let decision: ChartMultipleCondition.Decision
+      switch (element.attributes["run"], element.attributes["value"]) {
+      case (let run?, nil): decision = .handler(run)
+      case (nil, let path?): decision = .value(path: path)
+      case (.some, .some):
+        problems.malformed(
+          "Multiple condition '\(name)' has both run=\"…\" and value=\"…\": keep one.", at: at,
+          name: name)
+        return nil
+      case (nil, nil):
+        problems.malformed(
+          "Multiple condition '\(name)' has neither run=\"…\" (a registered multiple condition) nor value=\"…\" (a path whose value is the key): add one.",
+          at: at, name: name)
+        return nil
+      }
+      let condition = ChartMultipleCondition(
+        name: name, isFinal: isFinal(element), decision: decision, exits: exits)
+      return ChartNode(.multipleCondition(condition), at: at)
+    case "dispatch":
+      check(element, attributes: ["name", "final", "merge"], text: false)
+      var branches: [ChartBranch] = []
+      for child in element.children {
+        guard child.name == "branch" else {
+          problems.malformed(
+            "<dispatch> holds <\(child.name)>: it holds only <branch> elements.",
+            at: child.location)
+          continue
+        }
+        check(child, attributes: ["name"], text: false)
+        branches.append(
+          ChartBranch(
+            name: child.attributes["name"], states: states(of: child, depth: depth + 1),
+            at: child.location))
+      }
+      guard let name = required("name", of: element) else { return nil }
+      let dispatch = ChartDispatch(
+        name: name, isFinal: isFinal(element), merge: element.attributes["merge"],
+        branches: branches)
+      return ChartNode(.dispatch(dispatch), at: at)
+    case "goTo":
+      check(element, attributes: ["state"], text: false, children: false)
+      guard let target = required("state", of: element) else { return nil }
+      return ChartNode(.goTo(target), at: at)
+    case "include":
+      check(element, attributes: ["path"], text: false, children: false)
+      guard let path = required("path", of: element) else { return nil }
+      return ChartNode(.include(path), at: at)
+    default:
+      problems.malformed(
+        "Unknown element <\(element.name)>: a block holds \(Self.statementElements.map { "<\($0)>" }.joined(separator: ", ")).",
+        at: at)
+      return nil
+    }
+  }
+
+  /// The typed value of a `<storeValue>` or a comparison: `value` read as `type`.
+  mutating func value(of element: XMLElementNode) -> ChartValue? {
+    let text = element.attributes["value"]
+    let type = element.attributes["type"] ?? "string"
+    if type == "null" {
+      if text != nil {
+        problems.malformed(
+          "<\(element.name)> has type=\"null\" and a value: remove the value.",
+          at: element.location)
+      }
+      return .null
+    }
+    guard let text else {
+      problems.malformed(
+        "<\(element.name)> needs the attribute value=\"…\" (or type=\"null\").",
+        at: element.location)
+      return nil
+    }
+    switch type {
+    case "string":
+      return .string(text)
+    case "number":
+      guard let number = Double(text), number.isFinite, !text.contains(where: \.isWhitespace)
+      else {
+        problems.malformed(
+          "value=\"\(text)\" on <\(element.name)> is not a number.", at: element.location)
+        return nil
+      }
+      return .number(number)
+    case "boolean":
+      guard text == "true" || text == "false" else {
+        problems.malformed(
+          "value=\"\(text)\" on <\(element.name)> is not a boolean: write true or false.",
+          at: element.location)
+        return nil
+      }
+      return .bool(text == "true")
+    case "json":
+      do throws(SyntaxError) {
+        return try JSONReader.parse(Array(text.utf8), path: path).chartValue
+      } catch {
+        problems.malformed(
+          "value=\"…\" on <\(element.name)> is not JSON: \(error.message)", at: element.location)
+        return nil
+      }
+    default:
+      problems.malformed(
+        "type=\"\(type)\" on <\(element.name)>: the types are string, number, boolean, null and json.",
+        at: element.location)
+      return nil
+    }
+  }
+
+  mutating func test(_ element: XMLElementNode, depth: Int) -> ChartTest? {
+    guard depth < XMLTreeReader.maximumDepth else { return nil }
+    let at = element.location
+    switch element.name {
+    case "equal", "less", "greater":
+      check(element, attributes: ["path", "value", "type"], text: false, children: false)
+      guard let path = required("path", of: element), let value = value(of: element) else {
+        return nil
+      }
+      let kind: ChartTest.Kind =
+        switch element.name {
+        case "equal": .equal(path: path, value: value)
+        case "less": .less(path: path, value: value)
+        default: .greater(path: path, value: value)
+        }
+      return ChartTest(kind, at: at)
+    case "present":
+      check(element, attributes: ["path"], text: false, children: false)
+      guard let path = required("path", of: element) else { return nil }
+      return ChartTest(.present(path: path), at: at)
+    case "matches":
+      check(element, attributes: ["path", "pattern"], text: false, children: false)
+      guard let path = required("path", of: element),
+        let pattern = required("pattern", of: element)
+      else { return nil }
+      return ChartTest(.matches(path: path, pattern: pattern), at: at)
+    case "all", "any", "not":
+      check(element, attributes: [], text: false)
+      var tests: [ChartTest] = []
+      var complete = true
+      for child in element.children {
+        guard Self.testElements.contains(child.name) else {
+          problems.malformed(
+            "<\(element.name)> holds <\(child.name)>: it holds tests (\(Self.testElements.joined(separator: ", "))).",
+            at: child.location)
+          complete = false
+          continue
+        }
+        if let test = test(child, depth: depth + 1) { tests.append(test) } else { complete = false }
+      }
+      guard complete else { return nil }
+      switch element.name {
+      case "all": return ChartTest(.all(tests), at: at)
+      case "any": return ChartTest(.any(tests), at: at)
+      default:
+        guard tests.count == 1 else {
+          problems.malformed(
+            "<not> holds \(tests.count) tests: it holds exactly one.", at: at)
+          return nil
+        }
+        return ChartTest(.not(tests[0]), at: at)
+      }
+    default:
+      problems.malformed(
+        "Unknown test <\(element.name)>: the tests are \(Self.testElements.joined(separator: ", ")).",
+        at: at)
+      return nil
+    }
+  }
+}

@@ -1,0 +1,465 @@
+import Flowchart
+
+/// A JSON value as read, with where each value and each object key starts.
+struct JSONNode {
+  indirect enum Kind {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([JSONNode])
+    case object([Member])
+  }
+
+  /// An object's member, in the order written.
+  struct Member {
+    var key: String
+    var keyLocation: SourceLocation
+    var value: JSONNode
+  }
+
+  var kind: Kind
+  var location: SourceLocation
+
+  /// The kind of value, in words, for messages.
+  var typeName: String {
+    switch kind {
+    case .null: "null"
+    case .bool: "a boolean"
+    case .number: "a number"
+    case .string: "a string"
+    case .array: "an array"
+    case .object: "an object"
+    }
+  }
+
+  /// The value as a ``ChartValue``, without locations.
+  var chartValue: ChartValue {
+    switch kind {
+    case .null: .null
+    case .bool(let value): .bool(value)
+    case .number(let value): .number(value)
+    case .string(let value): .string(value)
+    case .array(let elements): .array(elements.map(\.chartValue))
+    case .object(let members):
+      .object(Dictionary(members.map { ($0.key, $0.value.chartValue) }, uniquingKeysWith: { $1 }))
+    }
+  }
+}
+
+/// A syntax error: what is wrong, where.
+struct SyntaxError: Error {
+  var message: String
+  var location: SourceLocation
+}
+
+/// A JSON parser (RFC 8259) that records the line and column of every value and key, refuses
+/// duplicate keys, invalid UTF-8 and nesting deeper than ``maximumDepth``, and never recurses
+/// deeper than that.
+///
+/// Columns count Unicode scalars from 1; a tab counts one.
+struct JSONReader: ~Copyable {
+  /// The deepest nesting of arrays and objects a file may have.
+  static var maximumDepth: Int { 512 }
+
+  private let bytes: UnsafeBufferPointer<UInt8>
+  private let path: String
+  private var offset = 0
+  private var line = 1
+  private var column = 1
+  private var depth = 0
+
+  private init(_ bytes: UnsafeBufferPointer<UInt8>, path: String) {
+    self.bytes = bytes
+    self.path = path
+  }
+
+  /// Parses `bytes` as one JSON value.
+  static func parse(_ bytes: [UInt8], path: String) throws(SyntaxError) -> JSONNode {
+    let result: Result<JSONNode, SyntaxError> = bytes.withUnsafeBufferPointer { buffer in
+      var reader = JSONReader(buffer, path: path)
+      do throws(SyntaxError) {
+        return .success(try reader.document())
+      } catch {
+        return .failure(error)
+      }
+    }
+    return try result.get()
+  }
+
+  private var location: SourceLocation {
+    SourceLocation(fileID: path, line: line, column: column)
+  }
+
+  private func fail(_ message: String) -> SyntaxError {
+    SyntaxError(message: message, location: location)
+  }
+
+  private mutating func document() throws(SyntaxError) -> JSONNode {
+    // A byte order mark may start the file.
+    if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { offset = 3 }
+    skipWhitespace()
+    guard offset < bytes.count else { throw fail("The file is empty: write a JSON object.") }
+    let value = try parseValue()
+    skipWhitespace()
+    guard offset == bytes.count else {
+      throw fail("Unexpected \(describeNext()) after the JSON value: remove it.")
+    }
+    return value
+  }
+
+  /// Advances one byte, counting lines and columns.
+  @inline(__always)
+  private mutating func advance() {
+    let byte = bytes[offset]
+    offset += 1
+    if byte == 0x0A {
+      line += 1
+      column = 1
+    } else if byte & 0xC0 != 0x80 {
+      column += 1
+    }
+  }
+
+  private mutating func skipWhitespace() {
+    while offset < bytes.count {
+      switch bytes[offset] {
+      case 0x20, 0x09, 0x0D:
+        offset += 1
+        column += 1
+      case 0x0A:
+        offset += 1
+        line += 1
+        column = 1
+      default: return
+      }
+    }
+  }
+
+  private func describeNext() -> String {
+    guard offset < bytes.count else { return "end of file" }
+    let byte = bytes[offset]
+    if byte >= 0x21 && byte < 0x7F { return "'\(Character(UnicodeScalar(byte)))'" }
+    return "byte 0x\(String(byte, radix: 16, uppercase: true))"
+  }
+
+  private mutating func parseValue() throws(SyntaxError) -> JSONNode {
+    guard offset < bytes.count else {
+      throw fail("The file ends where a value should be: it is truncated.")
+    }
+    let start = location
+    switch bytes[offset] {
+    case UInt8(ascii: "{"): return try parseObject()
+    case UInt8(ascii: "["): return try parseArray()
+    case UInt8(ascii: "\""): return JSONNode(kind: .string(try parseString()), location: start)
+    case UInt8(ascii: "t"):
+      try literal("true")
+      return JSONNode(kind: .bool(true), location: start)
+    case UInt8(ascii: "f"):
+      try literal("false")
+      return JSONNode(kind: .bool(false), location: start)
+    case UInt8(ascii: "n"):
+      try literal("null")
+      return JSONNode(kind: .null, location: start)
+    case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+      return JSONNode(kind: .number(try parseNumber()), location: start)
+    default:
+      throw fail("Expected a value, found \(describeNext()).")
+    }
+  }
+
+  private mutating func literal(_ word: StaticString) throws(SyntaxError) {
+    let start = location
+    let count = word.utf8CodeUnitCount
+    var matches = offset + count <= bytes.count
+    if matches {
+      for index in 0..<count where bytes[offset + index] != word.utf8Start[index] {
+        matches = false
+        break
+      }
+    }
+    guard matches else {
+      throw SyntaxError(message: "Expected '\(word)' or another value.", location: start)
+    }
+    offset += count
+    column += count
+  }
+
+  private mutating func enter() throws(SyntaxError) {
+    depth += 1
+    guard depth <= Self.maximumDepth else {
+      throw fail(
+        "Arrays and objects nest more than \(Self.maximumDepth) levels deep here: flatten the chart, or split it into included files."
+      )
+    }
+  }
+
+  /// The error of an array or object that the file ends inside.
+  private func unclosed(_ what: String, _ closing: Character, at start: SourceLocation)
+    -> SyntaxError
+  {
+    SyntaxError(
+      message:
+        "The \(what) that starts here is not closed: the file is truncated, or a '\(closing)' is missing.",
+      location: start)
+  }
+
+  private mutating func parseArray() throws(SyntaxError) -> JSONNode {
+    let start = location
+    try enter()
+    advance()
+    var elements: [JSONNode] = []
+    skipWhitespace()
+    if offset < bytes.count, bytes[offset] == UInt8(ascii: "]") {
+      advance()
+      depth -= 1
+      return JSONNode(kind: .array(elements), location: start)
+    }
+    while true {
+      skipWhitespace()
+      guard offset < bytes.count else {
+        throw unclosed("array", "]", at: start)
+      }
+      elements.append(try parseValue())
+      skipWhitespace()
+      guard offset < bytes.count else {
+        throw unclosed("array", "]", at: start)
+      }
+      if bytes[offset] == UInt8(ascii: ",") {
+        advance()
+        continue
+      }
+      guard bytes[offset] == UInt8(ascii: "]") else {
+        throw fail("Expected ',' or ']' in an array, found \(describeNext()).")
+      }
+      advance()
+      depth -= 1
+      return JSONNode(kind: .array(elements), location: start)
+    }
+  }
+
+  private mutating func parseObject() throws(SyntaxError) -> JSONNode {
+    let start = location
+    try enter()
+    advance()
+    var members: [JSONNode.Member] = []
+    // Duplicates are found by a scan while the object is small, which most are.
+    var keys: Set<String> = []
+    skipWhitespace()
+    if offset < bytes.count, bytes[offset] == UInt8(ascii: "}") {
+      advance()
+      depth -= 1
+      return JSONNode(kind: .object(members), location: start)
+    }
+    while true {
+      skipWhitespace()
+      guard offset < bytes.count else {
+        throw unclosed("object", "}", at: start)
+      }
+      guard bytes[offset] == UInt8(ascii: "\"") else {
+        throw fail("Expected a key in double quotes, found \(describeNext()).")
+      }
+      let keyLocation = location
+      let key = try parseString()
+      let isDuplicate: Bool
+      if members.count < 16 {
+        isDuplicate = members.contains { $0.key == key }
+      } else {
+        if keys.isEmpty { keys = Set(members.map(\.key)) }
+        isDuplicate = !keys.insert(key).inserted
+      }
+      guard !isDuplicate else {
+        throw SyntaxError(
+          message: "The key \"\(key)\" appears twice in one object: keep one.",
+          location: keyLocation)
+      }
+      skipWhitespace()
+      guard offset < bytes.count, bytes[offset] == UInt8(ascii: ":") else {
+        throw fail("Expected ':' after the key \"\(key)\", found \(describeNext()).")
+      }
+      advance()
+      skipWhitespace()
+      let value = try parseValue()
+      members.append(JSONNode.Member(key: key, keyLocation: keyLocation, value: value))
+      skipWhitespace()
+      guard offset < bytes.count else {
+        throw unclosed("object", "}", at: start)
+      }
+      if bytes[offset] == UInt8(ascii: ",") {
+        advance()
+        continue
+      }
+      guard bytes[offset] == UInt8(ascii: "}") else {
+        throw fail("Expected ',' or '}' in an object, found \(describeNext()).")
+      }
+      advance()
+      depth -= 1
+      return JSONNode(kind: .object(members), location: start)
+    }
+  }
+
+  private mutating func parseString() throws(SyntaxError) -> String {
+    let start = location
+    advance()  // the opening quote
+    // The common case: no escape before the closing quote, read in place.
+    var end = offset
+    while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"),
+      bytes[end] >= 0x20
+    {
+      end += 1
+    }
+    if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
+      guard
+        let string = String(
+          validating: UnsafeBufferPointer(rebasing: bytes[offset..<end]), as: UTF8.self)
+      else {
+        throw SyntaxError(
+          message: "The string that starts here is not valid UTF-8: save the file as UTF-8.",
+          location: start)
+      }
+      for index in offset..<end where bytes[index] & 0xC0 != 0x80 { column += 1 }
+      offset = end
+      advance()  // the closing quote
+      return string
+    }
+    var text: [UInt8] = []
+    while true {
+      guard offset < bytes.count else {
+        throw unclosed("string", "\"", at: start)
+      }
+      let byte = bytes[offset]
+      switch byte {
+      case UInt8(ascii: "\""):
+        advance()
+        guard let string = String(validating: text, as: UTF8.self) else {
+          throw SyntaxError(
+            message: "The string that starts here is not valid UTF-8: save the file as UTF-8.",
+            location: start)
+        }
+        return string
+      case UInt8(ascii: "\\"):
+        advance()
+        try parseEscape(into: &text)
+      case 0..<0x20:
+        throw fail(
+          "A string holds a control character (such as a line break): write it as an escape, such as \\n."
+        )
+      default:
+        text.append(byte)
+        advance()
+      }
+    }
+  }
+
+  private mutating func parseEscape(into text: inout [UInt8]) throws(SyntaxError) {
+    guard offset < bytes.count else {
+      throw fail("The file ends inside an escape: it is truncated.")
+    }
+    let escape = bytes[offset]
+    let simple: UInt8? =
+      switch escape {
+      case UInt8(ascii: "\""): 0x22
+      case UInt8(ascii: "\\"): 0x5C
+      case UInt8(ascii: "/"): 0x2F
+      case UInt8(ascii: "b"): 0x08
+      case UInt8(ascii: "f"): 0x0C
+      case UInt8(ascii: "n"): 0x0A
+      case UInt8(ascii: "r"): 0x0D
+      case UInt8(ascii: "t"): 0x09
+      default: nil
+      }
+    if let simple {
+      advance()
+      text.append(simple)
+      return
+    }
+    guard escape == UInt8(ascii: "u") else {
+      throw fail("'\\\(describeNext())' is not an escape JSON knows: write \\\\ for a backslash.")
+    }
+    advance()
+    var scalar = try hexQuad()
+    if (0xD800..<0xDC00).contains(scalar) {
+      // A high surrogate: a low one must follow, as \uDC00 to \uDFFF.
+      guard offset + 1 < bytes.count, bytes[offset] == UInt8(ascii: "\\"),
+        bytes[offset + 1] == UInt8(ascii: "u")
+      else { throw fail("A \\u escape of a high surrogate is not followed by a low one.") }
+      advance()
+      advance()
+      let low = try hexQuad()
+      guard (0xDC00..<0xE000).contains(low) else {
+        throw fail("A \\u escape of a high surrogate is not followed by a low one.")
+      }
+      scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+    }
+    guard let unicode = Unicode.Scalar(scalar) else {
+      throw fail("A \\u escape names a lone surrogate, which is not a character.")
+    }
+    text.append(contentsOf: String(unicode).utf8)
+  }
+
+  private mutating func hexQuad() throws(SyntaxError) -> UInt32 {
+    var value: UInt32 = 0
+    for _ in 0..<4 {
+      guard offset < bytes.count, let digit = hexDigit(bytes[offset]) else {
+        throw fail("A \\u escape needs four hexadecimal digits.")
+      }
+      value = value << 4 | digit
+      advance()
+    }
+    return value
+  }
+
+  private func hexDigit(_ byte: UInt8) -> UInt32? {
+    switch byte {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(byte - UInt8(ascii: "0"))
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt32(byte - UInt8(ascii: "a") + 10)
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt32(byte - UInt8(ascii: "A") + 10)
+    default: nil
+    }
+  }
+
+  private mutating func parseNumber() throws(SyntaxError) -> Double {
+    let start = offset
+    let startLocation = location
+    func isDigit(_ index: Int) -> Bool {
+      index < bytes.count && bytes[index] >= 0x30 && bytes[index] <= 0x39
+    }
+    var index = offset
+    if bytes[index] == UInt8(ascii: "-") { index += 1 }
+    guard isDigit(index) else {
+      throw SyntaxError(message: "A number needs a digit after '-'.", location: startLocation)
+    }
+    if bytes[index] == UInt8(ascii: "0") {
+      index += 1
+    } else {
+      while isDigit(index) { index += 1 }
+    }
+    if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+      index += 1
+      guard isDigit(index) else {
+        throw SyntaxError(message: "A number needs a digit after '.'.", location: startLocation)
+      }
+      while isDigit(index) { index += 1 }
+    }
+    if index < bytes.count, bytes[index] | 0x20 == UInt8(ascii: "e") {
+      index += 1
+      if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-")
+      {
+        index += 1
+      }
+      guard isDigit(index) else {
+        throw SyntaxError(
+          message: "A number needs a digit in its exponent.", location: startLocation)
+      }
+      while isDigit(index) { index += 1 }
+    }
+    let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+    column += index - offset
+    offset = index
+    guard let value = Double(text), value.isFinite else {
+      throw SyntaxError(
+        message: "The number \(text) is too large for a Double.", location: startLocation)
+    }
+    return value
+  }
+}

@@ -1,0 +1,222 @@
+import Flowchart
+import Foundation
+
+#if canImport(FoundationXML)
+  import FoundationXML
+#endif
+
+/// An XML element as read: its name, attributes, child elements, text and where it starts.
+struct XMLElementNode {
+  var name: String
+  var attributes: [String: String]
+  var children: [XMLElementNode] = []
+  /// The element's non-whitespace text, if any, and where it was found.
+  var text: (String, SourceLocation)?
+  var location: SourceLocation
+}
+
+/// Reads XML into a tree of elements with `XMLParser`, refusing document type declarations
+/// (and so entity expansion), and nesting deeper than ``maximumDepth``.
+enum XMLTreeReader {
+  /// The deepest nesting of elements a file may have.
+  static var maximumDepth: Int { 512 }
+
+  static func parse(_ bytes: [UInt8], path: String) throws(SyntaxError) -> XMLElementNode {
+    let lines = LineTable(bytes)
+    if let offset = find(Array("<!DOCTYPE".utf8), in: bytes) {
+      throw SyntaxError(
+        message: "A chart file may not have a document type declaration (<!DOCTYPE …>): remove it.",
+        location: lines.location(ofOffset: offset, path: path))
+    }
+    // `XMLParser` on Linux crashes on some invalid UTF-8 (in an element's name, for one), so
+    // the bytes are checked first.
+    if let offset = firstInvalidUTF8(in: bytes) {
+      throw SyntaxError(
+        message: "The file is not valid UTF-8 here: save it as UTF-8.",
+        location: lines.location(ofOffset: offset, path: path))
+    }
+    let delegate = TreeBuilder(path: path, bytes: bytes, lines: lines)
+    let parser = XMLParser(data: Data(bytes))
+    parser.shouldProcessNamespaces = false
+    parser.shouldReportNamespacePrefixes = false
+    parser.shouldResolveExternalEntities = false
+    parser.delegate = delegate
+    // The parser recovers from some errors and reports success; the first error it reports
+    // to the delegate is the one that counts.
+    let succeeded = parser.parse()
+    if let error = delegate.error { throw error }
+    guard succeeded, let root = delegate.root else {
+      let line = max(1, parser.lineNumber)
+      let column = max(1, parser.columnNumber)
+      throw SyntaxError(
+        message: bytes.isEmpty
+          ? "The file is empty: write a <flowchart> element."
+          : "The XML is not well-formed: \(describe(parser.parserError)).",
+        location: SourceLocation(fileID: path, line: line, column: column))
+    }
+    return root
+  }
+
+  /// The parser's error in words. The codes are libxml2's, which `XMLParser` passes on.
+  static func describe(_ error: (any Error)?) -> String {
+    guard let error else { return "the document ends early" }
+    let code = (error as NSError).code
+    switch code {
+    case 4: return "the document is empty"
+    case 5:
+      return
+        "the document ends before its elements are closed (it is truncated), or goes on after its root element"
+    case 9: return "it holds a character XML does not allow, or bytes that are not UTF-8"
+    case 23, 24, 25, 26, 27: return "it names an entity XML does not define (write & as &amp;)"
+    case 38: return "an attribute value holds a '<' (write &lt;)"
+    case 39, 40, 41: return "an attribute is not written name=\"value\""
+    case 42: return "an attribute appears twice in one element"
+    case 65: return "a space is missing between attributes"
+    case 68: return "a name is expected after '<'"
+    case 73: return "a '>' is missing"
+    case 76: return "an end tag does not match its start tag"
+    case 77: return "a tag is not finished"
+    default:
+      return
+        "XMLParser error \(code); look for an unclosed tag, a missing quote, or a '<' or '&' that should be escaped"
+    }
+  }
+
+  /// The offset of the first byte that does not belong to a valid UTF-8 sequence, if any.
+  static func firstInvalidUTF8(in bytes: [UInt8]) -> Int? {
+    var parser = Unicode.UTF8.ForwardParser()
+    var iterator = bytes.makeIterator()
+    var offset = 0
+    while true {
+      switch parser.parseScalar(from: &iterator) {
+      case .valid(let scalar): offset += scalar.count
+      case .emptyInput: return nil
+      case .error: return offset
+      }
+    }
+  }
+
+  static func find(_ needle: [UInt8], in bytes: [UInt8]) -> Int? {
+    guard needle.count <= bytes.count else { return nil }
+    var index = 0
+    while index + needle.count <= bytes.count {
+      if bytes[index] == needle[0] && bytes[index..<index + needle.count].elementsEqual(needle) {
+        return index
+      }
+      index += 1
+    }
+    return nil
+  }
+}
+
+/// Where each line of a file starts, to turn a byte offset into a line and a column.
+struct LineTable {
+  let starts: [Int]
+  let bytes: [UInt8]
+
+  init(_ bytes: [UInt8]) {
+    var starts = [0]
+    for (offset, byte) in bytes.enumerated() where byte == 0x0A { starts.append(offset + 1) }
+    self.starts = starts
+    self.bytes = bytes
+  }
+
+  /// The line (from 1) and column (from 1, counting Unicode scalars) of the byte at `offset`.
+  func location(ofOffset offset: Int, path: String) -> SourceLocation {
+    var low = 0
+    var high = starts.count - 1
+    while low < high {
+      let middle = (low + high + 1) / 2
+      if starts[middle] <= offset { low = middle } else { high = middle - 1 }
+    }
+    var column = 1
+    var index = starts[low]
+    while index < offset && index < bytes.count {
+      if bytes[index] & 0xC0 != 0x80 { column += 1 }
+      index += 1
+    }
+    return SourceLocation(fileID: path, line: low + 1, column: column)
+  }
+
+  /// The byte offset of `line` (from 1) and the parser's `column` (from 1, in bytes).
+  func offset(line: Int, column: Int) -> Int {
+    guard line >= 1, line <= starts.count else { return bytes.count }
+    return min(bytes.count, starts[line - 1] + max(0, column - 1))
+  }
+}
+
+/// The parser's delegate: builds the tree, and stops the parse on nesting too deep.
+private final class TreeBuilder: NSObject, XMLParserDelegate {
+  let path: String
+  let bytes: [UInt8]
+  let lines: LineTable
+  var stack: [XMLElementNode] = []
+  var root: XMLElementNode?
+  var error: SyntaxError?
+
+  init(path: String, bytes: [UInt8], lines: LineTable) {
+    self.path = path
+    self.bytes = bytes
+    self.lines = lines
+  }
+
+  /// Where the element whose start tag the parser has just read starts: the parser reports
+  /// the end of the tag, and the tag's `<` is the last one before it (attribute values
+  /// cannot hold a `<`).
+  func startOfTag(_ parser: XMLParser) -> SourceLocation {
+    var offset = min(
+      lines.offset(line: parser.lineNumber, column: parser.columnNumber), bytes.count - 1)
+    while offset > 0 && bytes[offset] != UInt8(ascii: "<") { offset -= 1 }
+    return lines.location(ofOffset: max(0, offset), path: path)
+  }
+
+  func parser(
+    _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
+    qualifiedName: String?, attributes: [String: String] = [:]
+  ) {
+    let location = startOfTag(parser)
+    guard stack.count < XMLTreeReader.maximumDepth else {
+      error = SyntaxError(
+        message:
+          "Elements nest more than \(XMLTreeReader.maximumDepth) levels deep here: flatten the chart, or split it into included files.",
+        location: location)
+      parser.abortParsing()
+      return
+    }
+    stack.append(XMLElementNode(name: elementName, attributes: attributes, location: location))
+  }
+
+  func parser(
+    _ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?,
+    qualifiedName: String?
+  ) {
+    guard let element = stack.popLast() else { return }
+    if stack.isEmpty {
+      root = element
+    } else {
+      stack[stack.count - 1].children.append(element)
+    }
+  }
+
+  func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
+    guard error == nil else { return }
+    error = SyntaxError(
+      message: "The XML is not well-formed: \(XMLTreeReader.describe(parseError)).",
+      location: SourceLocation(
+        fileID: path, line: max(1, parser.lineNumber), column: max(1, parser.columnNumber)))
+    parser.abortParsing()
+  }
+
+  func parser(_ parser: XMLParser, foundCharacters string: String) {
+    guard !stack.isEmpty, string.contains(where: { !$0.isWhitespace }) else { return }
+    if stack[stack.count - 1].text == nil {
+      let location = SourceLocation(
+        fileID: path, line: max(1, parser.lineNumber), column: max(1, parser.columnNumber))
+      stack[stack.count - 1].text = (string, location)
+    }
+  }
+
+  func parser(_ parser: XMLParser, foundCDATA cdataBlock: Data) {
+    self.parser(parser, foundCharacters: String(decoding: cdataBlock, as: UTF8.self))
+  }
+}

@@ -1,0 +1,407 @@
+import Flowchart
+
+extension ChartFile {
+  /// The file's text in `syntax`: what reading gives this tree back (its locations aside).
+  ///
+  /// Includes are written as `include` statements; the files they include are not written.
+  /// The text is indented by two spaces and ends with a line break. The writer recurses once
+  /// per level of nesting: a file read is at most 100 levels of states deep.
+  public func text(in syntax: ChartSyntax) -> String {
+    var writer = TextWriter()
+    switch syntax {
+    case .json: writer.json(self)
+    case .xml: writer.xml(self)
+    }
+    return writer.output
+  }
+}
+
+extension ChartValue {
+  /// The value as compact JSON text, object keys sorted.
+  public var jsonText: String {
+    var output = ""
+    write(to: &output)
+    return output
+  }
+
+  func write(to output: inout String) {
+    switch self {
+    case .null: output += "null"
+    case .bool(let value): output += value ? "true" : "false"
+    case .number(let value): output += Self.numberText(value)
+    case .string(let value): TextWriter.jsonString(value, to: &output)
+    case .array(let elements):
+      output += "["
+      for (index, element) in elements.enumerated() {
+        if index > 0 { output += ", " }
+        element.write(to: &output)
+      }
+      output += "]"
+    case .object(let members):
+      output += "{"
+      for (index, key) in members.keys.sorted().enumerated() {
+        if index > 0 { output += ", " }
+        TextWriter.jsonString(key, to: &output)
+        output += ": "
+        members[key]!.write(to: &output)
+      }
+      output += "}"
+    }
+  }
+
+  /// A number as JSON: an integer without a fraction when it is one, else Swift's shortest
+  /// text that reads back the same `Double`.
+  static func numberText(_ value: Double) -> String {
+    guard value.isFinite else { return "null" }
+    if value == value.rounded(), abs(value) < 1e15 {
+      return value == 0 ? "0" : String(Int64(value))
+    }
+    return "\(value)"
+  }
+}
+
+/// Writes a chart file's tree as JSON or XML text.
+struct TextWriter {
+  var output = ""
+  var indent = 0
+
+  mutating func line(_ text: String) {
+    output += String(repeating: "  ", count: indent)
+    output += text
+    output += "\n"
+  }
+
+  // MARK: - JSON
+
+  static func jsonString(_ text: String, to output: inout String) {
+    output += "\""
+    for scalar in text.unicodeScalars {
+      switch scalar {
+      case "\"": output += "\\\""
+      case "\\": output += "\\\\"
+      case "\n": output += "\\n"
+      case "\r": output += "\\r"
+      case "\t": output += "\\t"
+      case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+        let hex = String(scalar.value, radix: 16, uppercase: true)
+        output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+      default: output.unicodeScalars.append(scalar)
+      }
+    }
+    output += "\""
+  }
+
+  static func quoted(_ text: String) -> String {
+    var output = ""
+    jsonString(text, to: &output)
+    return output
+  }
+
+  mutating func json(_ file: ChartFile) {
+    line("{")
+    indent += 1
+    if !file.entryPoints.isEmpty {
+      let names = file.entryPoints.map { Self.quoted($0.name) }.joined(separator: ", ")
+      line("\"entryPoints\": [\(names)],")
+    }
+    jsonBlock(key: "flowchart", file.states, last: true)
+    indent -= 1
+    line("}")
+  }
+
+  /// `"key": [ … ]` with its trailing comma unless `last`.
+  mutating func jsonBlock(key: String?, _ nodes: [ChartNode], last: Bool) {
+    let opening = key.map { "\(Self.quoted($0)): " } ?? ""
+    let comma = last ? "" : ","
+    guard !nodes.isEmpty else {
+      line(opening + "[]" + comma)
+      return
+    }
+    line(opening + "[")
+    indent += 1
+    for (index, node) in nodes.enumerated() {
+      jsonNode(node, last: index == nodes.count - 1)
+    }
+    indent -= 1
+    line("]" + comma)
+  }
+
+  mutating func jsonNode(_ node: ChartNode, last: Bool) {
+    let comma = last ? "" : ","
+    var fields: [String] = []
+    switch node.kind {
+    case .goTo(let target):
+      line("{\"goTo\": \(Self.quoted(target))}" + comma)
+      return
+    case .include(let path):
+      line("{\"include\": \(Self.quoted(path))}" + comma)
+      return
+    case .action(let action):
+      fields.append("\"action\": \(Self.quoted(action.name))")
+      if action.isFinal { fields.append("\"final\": true") }
+      if let run = action.handler { fields.append("\"run\": \(Self.quoted(run))") }
+      if !action.stores.isEmpty {
+        let stores = action.stores.map {
+          "{\"path\": \(Self.quoted($0.path)), \"value\": \($0.value.jsonText)}"
+        }
+        fields.append("\"store\": [\(stores.joined(separator: ", "))]")
+      }
+      line("{" + fields.joined(separator: ", ") + "}" + comma)
+    case .condition(let condition):
+      fields.append("\"condition\": \(Self.quoted(condition.name))")
+      if condition.isFinal { fields.append("\"final\": true") }
+      switch condition.decision {
+      case .handler(let run): fields.append("\"run\": \(Self.quoted(run))")
+      case .test(let test): fields.append("\"test\": \(Self.jsonTest(test))")
+      }
+      guard condition.yes != nil || condition.no != nil else {
+        line("{" + fields.joined(separator: ", ") + "}" + comma)
+        return
+      }
+      line("{")
+      indent += 1
+      for field in fields { line(field + ",") }
+      if let yes = condition.yes { jsonBlock(key: "yes", yes, last: condition.no == nil) }
+      if let no = condition.no { jsonBlock(key: "no", no, last: true) }
+      indent -= 1
+      line("}" + comma)
+    case .multipleCondition(let condition):
+      fields.append("\"multipleCondition\": \(Self.quoted(condition.name))")
+      if condition.isFinal { fields.append("\"final\": true") }
+      switch condition.decision {
+      case .handler(let run): fields.append("\"run\": \(Self.quoted(run))")
+      case .value(let path): fields.append("\"value\": \(Self.quoted(path))")
+      }
+      guard let exits = condition.exits else {
+        line("{" + fields.joined(separator: ", ") + "}" + comma)
+        return
+      }
+      line("{")
+      indent += 1
+      for field in fields { line(field + ",") }
+      if exits.isEmpty {
+        line("\"exits\": []")
+      } else {
+        line("\"exits\": [")
+        indent += 1
+        for (index, exit) in exits.enumerated() {
+          let exitComma = index == exits.count - 1 ? "" : ","
+          if let key = exit.key {
+            line("{")
+            indent += 1
+            line("\"case\": \(Self.quoted(key)),")
+            jsonBlock(key: "states", exit.states, last: true)
+            indent -= 1
+            line("}" + exitComma)
+          } else {
+            line("{")
+            indent += 1
+            jsonBlock(key: "default", exit.states, last: true)
+            indent -= 1
+            line("}" + exitComma)
+          }
+        }
+        indent -= 1
+        line("]")
+      }
+      indent -= 1
+      line("}" + comma)
+    case .dispatch(let dispatch):
+      line("{")
+      indent += 1
+      line("\"dispatch\": \(Self.quoted(dispatch.name)),")
+      if dispatch.isFinal { line("\"final\": true,") }
+      if let merge = dispatch.merge { line("\"merge\": \(Self.quoted(merge)),") }
+      if dispatch.branches.isEmpty {
+        line("\"branches\": []")
+      } else {
+        line("\"branches\": [")
+        indent += 1
+        for (index, branch) in dispatch.branches.enumerated() {
+          line("{")
+          indent += 1
+          if let name = branch.name { line("\"name\": \(Self.quoted(name)),") }
+          jsonBlock(key: "states", branch.states, last: true)
+          indent -= 1
+          line("}" + (index == dispatch.branches.count - 1 ? "" : ","))
+        }
+        indent -= 1
+        line("]")
+      }
+      indent -= 1
+      line("}" + comma)
+    }
+  }
+
+  static func jsonTest(_ test: ChartTest) -> String {
+    switch test.kind {
+    case .equal(let path, let value):
+      "{\"equal\": {\"path\": \(quoted(path)), \"value\": \(value.jsonText)}}"
+    case .less(let path, let value):
+      "{\"less\": {\"path\": \(quoted(path)), \"value\": \(value.jsonText)}}"
+    case .greater(let path, let value):
+      "{\"greater\": {\"path\": \(quoted(path)), \"value\": \(value.jsonText)}}"
+    case .present(let path):
+      "{\"present\": \(quoted(path))}"
+    case .matches(let path, let pattern):
+      "{\"matches\": {\"path\": \(quoted(path)), \"pattern\": \(quoted(pattern))}}"
+    case .all(let tests):
+      "{\"all\": [\(tests.map(jsonTest).joined(separator: ", "))]}"
+    case .any(let tests):
+      "{\"any\": [\(tests.map(jsonTest).joined(separator: ", "))]}"
+    case .not(let inner):
+      "{\"not\": \(jsonTest(inner))}"
+    }
+  }
+
+  // MARK: - XML
+
+  static func escaped(_ text: String) -> String {
+    var output = ""
+    for scalar in text.unicodeScalars {
+      switch scalar {
+      case "&": output += "&amp;"
+      case "<": output += "&lt;"
+      case ">": output += "&gt;"
+      case "\"": output += "&quot;"
+      case "\n": output += "&#10;"
+      case "\r": output += "&#13;"
+      case "\t": output += "&#9;"
+      default: output.unicodeScalars.append(scalar)
+      }
+    }
+    return output
+  }
+
+  /// ` name="value"` pairs, in order, skipping `nil` values.
+  static func attributes(_ pairs: [(String, String?)]) -> String {
+    pairs.compactMap { name, value in value.map { " \(name)=\"\(escaped($0))\"" } }.joined()
+  }
+
+  static func valueAttributes(_ value: ChartValue) -> [(String, String?)] {
+    switch value {
+    case .string(let text): [("value", text)]
+    case .number(let number): [("value", ChartValue.numberText(number)), ("type", "number")]
+    case .bool(let flag): [("value", flag ? "true" : "false"), ("type", "boolean")]
+    case .null: [("type", "null")]
+    case .array, .object: [("value", value.jsonText), ("type", "json")]
+    }
+  }
+
+  mutating func xml(_ file: ChartFile) {
+    line("<?xml version=\"1.0\" encoding=\"UTF-8\"?>")
+    line("<flowchart>")
+    indent += 1
+    for entry in file.entryPoints {
+      line("<entryPoint\(Self.attributes([("state", entry.name)]))/>")
+    }
+    for node in file.states { xmlNode(node) }
+    indent -= 1
+    line("</flowchart>")
+  }
+
+  /// An element: `<name …/>` when `isEmpty`, else its start tag, what `children` writes, and
+  /// its end tag.
+  mutating func xmlElement(
+    _ name: String, _ attributes: [(String, String?)], isEmpty: Bool,
+    children: (inout TextWriter) -> Void
+  ) {
+    let start = "<\(name)\(Self.attributes(attributes))"
+    guard !isEmpty else {
+      line(start + "/>")
+      return
+    }
+    line(start + ">")
+    indent += 1
+    children(&self)
+    indent -= 1
+    line("</\(name)>")
+  }
+
+  mutating func xmlBlock(_ name: String, _ attributes: [(String, String?)], _ nodes: [ChartNode]) {
+    xmlElement(name, attributes, isEmpty: nodes.isEmpty) { writer in
+      for node in nodes { writer.xmlNode(node) }
+    }
+  }
+
+  mutating func xmlNode(_ node: ChartNode) {
+    switch node.kind {
+    case .goTo(let target):
+      line("<goTo\(Self.attributes([("state", target)]))/>")
+    case .include(let path):
+      line("<include\(Self.attributes([("path", path)]))/>")
+    case .action(let action):
+      let attributes = [
+        ("name", action.name), ("final", action.isFinal ? "true" : nil), ("run", action.handler),
+      ]
+      xmlElement("action", attributes, isEmpty: action.stores.isEmpty) { writer in
+        for store in action.stores {
+          writer.line(
+            "<storeValue\(Self.attributes([("path", store.path)] + Self.valueAttributes(store.value)))/>"
+          )
+        }
+      }
+    case .condition(let condition):
+      var attributes = [("name", condition.name), ("final", condition.isFinal ? "true" : nil)]
+      if case .handler(let run) = condition.decision { attributes.append(("run", run)) }
+      var isEmpty = condition.yes == nil && condition.no == nil
+      if case .test = condition.decision { isEmpty = false }
+      xmlElement("condition", attributes, isEmpty: isEmpty) { writer in
+        if case .test(let test) = condition.decision { writer.xmlTest(test) }
+        if let yes = condition.yes { writer.xmlBlock("yes", [], yes) }
+        if let no = condition.no { writer.xmlBlock("no", [], no) }
+      }
+    case .multipleCondition(let condition):
+      var attributes = [("name", condition.name), ("final", condition.isFinal ? "true" : nil)]
+      switch condition.decision {
+      case .handler(let run): attributes.append(("run", run))
+      case .value(let path): attributes.append(("value", path))
+      }
+      xmlElement("multipleCondition", attributes, isEmpty: condition.exits?.isEmpty ?? true) {
+        writer in
+        for exit in condition.exits ?? [] {
+          if let key = exit.key {
+            writer.xmlBlock("case", [("key", key)], exit.states)
+          } else {
+            writer.xmlBlock("default", [], exit.states)
+          }
+        }
+      }
+    case .dispatch(let dispatch):
+      let attributes = [
+        ("name", dispatch.name), ("final", dispatch.isFinal ? "true" : nil),
+        ("merge", dispatch.merge),
+      ]
+      xmlElement("dispatch", attributes, isEmpty: dispatch.branches.isEmpty) { writer in
+        for branch in dispatch.branches {
+          writer.xmlBlock("branch", [("name", branch.name)], branch.states)
+        }
+      }
+    }
+  }
+
+  mutating func xmlTest(_ test: ChartTest) {
+    switch test.kind {
+    case .equal(let path, let value):
+      line("<equal\(Self.attributes([("path", path)] + Self.valueAttributes(value)))/>")
+    case .less(let path, let value):
+      line("<less\(Self.attributes([("path", path)] + Self.valueAttributes(value)))/>")
+    case .greater(let path, let value):
+      line("<greater\(Self.attributes([("path", path)] + Self.valueAttributes(value)))/>")
+    case .present(let path):
+      line("<present\(Self.attributes([("path", path)]))/>")
+    case .matches(let path, let pattern):
+      line("<matches\(Self.attributes([("path", path), ("pattern", pattern)]))/>")
+    case .all(let tests):
+      xmlElement("all", [], isEmpty: tests.isEmpty) { writer in
+        for test in tests { writer.xmlTest(test) }
+      }
+    case .any(let tests):
+      xmlElement("any", [], isEmpty: tests.isEmpty) { writer in
+        for test in tests { writer.xmlTest(test) }
+      }
+    case .not(let inner):
+      xmlElement("not", [], isEmpty: false) { writer in writer.xmlTest(inner) }
+    }
+  }
+}

@@ -1,0 +1,422 @@
+import Flowchart
+import Testing
+
+/// One way through a chart: the states a run enters, in order, with the exit or decision
+/// each one takes.
+///
+/// Get every route with `Flowchart.routes(from:cycles:)` and run each with its
+/// ``script``, one test per route:
+///
+/// ```swift
+/// @Test(arguments: try healthWorkflow().routes())
+/// func everyRouteEndsWithAnOutcome(route: Route) async throws {
+///   let result = try await healthWorkflow().run(with: Subject(), script: route.script)
+///   #expect(result.pathNames == route.stateNames)
+/// }
+/// ```
+///
+/// A route reads as its steps joined by arrows, each decision in brackets, a dispatch's
+/// branches in braces separated by bars; that is also its name in test output:
+///
+/// ```
+/// Willing to exercise? [no] → Injured? [yes]
+/// Plan? [pro] → Sync { Upload [done] | Has changes? [yes] → Download [done] } → Done [done]
+/// ```
+public struct Route: Sendable, Hashable, CustomStringConvertible, CustomTestStringConvertible {
+  /// One state of a route and what it took.
+  public struct Step: Sendable, Hashable {
+    /// The state.
+    public let state: StateID
+    /// The state's name.
+    public let name: String
+    /// The state's kind.
+    public let kind: StateKind
+    /// The exit the state takes, or `nil` when it ends its flow (or ends the route, for a
+    /// route to a state).
+    public let exit: Exit.Label?
+    /// What the state decides when it ends its flow: `Decision.done`, `Decision.yes` or
+    /// `Decision.no`; `nil` for a state that takes an exit, and for a final multiple
+    /// condition, whose keys the chart does not list.
+    public let decision: Decision?
+    /// How many dispatches the state is inside: 0 at the top level.
+    public let depth: Int
+    /// The position, from zero, of the dispatch branch the state is in; `nil` at the top
+    /// level.
+    public let branch: Int?
+
+    /// The step as a route shows it: the name, then the decision or the exit in brackets
+    /// (none for an action's `next`).
+    var text: String {
+      if let decision { return "\(name) [\(decision)]" }
+      if let exit, exit != .next { return "\(name) [\(exit)]" }
+      if endsFlow && kind == .multipleCondition { return "\(name) [any key]" }
+      return name
+    }
+
+    /// Whether the step ends its flow (rather than a route to a state).
+    let endsFlow: Bool
+  }
+
+  /// The steps, in the order a run enters the states: a dispatch is followed by the steps
+  /// of each of its branches, branch by branch in declaration order, then by the state
+  /// after it.
+  public let steps: [Step]
+
+  /// Creates a route from its steps.
+  init(steps: [Step]) {
+    self.steps = steps
+  }
+
+  /// The names of the states, in order: what `RunResult.pathNames` holds after a run
+  /// down the route.
+  public var stateNames: [String] { steps.map(\.name) }
+
+  /// The last step of the top-level flow: the state the route ends at.
+  public var last: Step {
+    steps.last(where: { $0.depth == steps[0].depth }) ?? steps[steps.count - 1]
+  }
+
+  /// The decisions that drive a run down the route: for each condition and multiple
+  /// condition the route passes, the exit it takes (or, for a final condition, its
+  /// decision), one per visit. Actions and final multiple conditions run their own code.
+  public var script: Script {
+    var script = Script()
+    for step in steps {
+      if let exit = step.exit, step.kind == .condition || step.kind == .multipleCondition {
+        script.add(step.name, [.exit(exit)])
+      } else if step.kind == .condition, let decision = step.decision {
+        script.add(step.name, [.decision(decision)])
+      }
+    }
+    return script
+  }
+
+  /// The steps joined by ` → `, decisions in brackets, branches in braces.
+  public var description: String {
+    guard let first = steps.first else { return "" }
+    var text = first.text
+    // The branch each open level of braces is in, innermost last.
+    var branches: [Int?] = [first.branch]
+    for step in steps.dropFirst() {
+      let depth = first.depth + branches.count - 1
+      if step.depth > depth {
+        text += " { "
+        branches.append(step.branch)
+      } else {
+        for _ in step.depth..<depth {
+          text += " }"
+          branches.removeLast()
+        }
+        if step.branch != branches[branches.count - 1] {
+          text += " | "
+          branches[branches.count - 1] = step.branch
+        } else {
+          text += " → "
+        }
+      }
+      text += step.text
+    }
+    text += String(repeating: " }", count: branches.count - 1)
+    return text
+  }
+
+  /// The route's ``description``, so each case of a parameterized test reads as its route.
+  public var testDescription: String { description }
+}
+
+extension Flowchart {
+  /// Every route from `start` (the chart's start by default) to each way its flow can
+  /// end, each cycle taken at most `cycles` times.
+  ///
+  /// **How routes are counted.** A route follows one exit of each state it enters and ends
+  /// at a final state of its flow: a final condition ends two routes (one deciding yes, one
+  /// no), any other final state one. A route may enter each state at most `cycles + 1`
+  /// times, so `cycles: 0` gives the routes that enter no state twice, and a loop whose
+  /// exit is a condition adds `cycles` routes that go round it once, twice, … A way that
+  /// would enter a state more often is not a route (it does not end).
+  ///
+  /// A dispatch runs all its branches, so a route through it takes one route of each
+  /// branch (each branch's routes counted the same way, in the branch alone), listed branch
+  /// by branch after the dispatch: a dispatch whose branches have *a* and *b* routes
+  /// contributes *a* × *b* combinations, each followed by every route from the state after
+  /// it.
+  ///
+  /// For example, the Health workflow has 3 routes; a loop `Fetch → Failed?` whose `yes`
+  /// goes back to `Fetch` has `cycles + 1`.
+  ///
+  /// - Parameters:
+  ///   - start: The state to start from; a state inside a dispatch branch gives the routes
+  ///     to the ends of its branch.
+  ///   - cycles: How many times a route may come back to a state it entered; 0 or more (a
+  ///     negative count records an issue and counts as 0).
+  /// - Returns: The routes, in the order of the states' exits (a condition's `yes` routes
+  ///   before its `no` routes).
+  /// - Complexity: Proportional to the total length of the routes, which can grow
+  ///   exponentially with the number of decisions.
+  public func routes(from start: StateID? = nil, cycles: Int = 0) -> [Route] {
+    if cycles < 0 {
+      Issue.record(
+        "routes(cycles: \(cycles)) asks for a negative number of turns round a cycle; counting 0 instead. Pass 0 or more."
+      )
+    }
+    var walker = RouteWalker(chart: self, visitLimit: max(cycles, 0) + 1)
+    let from = start ?? self.start
+    let depth = walker.depth(of: from)
+    return walker.flowRoutes(from: from, depth: depth.depth, branch: depth.branch).map(
+      Route.init(steps:))
+  }
+
+  /// The routes from the state named `name`; see ``routes(from:cycles:)``.
+  ///
+  /// - Throws: A ``ScriptError`` when no state or several states have the name.
+  public func routes(fromStateNamed name: String, cycles: Int = 0) throws(ScriptError) -> [Route] {
+    do {
+      return routes(from: try scriptedState(named: name), cycles: cycles)
+    } catch {
+      throw ScriptError(error)
+    }
+  }
+
+  /// The shortest route from `start` (the chart's start by default) to `target`: the
+  /// states a run enters on its way, ending with `target` itself, which takes no exit yet.
+  ///
+  /// Length is counted in the flow of `target`: a dispatch on the way counts as one
+  /// state, and the route lists after it each branch's shortest route to one of its ends,
+  /// as a run would enter them. The route to a state inside a dispatch branch enters the
+  /// dispatch, runs the branches before the target's to their nearest ends, then goes down
+  /// the target's branch. Among routes of equal length, the one that takes the earlier
+  /// exits (`yes` before `no`, keys in declaration order) wins, and a final condition at
+  /// the end of a branch decides `yes`.
+  ///
+  /// - Returns: The route, or `nil` when no route from `start` enters `target`.
+  /// - Complexity: O(*n*) in the number of states and exits.
+  public func shortestRoute(to target: StateID, from start: StateID? = nil) -> Route? {
+    var walker = RouteWalker(chart: self, visitLimit: 1)
+    guard let steps = walker.shortestSteps(to: target, from: start ?? self.start) else {
+      return nil
+    }
+    return Route(steps: steps)
+  }
+
+  /// The shortest route to the state named `name`; see ``shortestRoute(to:from:)``.
+  ///
+  /// - Throws: A ``ScriptError`` when no state or several states have the name.
+  public func shortestRoute(toStateNamed name: String) throws(ScriptError) -> Route? {
+    do {
+      return shortestRoute(to: try scriptedState(named: name))
+    } catch {
+      throw ScriptError(error)
+    }
+  }
+}
+
+/// Walks a chart's exits for `Flowchart.routes(from:cycles:)` and
+/// `Flowchart.shortestRoute(to:from:)`, iteratively, so long charts do not grow the stack
+/// (only nested dispatches do).
+private struct RouteWalker<Context: Sendable> {
+  let chart: Flowchart<Context>
+  let visitLimit: Int
+  /// The combinations of branch routes of each dispatch already walked.
+  var combinations: [StateID: [[Route.Step]]] = [:]
+  /// Each state's dispatch and branch position, for states inside a branch.
+  let parents: [StateID: (dispatch: StateID, branch: Int)]
+
+  init(chart: Flowchart<Context>, visitLimit: Int) {
+    self.chart = chart
+    self.visitLimit = visitLimit
+    // A branch's states are those reachable from its first state without leaving it, since
+    // arrows never cross a branch's boundary.
+    var parents: [StateID: (dispatch: StateID, branch: Int)] = [:]
+    for id in chart.states {
+      for exit in chart[id].exits {
+        guard let branch = exit.label.branch else { continue }
+        var stack = [exit.target]
+        parents[exit.target] = (id, branch)
+        while let state = stack.popLast() {
+          for next in chart[state].exits where next.label.branch == nil {
+            guard parents[next.target] == nil else { continue }
+            parents[next.target] = (id, branch)
+            stack.append(next.target)
+          }
+        }
+      }
+    }
+    self.parents = parents
+  }
+
+  /// How many dispatches `state` is inside, and its branch's position in the innermost.
+  func depth(of state: StateID) -> (depth: Int, branch: Int?) {
+    var depth = 0
+    var current = state
+    while let parent = parents[current] {
+      depth += 1
+      current = parent.dispatch
+    }
+    return (depth, parents[state]?.branch)
+  }
+
+  /// A step of `state`.
+  func step(
+    _ state: StateID, exit: Exit.Label?, decision: Decision?, depth: Int, branch: Int?
+  ) -> Route.Step {
+    let info = chart[state]
+    return Route.Step(
+      state: state, name: info.name, kind: info.kind, exit: exit, decision: decision,
+      depth: depth, branch: branch, endsFlow: exit == nil)
+  }
+
+  /// The ways on from `state`: the steps it adds, and the state each leads to (`nil` when
+  /// the flow ends).
+  mutating func choices(
+    at state: StateID, depth: Int, branch: Int?
+  ) -> [(steps: [Route.Step], next: StateID?)] {
+    let info = chart[state]
+    if info.kind == .dispatch {
+      let combinations = branchCombinations(of: state, depth: depth)
+      let next = info.exits.first(where: { $0.label.branch == nil })
+      return combinations.map { combination in
+        let head = step(
+          state, exit: next?.label, decision: info.isFinal ? .done : nil, depth: depth,
+          branch: branch)
+        return ([head] + combination, next?.target)
+      }
+    }
+    if info.isFinal {
+      let decisions: [Decision?] =
+        switch info.kind {
+        case .condition: [.yes, .no]
+        case .multipleCondition: [nil]
+        default: [.done]
+        }
+      return decisions.map {
+        ([step(state, exit: nil, decision: $0, depth: depth, branch: branch)], nil)
+      }
+    }
+    return info.exits.map {
+      ([step(state, exit: $0.label, decision: nil, depth: depth, branch: branch)], $0.target)
+    }
+  }
+
+  /// Every combination of one route per branch of `dispatch`, branch by branch.
+  mutating func branchCombinations(of dispatch: StateID, depth: Int) -> [[Route.Step]] {
+    if let known = combinations[dispatch] { return known }
+    var result: [[Route.Step]] = [[]]
+    for exit in chart[dispatch].exits {
+      guard let branch = exit.label.branch else { continue }
+      let routes = flowRoutes(from: exit.target, depth: depth + 1, branch: branch)
+      result = result.flatMap { prefix in routes.map { prefix + $0 } }
+    }
+    combinations[dispatch] = result
+    return result
+  }
+
+  /// Every route of the flow from `start` to one of its ends, as steps.
+  mutating func flowRoutes(from start: StateID, depth: Int, branch: Int?) -> [[Route.Step]] {
+    var routes: [[Route.Step]] = []
+    var visits: [StateID: Int] = [:]
+    var prefix: [Route.Step] = []
+    visits[start] = 1
+    var stack = [
+      RouteFrame(
+        choices: choices(at: start, depth: depth, branch: branch), nextChoice: 0, state: start,
+        prefixLength: 0)
+    ]
+    while let frame = stack.last {
+      guard frame.nextChoice < frame.choices.count else {
+        stack.removeLast()
+        visits[frame.state]! -= 1
+        continue
+      }
+      stack[stack.count - 1].nextChoice += 1
+      let choice = frame.choices[frame.nextChoice]
+      prefix.removeSubrange(frame.prefixLength...)
+      prefix += choice.steps
+      guard let next = choice.next else {
+        routes.append(prefix)
+        continue
+      }
+      guard visits[next, default: 0] < visitLimit else { continue }
+      visits[next, default: 0] += 1
+      stack.append(
+        RouteFrame(
+          choices: choices(at: next, depth: depth, branch: branch), nextChoice: 0, state: next,
+          prefixLength: prefix.count))
+    }
+    return routes
+  }
+
+  /// The steps of the shortest route from `start` to `target`, found breadth first, or
+  /// when `target` is `nil` to the nearest end of `start`'s flow.
+  mutating func shortestSteps(to target: StateID?, from start: StateID) -> [Route.Step]? {
+    let (startDepth, startBranch) = depth(of: start)
+    if let target, depth(of: target).depth > startDepth, let parent = parents[target] {
+      // Inside a branch: reach the dispatch, run the branches before the target's to their
+      // ends, then go down the target's branch.
+      guard var steps = shortestSteps(to: parent.dispatch, from: start) else { return nil }
+      let dispatch = steps.removeLast()
+      steps.append(
+        step(
+          dispatch.state, exit: .next, decision: nil, depth: dispatch.depth,
+          branch: dispatch.branch))
+      for exit in chart[parent.dispatch].exits {
+        guard let branch = exit.label.branch, branch <= parent.branch else { continue }
+        guard
+          let inside = shortestSteps(to: branch == parent.branch ? target : nil, from: exit.target)
+        else { return nil }
+        steps += inside
+      }
+      return steps
+    }
+    var previous: [StateID: (state: StateID, exit: Exit.Label)] = [:]
+    var queue = [start]
+    var seen: Set<StateID> = [start]
+    var head = 0
+    var end: StateID?
+    while head < queue.count {
+      let state = queue[head]
+      head += 1
+      if state == target || (target == nil && chart[state].isFinal) {
+        end = state
+        break
+      }
+      for exit in chart[state].exits where exit.label.branch == nil {
+        guard seen.insert(exit.target).inserted else { continue }
+        previous[exit.target] = (state, exit.label)
+        queue.append(exit.target)
+      }
+    }
+    guard let end else { return nil }
+    var path: [(state: StateID, exit: Exit.Label?)] = [(end, nil)]
+    while let (state, exit) = previous[path[path.count - 1].state] {
+      path.append((state, exit))
+    }
+    var steps: [Route.Step] = []
+    for (state, exit) in path.reversed() {
+      let info = chart[state]
+      let isEnd = exit == nil && target == nil
+      let decision: Decision? =
+        !isEnd
+        ? nil
+        : info.kind == .condition ? .yes : info.kind == .multipleCondition ? nil : .done
+      steps.append(
+        Route.Step(
+          state: state, name: info.name, kind: info.kind, exit: exit, decision: decision,
+          depth: startDepth, branch: startBranch, endsFlow: isEnd))
+      // A dispatch on the way runs each branch to its nearest end.
+      guard info.kind == .dispatch, exit != nil || isEnd else { continue }
+      for branchExit in info.exits where branchExit.label.branch != nil {
+        guard let inside = shortestSteps(to: nil, from: branchExit.target) else { return nil }
+        steps += inside
+      }
+    }
+    return steps
+  }
+}
+
+/// A state on the route being walked, and the ways on from it not yet tried.
+private struct RouteFrame {
+  var choices: [(steps: [Route.Step], next: StateID?)]
+  var nextChoice: Int
+  var state: StateID
+  var prefixLength: Int
+}

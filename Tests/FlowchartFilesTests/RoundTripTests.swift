@@ -1,0 +1,77 @@
+import Flowchart
+import FlowchartFiles
+import Foundation
+import Testing
+
+/// What a compiled state is, its location aside: a file's locations change when it is
+/// written again.
+struct StateShape: Hashable {
+  var name: String
+  var kind: StateKind
+  var isFinal: Bool
+  var isAsynchronous: Bool
+  var exits: [Exit]
+  var isTopLevel: Bool
+
+  init(_ info: StateInfo) {
+    name = info.name
+    kind = info.kind
+    isFinal = info.isFinal
+    isAsynchronous = info.isAsynchronous
+    exits = info.exits
+    isTopLevel = info.isTopLevel
+  }
+}
+
+/// The compiled chart's tree and states, or the problems' kinds and messages.
+func graph(of file: ChartFile) -> String {
+  do throws(DefinitionError) {
+    let chart = try file.flowchart(handlers: randomChartHandlers())
+    let states = chart.states.map { StateShape(chart[$0]) }
+    return chart.treeDescription + "\n" + "\(states)" + "\(chart.entryPoints)"
+  } catch {
+    // Sorted: the written file's locations order the problems differently.
+    return error.problems.map { "\($0.kind) \($0.name ?? "") \($0.message)" }.sorted()
+      .joined(separator: "\n")
+  }
+}
+
+struct RoundTripTests {
+  /// Writes `file` in `syntax`, reads it back, and expects the same tree and graph.
+  func expectRoundTrip(
+    _ file: ChartFile, sourceLocation: Testing.SourceLocation = #_sourceLocation
+  ) throws {
+    let original = graph(of: file)
+    for syntax in ChartSyntax.allCases {
+      let text = file.text(in: syntax)
+      let reread = try ChartFile.parse(text, syntax: syntax, path: file.path)
+      #expect(reread.text(in: syntax) == text, sourceLocation: sourceLocation)
+      for other in ChartSyntax.allCases {
+        #expect(reread.text(in: other) == file.text(in: other), sourceLocation: sourceLocation)
+      }
+      #expect(graph(of: reread) == original, sourceLocation: sourceLocation)
+    }
+  }
+
+  @Test(arguments: sampleNames, ChartSyntax.allCases)
+  func everySampleReadsBackAsTheSameGraph(name: String, syntax: ChartSyntax) throws {
+    let file = try ChartFile.read(contentsOf: sampleURL(name, syntax))
+    try expectRoundTrip(file)
+  }
+
+  @Test func randomChartsReadBackAsTheSameGraph() async throws {
+    let seeds =
+      ProcessInfo.processInfo.environment["FLOWCHART_FILES_SEEDS"].flatMap(Int.init) ?? 300
+    var compiled = 0
+    for seed in 0..<UInt64(seeds) {
+      if seed % 20 == 0 { await Task.yield() }  // Lets the other suites' tasks run.
+      var random = RandomChart(seed: seed)
+      let file = random.file()
+      try expectRoundTrip(file)
+      if (try? file.flowchart(handlers: randomChartHandlers())) != nil { compiled += 1 }
+    }
+    // The generator draws charts that compile as well as charts with mistakes.
+    #expect(compiled > seeds / 20)
+    #expect(compiled < seeds)
+  }
+}

@@ -1,0 +1,148 @@
+import Flowchart
+import FlowchartFiles
+
+/// Draws random chart files from a seed: every kind of statement, nested blocks, built-in
+/// tests and stores, and names with characters both syntaxes must escape.
+struct RandomChart {
+  var generator: SeededGenerator
+  var stateCount = 0
+  var names: [String] = []
+
+  init(seed: UInt64) {
+    generator = SeededGenerator(seed: seed)
+  }
+
+  /// Names that need escaping in JSON, XML or both.
+  static let awkward = [
+    "Plain", "Quote \"q\"", "Angle <a> & b", "Back\\slash", "Unicode é ✓ 🚀", "Colon: yes",
+    "Apostrophe's",
+  ]
+
+  /// A new location for each node, as a file would give: the compiler tells references
+  /// apart by their locations.
+  var line = 0
+  mutating func location() -> SourceLocation {
+    line += 1
+    return SourceLocation(fileID: "random", line: line, column: 1)
+  }
+
+  mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &generator) }
+  mutating func chance(_ percent: Int) -> Bool { int(1...100) <= percent }
+
+  mutating func name() -> String {
+    stateCount += 1
+    let base = Self.awkward[int(0...Self.awkward.count - 1)]
+    let name = "\(base) \(stateCount)"
+    names.append(name)
+    return name
+  }
+
+  mutating func value() -> ChartValue {
+    switch int(0...6) {
+    case 0: return .null
+    case 1: return .bool(chance(50))
+    case 2: return .number(Double(int(-1000...1000)))
+    case 3: return .number(Double(int(-1000...1000)) / 8)
+    case 4: return .string(Self.awkward[int(0...Self.awkward.count - 1)])
+    case 5: return .array([.number(1), .string("x<&>\"")])
+    default: return .object(["k": .string("v"), "n": .null])
+    }
+  }
+
+  mutating func path() -> String {
+    ["a", "a.b", "items.0", "answers.plan", "x.y.z"][int(0...4)]
+  }
+
+  mutating func test(depth: Int) -> ChartTest {
+    let at = location()
+    switch int(depth > 2 ? 0...4 : 0...7) {
+    case 0: return ChartTest(.equal(path: path(), value: value()), at: at)
+    case 1: return ChartTest(.less(path: path(), value: value()), at: at)
+    case 2: return ChartTest(.greater(path: path(), value: value()), at: at)
+    case 3: return ChartTest(.present(path: path()), at: at)
+    case 4: return ChartTest(.matches(path: path(), pattern: "^a[b-c]*\\.d$"), at: at)
+    case 5: return ChartTest(.all((0..<int(0...3)).map { _ in test(depth: depth + 1) }), at: at)
+    case 6: return ChartTest(.any((0..<int(0...3)).map { _ in test(depth: depth + 1) }), at: at)
+    default: return ChartTest(.not(test(depth: depth + 1)), at: at)
+    }
+  }
+
+  mutating func block(depth: Int) -> [ChartNode] {
+    (0..<int(1...3)).map { _ in node(depth: depth) }
+  }
+
+  mutating func node(depth: Int) -> ChartNode {
+    let at = location()
+    let nested = depth < 3
+    switch int(nested ? 0...9 : 0...4) {
+    case 0, 1, 2:
+      let stores = (0..<int(0...2)).map { _ in ChartStore(path: path(), value: value(), at: at) }
+      return ChartNode(
+        .action(
+          ChartAction(
+            name: name(), isFinal: chance(30), handler: chance(50) ? "work" : nil, stores: stores)),
+        at: at)
+    case 3:
+      let target = names.isEmpty ? "Nowhere" : names[int(0...names.count - 1)]
+      return ChartNode(.goTo(target), at: at)
+    case 4:
+      let decision: ChartCondition.Decision =
+        chance(50) ? .handler("decide") : .test(test(depth: 0))
+      return ChartNode(
+        .condition(ChartCondition(name: name(), isFinal: true, decision: decision)), at: at)
+    case 5, 6:
+      let decision: ChartCondition.Decision =
+        chance(50) ? .handler("decide") : .test(test(depth: 0))
+      let condition = ChartCondition(
+        name: name(), isFinal: false, decision: decision,
+        yes: chance(80) ? block(depth: depth + 1) : nil,
+        no: chance(60) ? (chance(20) ? [] : block(depth: depth + 1)) : nil)
+      return ChartNode(.condition(condition), at: at)
+    case 7, 8:
+      let decision: ChartMultipleCondition.Decision =
+        chance(50) ? .handler("choose") : .value(path: path())
+      var exits: [ChartExit] = (0..<int(1...3)).map { index in
+        ChartExit(
+          key: ["a", "b c", "<&>", "\"q\""][index], states: block(depth: depth + 1), at: at)
+      }
+      if chance(40) {
+        exits.insert(
+          ChartExit(key: nil, states: block(depth: depth + 1), at: at), at: int(0...exits.count))
+      }
+      return ChartNode(
+        .multipleCondition(
+          ChartMultipleCondition(name: name(), isFinal: false, decision: decision, exits: exits)),
+        at: at)
+    default:
+      let branches = (0..<int(1...3)).map { _ in
+        ChartBranch(name: chance(50) ? name() : nil, states: block(depth: depth + 1), at: at)
+      }
+      return ChartNode(
+        .dispatch(
+          ChartDispatch(
+            name: name(), isFinal: chance(20), merge: chance(50) ? "merge" : nil,
+            branches: branches)),
+        at: at)
+    }
+  }
+
+  /// A random chart file.
+  mutating func file() -> ChartFile {
+    let states = block(depth: 1)
+    var file = ChartFile(path: "random", states: states)
+    if chance(20), let name = names.last {
+      file.entryPoints = [ChartReference(name, at: location())]
+    }
+    return file
+  }
+}
+
+/// A registry over `ChartValue` that binds every name the random charts use.
+func randomChartHandlers() -> HandlerRegistry<ChartValue> {
+  var handlers = HandlerRegistry<ChartValue>()
+  handlers["work"] = .action { $0[path: "worked"] = true }
+  handlers["decide"] = .condition { $0[path: "a"] != nil }
+  handlers["choose"] = .multipleCondition { _ in "a" }
+  handlers["merge"] = .merge { _, _ in }
+  return handlers
+}
