@@ -39,6 +39,8 @@ let package = Package(
     .executableTarget(
       name: "Downloads", dependencies: ["Flowchart"], path: "Playgrounds/Downloads"),
     .executableTarget(
+      name: "PhotoOrder", dependencies: ["Flowchart"], path: "Playgrounds/PhotoOrder"),
+    .executableTarget(
       name: "ImageUploads", dependencies: ["Flowchart"], path: "Playgrounds/ImageUploads"),
     .executableTarget(
       name: "FileChart", dependencies: ["Flowchart", "FlowchartFiles"],

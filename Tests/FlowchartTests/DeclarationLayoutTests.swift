@@ -34,7 +34,12 @@ import Testing
       let makers: [() -> Declaration<Int>] = [
         { Action("Work") { $0 += 1 }.declaration },
         { Action("Point", isFinal: true).declaration },
-        { Condition("Positive?") { $0 > 0 } yes: {}.declaration },
+        {
+          Condition("Positive?") {
+            $0 > 0
+          } yes: {
+          }.declaration
+        },
         { Subflow("Inner", running: inner, context: .whole).declaration },
       ]
       for make in makers {

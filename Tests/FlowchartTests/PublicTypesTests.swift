@@ -6,12 +6,17 @@ import Testing
 struct PublicTypesTests {
   @Test func stateKindsHaveTheirLettersAndWords() {
     #expect(
-      StateKind.allCases == [.condition, .multipleCondition, .action, .dispatch, .subflow, .map])
-    #expect(StateKind.allCases.map(\.letter) == ["S", "M", "A", "D", "F", "E"])
+      StateKind.allCases == [
+        .condition, .multipleCondition, .action, .dispatch, .subflow, .map, .waiting,
+      ])
+    #expect(StateKind.allCases.map(\.letter) == ["S", "M", "A", "D", "F", "E", "W"])
     #expect(
       StateKind.allCases.map(\.description)
-        == ["condition", "multiple condition", "action", "dispatch", "subflow", "map"])
-    #expect(Set(StateKind.allCases).count == 6)
+        == [
+          "condition", "multiple condition", "action", "dispatch", "subflow", "map",
+          "waiting state",
+        ])
+    #expect(Set(StateKind.allCases).count == 7)
   }
 
   @Test func exitLabelsCarryTheirKeyOrBranch() {

@@ -1,7 +1,6 @@
 /// What kind of state a state is.
 ///
-/// Six kinds exist today; later versions add kinds (such as states that wait for input),
-/// so a `switch` over a kind needs a `default:` clause, the way one
+/// Seven kinds exist today; later versions add kinds, so a `switch` over a kind needs a `default:` clause, the way one
 /// over an `Error` does. Compare with the static members instead:
 ///
 /// ```swift
@@ -9,7 +8,7 @@
 /// ```
 public struct StateKind: Hashable, Sendable, CaseIterable, CustomStringConvertible {
   private enum Code: Hashable, Sendable, CaseIterable {
-    case condition, multipleCondition, action, dispatch, subflow, map
+    case condition, multipleCondition, action, dispatch, subflow, map, waiting
   }
 
   private let code: Code
@@ -28,6 +27,9 @@ public struct StateKind: Hashable, Sendable, CaseIterable, CustomStringConvertib
   /// Runs another chart once per element of a collection (a ``Map``), then follows one
   /// exit. Printed `E` (for each).
   public static let map = StateKind(code: .map)
+  /// Waits for a value sent to a live run from outside (a ``Wait``), applies it, then
+  /// follows one exit. Printed `W`.
+  public static let waiting = StateKind(code: .waiting)
 
   /// Every kind this version of Flowchart knows, in the order above.
   public static var allCases: [StateKind] { Code.allCases.map(StateKind.init(code:)) }
@@ -41,6 +43,7 @@ public struct StateKind: Hashable, Sendable, CaseIterable, CustomStringConvertib
     case .dispatch: "D"
     case .subflow: "F"
     case .map: "E"
+    case .waiting: "W"
     }
   }
 
@@ -53,6 +56,7 @@ public struct StateKind: Hashable, Sendable, CaseIterable, CustomStringConvertib
     case .dispatch: "dispatch"
     case .subflow: "subflow"
     case .map: "map"
+    case .waiting: "waiting state"
     }
   }
 }

@@ -47,7 +47,7 @@ private struct LiveRunState {
       [:]
 }
 
-final class LiveRun<Context: Sendable>: RunMonitor {
+final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving {
   private typealias State = LiveRunState
 
   let graph: Graph<Context>
@@ -312,6 +312,59 @@ final class LiveRun<Context: Sendable>: RunMonitor {
   }
 
   // MARK: - Input
+
+  /// The state each waiting state's slot belongs to; found on first use.
+  private let slotStates = Mutex<[ObjectIdentifier: Int32]?>(nil)
+
+  func receive(for slot: InputSlot) async -> (any Sendable)? {
+    let state = slotStates.withLock { map -> Int32? in
+      if map == nil {
+        var found: [ObjectIdentifier: Int32] = [:]
+        for (index, record) in graph.records.enumerated() {
+          if let slot = record.attachment as? InputSlot {
+            found[ObjectIdentifier(slot)] = Int32(index)
+          }
+        }
+        map = found
+      }
+      return map?[ObjectIdentifier(slot)]
+    }
+    guard let state else { return nil }
+    let flow = self.state.withLock { locked in
+      locked.positions.filter { $0.value == state }.map(\.key).min() ?? 0
+    }
+    return await receiveInput(at: state, flow: flow)
+  }
+
+  /// Checks that `value` may go to the state `states` names, then sends it.
+  func send(_ value: any Sendable, toStateIn states: [Int32], named name: String) throws(InputError)
+    -> Bool
+  {
+    guard states.count == 1, let state = states.first else {
+      throw InputError(
+        kind: states.isEmpty ? .unknownState : .ambiguousState, stateName: name,
+        reason: states.isEmpty
+          ? "No state of the chart is named \(DisplayText.quoted(name: name)): send the value to a waiting state (a Wait) by its name or ID."
+          : "\(states.count) states are named \(DisplayText.quoted(name: name)): send the value by the state's ID, or rename them."
+      )
+    }
+    let record = graph.records[Int(state)]
+    guard let slot = record.attachment as? InputSlot else {
+      throw InputError(
+        kind: .notWaiting, stateName: name,
+        reason:
+          "\(record.kind.description.capitalizedFirst) \(DisplayText.quoted(name: record.name)) does not wait for input: send the value to a waiting state (a Wait)."
+      )
+    }
+    guard slot.accepts(value) else {
+      throw InputError(
+        kind: .wrongType, stateName: name,
+        reason:
+          "Waiting state \(DisplayText.quoted(name: record.name)) waits for a \(slot.inputType), not a \(type(of: value)): send a \(slot.inputType)."
+      )
+    }
+    return send(value, to: state)
+  }
 
   /// Delivers `value` to the waiting state `state`: to the flow waiting there, or kept until
   /// a flow reaches it.

@@ -63,6 +63,29 @@ public struct RunHandle<Context: Sendable>: Sendable {
   /// it is paused before. Empty before the run's first state and once it has ended.
   public var positions: [StateID] { run.positions }
 
+  /// Sends `value` to the waiting state (a ``Wait``) named `stateName`.
+  ///
+  /// A flow waiting at the state takes it at once; otherwise the run keeps it until it
+  /// reaches the state. The first value sent wins until the state takes it: a later one is
+  /// dropped, and the call returns `false` (as it does once the run has ended).
+  ///
+  /// - Returns: Whether the value was delivered or kept.
+  /// - Throws: An ``InputError`` when no state or several have the name, the state does
+  ///   not wait for input, or it waits for another type. The run is unharmed.
+  @discardableResult
+  public func send<Value: Sendable>(_ value: Value, to stateName: String) throws(InputError)
+    -> Bool
+  {
+    try run.send(value, toStateIn: run.graph.names.states(named: stateName), named: stateName)
+  }
+
+  /// Sends `value` to the waiting state `state`; see ``send(_:to:)-(_,String)``.
+  @discardableResult
+  public func send<Value: Sendable>(_ value: Value, to state: StateID) throws(InputError) -> Bool {
+    let states = run.graph.records.indices.contains(state.index) ? [Int32(state.index)] : []
+    return try run.send(value, toStateIn: states, named: "\(state)")
+  }
+
   /// The run's log so far: empty unless the run was started with `isLogged: true`. See
   /// ``RunLog`` for its format.
   public var log: RunLog { run.log }
@@ -122,23 +145,33 @@ extension Flowchart {
     let chart = self
     let first = startIndex
     let task = Task { () async -> Result<RunResult<Context>, RunError> in
-      if isPaused { await live.waitForStart() }
-      live.started(at: first)
-      let outcome: Result<RunResult<Context>, RunError>
-      do throws(RunError) {
-        let interpreter = Interpreter(
-          graph: chart.graph, stepLimit: try chart.validatedStepLimit(stepLimit))
-        var context = context
-        var cursor = Cursor<Context>(at: first, stepLimit: interpreter.stepLimit)
-        let decision = try await interpreter.run(
-          cursor: &cursor, context: &context, topLevel: RunControl(monitor: live))
-        outcome = .success(chart.result(cursor, decision, context: context))
-      } catch {
-        outcome = .failure(error)
+      await LiveInbox.$current.withValue(live) {
+        await chart.runLive(
+          live, from: first, with: context, stepLimit: stepLimit, isPaused: isPaused)
       }
-      live.finish(outcome)
-      return outcome
     }
     return RunHandle(run: live, task: task)
+  }
+
+  /// The body of a live run's task.
+  func runLive(
+    _ live: LiveRun<Context>, from first: Int32, with context: Context, stepLimit: Int?,
+    isPaused: Bool
+  ) async -> Result<RunResult<Context>, RunError> {
+    if isPaused { await live.waitForStart() }
+    live.started(at: first)
+    let outcome: Result<RunResult<Context>, RunError>
+    do throws(RunError) {
+      let interpreter = Interpreter(graph: graph, stepLimit: try validatedStepLimit(stepLimit))
+      var context = context
+      var cursor = Cursor<Context>(at: first, stepLimit: interpreter.stepLimit)
+      let decision = try await interpreter.run(
+        cursor: &cursor, context: &context, topLevel: RunControl(monitor: live))
+      outcome = .success(result(cursor, decision, context: context))
+    } catch {
+      outcome = .failure(error)
+    }
+    live.finish(outcome)
+    return outcome
   }
 }

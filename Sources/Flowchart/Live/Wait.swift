@@ -1,0 +1,107 @@
+/// A state that waits until the run is given a value from outside, applies it to the
+/// context, then follows its one exit: Task.framework's external-condition task.
+///
+/// A live run (``Flowchart/start(with:stepLimit:clock:isPaused:isLogged:observer:)``) takes
+/// the value from ``RunHandle/send(_:to:)-(_,String)``. A value sent before the run reaches
+/// the state is kept until it does; the first value sent wins until the state takes it.
+/// While the state waits, the run reports ``RunEvent/Kind/waitingForInput``; cancelling the
+/// run ends the wait at once.
+///
+/// ```swift
+/// Wait("Photo 1 available", for: Photo.self) { order, photo in
+///   order.photos.append(photo)
+/// }
+/// ```
+///
+/// A run started with `run(with:)` has no handle to send to: it fails at the state with a
+/// ``RunError/Kind/thrown`` error that says so. Printed `W`.
+public struct Wait<Context: Sendable, Input: Sendable>: FlowComponent, Sendable {
+  /// The state, as a ``FlowBuilder`` block lists it.
+  public let declaration: Declaration<Context>
+
+  /// Declares a state that waits for a value of type `Input`.
+  ///
+  /// - Parameters:
+  ///   - name: The label shown in printed trees, errors and results, and the name
+  ///     ``RunHandle/send(_:to:)-(_,String)`` addresses; it must then be unique.
+  ///   - type: The type of the value the state waits for.
+  ///   - isFinal: Whether the flow ends after the value is applied.
+  ///   - fileID: The file of the declaration, for definition errors; keep the default.
+  ///   - line: The line of the declaration, for definition errors; keep the default.
+  ///   - apply: Applies the value to the run's context; an error it throws ends the run.
+  public init(
+    _ name: String,
+    for type: Input.Type,
+    isFinal: Bool = false,
+    fileID: String = #fileID,
+    line: Int = #line,
+    _ apply: @escaping @Sendable (inout Context, Input) throws -> Void
+  ) {
+    let slot = InputSlot(inputType: Input.self, stateName: name) { $0 is Input }
+    declaration = .state(
+      name, isFinal: isFinal, fileID: fileID, line: line, kind: .waiting, body: .next,
+      code: DeclaredCode(
+        .asyncAction,
+        AsyncActionBox { context in
+          let value = try await slot.receive()
+          guard let input = value as? Input else { throw slot.mismatch(value) }
+          try apply(&context, input)
+        }),
+      attachment: slot)
+  }
+}
+
+/// What a waiting state's declaration attaches: the type it waits for, and the identity the
+/// live run's mailbox knows it by.
+final class InputSlot: Sendable {
+  let inputType: any Sendable.Type
+  let stateName: String
+  /// Whether a value is of the type the state waits for.
+  let accepts: @Sendable (any Sendable) -> Bool
+
+  init(
+    inputType: any Sendable.Type, stateName: String,
+    accepts: @escaping @Sendable (any Sendable) -> Bool
+  ) {
+    self.inputType = inputType
+    self.stateName = stateName
+    self.accepts = accepts
+  }
+
+  /// The value sent to this state in the current live run, once there is one.
+  func receive() async throws -> any Sendable {
+    guard let inbox = LiveInbox.current else {
+      throw WaitOutsideLiveRun(stateName: stateName)
+    }
+    guard let value = await inbox.receive(for: self) else { throw CancellationError() }
+    return value
+  }
+
+  func mismatch(_ value: any Sendable) -> any Error {
+    WaitOutsideLiveRun(stateName: stateName, received: "\(type(of: value))")
+  }
+}
+
+/// What a waiting state throws when nothing can feed it.
+struct WaitOutsideLiveRun: Error, CustomStringConvertible {
+  let stateName: String
+  var received: String? = nil
+
+  var description: String {
+    if let received {
+      return "waiting state \(DisplayText.quoted(name: stateName)) received a \(received)"
+    }
+    return
+      "waiting state \(DisplayText.quoted(name: stateName)) waits for a value sent from outside: start the run with `chart.start(with:)` and send it with `handle.send(_:to:)`"
+  }
+}
+
+/// The mailbox a live run lends its waiting states, through a task-local value that its
+/// task (and every dispatch branch under it) inherits.
+protocol InputReceiving: Sendable {
+  func receive(for slot: InputSlot) async -> (any Sendable)?
+}
+
+enum LiveInbox {
+  @TaskLocal static var current: (any InputReceiving)?
+}
