@@ -30,9 +30,12 @@ func runLiveChart(
 
 enum LiveBenchmarks {
   static func measure(_ configuration: Configuration, into report: inout Report) async throws {
-    let transitions = configuration.asyncTransitions
     let chart = try AsyncCycleCode.nonCapturing().makeChart()
     for observed in [false, true] {
+      // An observed run costs tens of times more per transition: a twentieth of the
+      // transitions keeps its samples as long as the others'.
+      let transitions =
+        observed ? configuration.asyncTransitions / 20 : configuration.asyncTransitions
       let samples = try await Interleaver.run(
         repetitions: configuration.repetitions,
         [
