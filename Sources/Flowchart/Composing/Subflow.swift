@@ -126,7 +126,8 @@ public struct Subflow<Context: Sendable>: FlowComponent, Sendable {
         AsyncConditionBox<Context> { outer in try await run.decision(of: run(&outer)) })
     declaration = .state(
       name, isFinal: isFinal, fileID: fileID, line: line, kind: .subflow,
-      body: .yesNo(yes: yes().map(\.node), no: no().map(\.node), hasExits: true), code: code,
+      body: .yesNo(yes: yes().map { $0.node }, no: no().map { $0.node }, hasExits: true),
+      code: code,
       attachment: run)
   }
 
@@ -156,8 +157,8 @@ public struct Subflow<Context: Sendable>: FlowComponent, Sendable {
     let run = SubflowRun(chart: chart, mapping: context, stepLimit: stepLimit)
     let decide: KeyedDecision.Decide<Context, String> =
       chart.isSynchronous
-      ? .synchronous { outer in try run.synchronously(&outer).finalStateName }
-      : .asynchronous { outer in try await run(&outer).finalStateName }
+      ? .synchronous { outer in try run.finalStateName(of: run.synchronously(&outer)) }
+      : .asynchronous { outer in try await run.finalStateName(of: run(&outer)) }
     var finalNames: [String] = []
     for id in chart.states where chart[id].isFinal && chart[id].isTopLevel {
       let name = chart[id].name
@@ -224,27 +225,37 @@ final class SubflowRun<Outer: Sendable, Inner: Sendable>: NestedChart {
     self.stepLimit = stepLimit
   }
 
+  /// How an inner run ended: its decision and its final state. (Not a ``RunResult``,
+  /// whose path a subflow would copy out on every visit for nothing.)
+  typealias Ending = (context: Inner, decision: Decision, finalState: Int32)
+
   /// Runs the chart synchronously on the mapped context, and writes the result back.
-  func synchronously(_ outer: inout Outer) throws -> RunResult<Inner> {
-    let result = try chart.runSynchronously(with: mapping.enter(outer), stepLimit: stepLimit)
-    try mapping.leave(&outer, result.context)
-    return result
+  func synchronously(_ outer: inout Outer) throws -> Ending {
+    let ending = try chart.runToEndSynchronously(
+      with: mapping.enter(outer), stepLimit: stepLimit)
+    try mapping.leave(&outer, ending.context)
+    return ending
   }
 
   /// Runs the chart on the mapped context, and writes the result back.
-  func callAsFunction(_ outer: inout Outer) async throws -> RunResult<Inner> {
-    let result = try await chart.run(with: mapping.enter(outer), stepLimit: stepLimit)
-    try mapping.leave(&outer, result.context)
-    return result
+  func callAsFunction(_ outer: inout Outer) async throws -> Ending {
+    let ending = try await chart.runToEnd(with: mapping.enter(outer), stepLimit: stepLimit)
+    try mapping.leave(&outer, ending.context)
+    return ending
+  }
+
+  /// The name of the state an inner run ended at: a keyed subflow's key.
+  func finalStateName(of ending: Ending) -> String {
+    chart.graph.records[Int(ending.finalState)].name
   }
 
   /// The yes-or-no decision a subflow used as a condition takes from the inner run.
-  func decision(of result: RunResult<Inner>) throws -> Bool {
-    if result.decision == .yes { return true }
-    if result.decision == .no { return false }
+  func decision(of ending: Ending) throws -> Bool {
+    if ending.decision == .yes { return true }
+    if ending.decision == .no { return false }
+    let final = chart.graph.records[Int(ending.finalState)]
     throw SubflowWithoutYesOrNo(
-      finalState: result.finalStateName, kind: chart[result.finalState].kind,
-      decision: result.decision)
+      finalState: final.name, kind: final.kind, decision: ending.decision)
   }
 
   func writeTree(to text: inout String) { chart.printTree(to: &text, expandingSubflows: true) }

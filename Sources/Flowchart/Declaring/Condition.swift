@@ -42,7 +42,7 @@ public struct Condition<Context: Sendable>: FlowComponent, Sendable {
   ) {
     declaration = .state(
       name, isFinal: isFinal, fileID: fileID, line: line, kind: .condition,
-      body: .yesNo(yes: yes().map(\.node), no: no().map(\.node), hasExits: true),
+      body: .yesNo(yes: yes().map { $0.node }, no: no().map { $0.node }, hasExits: true),
       code: DeclaredCode(.condition, ConditionBox(decide)))
   }
 
@@ -68,7 +68,7 @@ public struct Condition<Context: Sendable>: FlowComponent, Sendable {
   ) {
     declaration = .state(
       name, isFinal: isFinal, fileID: fileID, line: line, kind: .condition,
-      body: .yesNo(yes: yes().map(\.node), no: no().map(\.node), hasExits: true),
+      body: .yesNo(yes: yes().map { $0.node }, no: no().map { $0.node }, hasExits: true),
       code: DeclaredCode(.asyncCondition, AsyncConditionBox(decide)))
   }
 

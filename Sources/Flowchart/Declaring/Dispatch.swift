@@ -187,7 +187,7 @@ public struct Dispatch<Context: Sendable>: FlowComponent, Sendable {
       : DispatchBehavior(
         merge: merge.map(MergeBox.init), maxConcurrency: maxConcurrency, join: join,
         report: report)
-    let body = DeclaredBody.branches(branches: branches.map(\.declaration), behavior: behavior)
+    let body = DeclaredBody.branches(branches: branches.map { $0.declaration }, behavior: behavior)
     declaration = .state(
       name, isFinal: isFinal, fileID: fileID, line: line, kind: .dispatch, body: body)
   }
@@ -227,7 +227,7 @@ public struct Branch<Context: Sendable>: Sendable {
   ) {
     declaration = BranchDeclaration(
       name: name, prerequisites: prerequisites,
-      location: SourceLocation(fileID: fileID, line: line), body: body().map(\.node))
+      location: SourceLocation(fileID: fileID, line: line), body: body().map { $0.node })
   }
 }
 

@@ -114,7 +114,7 @@ extension Flowchart {
       entryPoints: entryPoints, location: SourceLocation(fileID: fileID, line: line))
     self.init(
       graph: try Graph(
-        compiler.compile(declarations().map(\.node)), outcomes: outcomes,
+        compiler.compile(declarations().map { $0.node }), outcomes: outcomes,
         chart: SourceLocation(fileID: fileID, line: line)))
   }
 }

@@ -287,14 +287,11 @@ struct Interpreter<Context: Sendable>: Sendable {
           {
             var branchContext = original
             if !plan.prerequisites.isEmpty {
-              for prerequisite in plan.prerequisites[index] {
-                do {
-                  try plan.merge(
-                    finished[Int(prerequisite)].unsafelyUnwrapped.context, original: original,
-                    into: &branchContext)
-                } catch {
-                  return error
-                }
+              do {
+                try plan.mergePrerequisites(
+                  of: index, finished: finished, original: original, into: &branchContext)
+              } catch {
+                return error
               }
             }
             let start = plan.branchStarts[index]
@@ -564,17 +561,15 @@ struct Interpreter<Context: Sendable>: Sendable {
     context: inout Context
   ) throws(RunError) {
     let top = cursor.joins.count - 1
-    for prerequisite in plan.prerequisites[index] {
-      do {
-        try plan.merge(
-          cursor.joins[top].finished[Int(prerequisite)].unsafelyUnwrapped.context,
-          original: cursor.joins[top].original, into: &context)
-      } catch {
-        let pending = cursor.joins.removeLast()
-        cursor.state = pending.dispatch
-        _ = cursor.restartPath(PathRecorder(resuming: pending.parentPath, limit: stepLimit))
-        throw failure(error, at: pending.dispatch, path: cursor.path, control: .inert)
-      }
+    do {
+      try plan.mergePrerequisites(
+        of: index, finished: cursor.joins[top].finished, original: cursor.joins[top].original,
+        into: &context)
+    } catch {
+      let pending = cursor.joins.removeLast()
+      cursor.state = pending.dispatch
+      _ = cursor.restartPath(PathRecorder(resuming: pending.parentPath, limit: stepLimit))
+      throw failure(error, at: pending.dispatch, path: cursor.path, control: .inert)
     }
   }
 
@@ -911,6 +906,24 @@ struct BranchOutcome<Context: Sendable>: Sendable {
   init(index: Int, result: Result<FinishedBranch<Context>, RunError>) {
     self.index = index
     self.result = result
+  }
+}
+
+extension DispatchPlan {
+  /// Folds the contexts of branch `index`'s prerequisites into `context`, in declaration
+  /// order: where the branch starts, in both kinds of run.
+  ///
+  /// - Precondition: every prerequisite of the branch has finished.
+  @inlinable
+  func mergePrerequisites<Context: Sendable>(
+    of index: Int, finished: [FinishedBranch<Context>?], original: Context,
+    into context: inout Context
+  ) throws {
+    for prerequisite in prerequisites[index] {
+      try merge(
+        finished[Int(prerequisite)].unsafelyUnwrapped.context, original: original,
+        into: &context)
+    }
   }
 }
 
