@@ -114,15 +114,15 @@ struct DispatchJoinPolicyTests {
       Action("Begin") { $0.done.append("begin") }
       Dispatch("Fan out", join: join) { context, branch, original in
         context.done += branch.done.dropFirst(original.done.count)
-      } report: { context, report in
-        reports?.increment()
-        context.report = report.branches.map(Self.line)
       } branches: {
         for plan in branches {
           Branch(plan.name, after: plan.after) {
             Self.state(plan.name, plan.step, gates: gates, starts: starts)
           }
         }
+      } report: { context, report in
+        reports?.increment()
+        context.report = report.branches.map(Self.line)
       }
       Action("End", isFinal: true) { $0.done.append("end") }
     }
@@ -316,8 +316,10 @@ struct DispatchJoinPolicyTests {
     // swift-format-ignore
     let chart = try Flowchart<Work> {
       Action("Begin") { $0.done.append("begin") }
-      Dispatch("Fan out", join: .firstSuccess, report: { _, _ in throw Broken() }) {
+      Dispatch("Fan out", join: .firstSuccess) {
         Branch { Action("A", isFinal: true) }
+      } report: { _, _ in
+        throw Broken()
       }
       Action("End", isFinal: true)
     }
@@ -341,8 +343,6 @@ struct DispatchJoinPolicyTests {
       Action("Begin") { $0.done.append("begin") }
       Dispatch("Outer", join: .toleratingFailures(1)) { context, branch, original in
         context.done += branch.done.dropFirst(original.done.count)
-      } report: { context, report in
-        context.report = report.branches.map(Self.line)
       } branches: {
         Branch("Nested") {
           Action("Prepare") { $0.done.append("prepare") }
@@ -352,6 +352,8 @@ struct DispatchJoinPolicyTests {
           }
         }
         Branch("Plain") { Action("Plain", isFinal: true) { $0.done.append("plain") } }
+      } report: { context, report in
+        context.report = report.branches.map(Self.line)
       }
       Action("End", isFinal: true) { $0.done.append("end") }
     }
@@ -386,7 +388,7 @@ struct DispatchJoinPolicyTests {
     let reports = CallCounter()
     // swift-format-ignore
     let chart = try Flowchart<Work> {
-      Dispatch("Fan out", join: .toleratingFailures(5), report: { _, _ in reports.increment() }) {
+      Dispatch("Fan out", join: .toleratingFailures(5)) {
         Branch {
           Action("Cancel and fail", isFinal: true) { _ in
             withUnsafeCurrentTask { $0?.cancel() }
@@ -394,6 +396,8 @@ struct DispatchJoinPolicyTests {
           }
         }
         Branch { Action("Next", isFinal: true) }
+      } report: { _, _ in
+        reports.increment()
       }
       Action("End", isFinal: true)
     }
@@ -461,5 +465,21 @@ struct DispatchJoinPolicyTests {
       [JoinPolicy.all, .toleratingFailures(2), .quorum(3), .firstSuccess].map(\.description)
         == [".all", ".toleratingFailures(2)", ".quorum(3)", ".quorum(1)"])
     #expect(JoinPolicy.firstSuccess == .quorum(1))
+  }
+
+  @Test func aMergeWhoseParametersNameNoTypeIsNotTakenForAReport() throws {
+    // `report:` follows the branches, so a two-argument closure written first is a merge,
+    // even when its parameters fix no type.
+    let merges = CallCounter()
+    let chart = try Flowchart<Work> {
+      Dispatch("Fan out", isFinal: true) { _, _ in
+        merges.increment()
+      } branches: {
+        Branch { Action("A", isFinal: true) }
+        Branch { Action("B", isFinal: true) }
+      }
+    }
+    _ = try chart.runSynchronously(with: Work())
+    #expect(merges.value == 2)
   }
 }

@@ -1,4 +1,6 @@
-// The dispatch initializers that take a `report` closure. They live here, not in
+// The dispatch initializers that take a `report` closure, written after the branches: it
+// runs after they join, and a closure placed first would make `{ _, _ in … } branches:`
+// ambiguous with a two-argument merge. They live here, not in
 // Declaring/, because a DispatchReport holds RunErrors: a type of the Running layer, which
 // the declaring layer does not name.
 
@@ -13,9 +15,9 @@ extension Dispatch {
   ///   - join: How many branches must succeed (see ``JoinPolicy``); every one by default.
   ///   - fileID: The file of the declaration, for definition errors; keep the default.
   ///   - line: The line of the declaration, for definition errors; keep the default.
+  ///   - branches: The ``Branch`` declarations, in order.
   ///   - report: Called once the dispatch has succeeded, with the context and a
   ///     ``DispatchReport`` of its branches. An error it throws ends the run.
-  ///   - branches: The ``Branch`` declarations, in order.
   public init(
     _ name: String,
     isFinal: Bool = false,
@@ -23,10 +25,10 @@ extension Dispatch {
     join: JoinPolicy = .all,
     fileID: String = #fileID,
     line: Int = #line,
+    @BranchBuilder<Context> branches: () -> [Branch<Context>],
     report:
       @escaping @Sendable (_ context: inout Context, _ report: DispatchReport) throws ->
-      Void,
-    @BranchBuilder<Context> branches: () -> [Branch<Context>]
+      Void
   ) {
     self.init(
       name, isFinal, maxConcurrency, join, fileID, line, nil, ReportBox(report), branches())
@@ -44,9 +46,9 @@ extension Dispatch {
   ///   - line: The line of the declaration, for definition errors; keep the default.
   ///   - merge: Called once per succeeded branch, in declaration order, with the running
   ///     context and that branch's final copy. An error it throws ends the run.
+  ///   - branches: The ``Branch`` declarations, in order.
   ///   - report: Called after the merges, with the context and a ``DispatchReport`` of
   ///     the branches. An error it throws ends the run.
-  ///   - branches: The ``Branch`` declarations, in order.
   public init(
     _ name: String,
     isFinal: Bool = false,
@@ -55,10 +57,10 @@ extension Dispatch {
     fileID: String = #fileID,
     line: Int = #line,
     merge: @escaping @Sendable (_ context: inout Context, _ branch: Context) throws -> Void,
+    @BranchBuilder<Context> branches: () -> [Branch<Context>],
     report:
       @escaping @Sendable (_ context: inout Context, _ report: DispatchReport) throws ->
-      Void,
-    @BranchBuilder<Context> branches: () -> [Branch<Context>]
+      Void
   ) {
     self.init(
       name, isFinal, maxConcurrency, join, fileID, line,
@@ -79,9 +81,9 @@ extension Dispatch {
   ///   - merge: Called once per succeeded branch, in declaration order, with the running
   ///     context, that branch's final copy, and the context as it was before the dispatch.
   ///     An error it throws ends the run.
+  ///   - branches: The ``Branch`` declarations, in order.
   ///   - report: Called after the merges, with the context and a ``DispatchReport`` of
   ///     the branches. An error it throws ends the run.
-  ///   - branches: The ``Branch`` declarations, in order.
   public init(
     _ name: String,
     isFinal: Bool = false,
@@ -92,10 +94,10 @@ extension Dispatch {
     merge:
       @escaping @Sendable (_ context: inout Context, _ branch: Context, _ original: Context)
       throws -> Void,
+    @BranchBuilder<Context> branches: () -> [Branch<Context>],
     report:
       @escaping @Sendable (_ context: inout Context, _ report: DispatchReport) throws ->
-      Void,
-    @BranchBuilder<Context> branches: () -> [Branch<Context>]
+      Void
   ) {
     self.init(
       name, isFinal, maxConcurrency, join, fileID, line, merge, ReportBox(report), branches())

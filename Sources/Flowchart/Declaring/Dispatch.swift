@@ -49,11 +49,11 @@
 /// ```swift
 /// Dispatch("Mirrors", join: .firstSuccess) { context, branch in
 ///   context.file = context.file ?? branch.file
-/// } report: { context, report in
-///   context.mirror = report.succeeded.first?.name
 /// } branches: {
 ///   Branch("Europe") { Action("Fetch", isFinal: true) { $0.file = try await europe.fetch() } }
 ///   Branch("America") { Action("Fetch", isFinal: true) { $0.file = try await america.fetch() } }
+/// } report: { context, report in
+///   context.mirror = report.succeeded.first?.name
 /// }
 /// ```
 ///

@@ -7,9 +7,9 @@
 /// ```swift
 /// Dispatch("Mirrors", join: .firstSuccess) { context, branch in
 ///   context.file = context.file ?? branch.file
-/// } report: { context, report in
+/// } branches: { … } report: { context, report in
 ///   context.answered = report.succeeded.map(\.index)
-/// } branches: { … }
+/// }
 /// ```
 public struct DispatchReport: Sendable {
   /// One branch's end.
