@@ -104,10 +104,13 @@ struct ModifierClockTests {
     let error = await #expect(throws: RunError.self) { try await task.value }
     #expect(error?.kind == .thrown)
     #expect(times.all.count == 3)
+    let description = error?.description ?? ""
     #expect(
-      error?.description.hasPrefix("The run stopped at action 'Upload' (FlowchartTests/ModifierClockTests.swift:")
-        == true)
-    #expect(error?.description.contains("it threw FlowchartTests.Glitch.transient. (It failed all 3 attempts.)") == true)
+      description.hasPrefix(
+        "The run stopped at action 'Upload' (FlowchartTests/ModifierClockTests.swift:"))
+    #expect(
+      description.contains(
+        "it threw FlowchartTests.Glitch.transient. (It failed all 3 attempts.)"))
   }
 
   // MARK: - Timeouts

@@ -21,7 +21,12 @@ struct Job: Sendable {
 final class AttemptCounter: Sendable {
   private let count = Mutex(0)
   /// Counts one attempt; returns its number, from 1.
-  func next() -> Int { count.withLock { $0 += 1; return $0 } }
+  func next() -> Int {
+    count.withLock { count in
+      count += 1
+      return count
+    }
+  }
   var value: Int { count.withLock { $0 } }
 }
 

@@ -43,7 +43,8 @@ extension FlowComponent {
           "declares a second timeout (line \(line)). Keep one .timeout(_:).")
       } else if limit <= .zero {
         modifiers.problems.append(
-          "has a timeout of \(ModifierText.duration(limit)) (line \(line)). Give a limit greater than zero.")
+          "has a timeout of \(ModifierText.duration(limit)) (line \(line)). Give a limit greater than zero."
+        )
       }
       modifiers.timeout = limit
     }
@@ -109,7 +110,8 @@ extension FlowComponent {
     ModifiedState(declaration, fileID: fileID, line: line) { modifiers in
       if modifiers.retry != nil {
         modifiers.problems.append(
-          "declares a second retry (line \(line)). Keep one .retry(…), with a filter that accepts every error to retry.")
+          "declares a second retry (line \(line)). Keep one .retry(…), with a filter that accepts every error to retry."
+        )
       } else if rule.count < 0 {
         modifiers.problems.append(
           "retries \(rule.count) times (line \(line)). Give a count of 0 or more.")
@@ -223,7 +225,8 @@ extension FlowComponent {
 /// ```
 ///
 /// Modifiers apply to actions, conditions, multiple conditions, waiting states, subflows
-/// and maps: states whose code can fail or take long. A dispatch takes none (its branches'
+/// and maps: states whose code can fail or take long. (A custom ``FlowComponent`` whose
+/// declaration is a ``GoTo``'s has no code: modifiers leave it unchanged.) A dispatch takes none (its branches'
 /// states do, and its join policy says which branch failures it tolerates): the compiler
 /// reports one as a ``DefinitionError``.
 public struct ModifiedState<Context: Sendable>: FlowComponent, Sendable {
@@ -236,8 +239,9 @@ public struct ModifiedState<Context: Sendable>: FlowComponent, Sendable {
     _ change: (inout ModifierValues) -> Void
   ) {
     guard case .state(let state) = declaration.node else {
-      // A component made of a `GoTo` has no code to modify: the modifier is reported with
-      // the state the compiler finds nothing to attach to, so keep the arrow as it is.
+      // A custom component whose declaration is a `GoTo` has no code to modify, and an
+      // arrow has no place to report a problem at: the arrow stays as it is (documented on
+      // ``ModifiedState``).
       self.declaration = declaration
       return
     }
@@ -420,7 +424,7 @@ struct SplitMix64: RandomNumberGenerator {
   }
 }
 
-/// How modifiers show durations: `5s`, `0.25s`, `1.5s`, `100ms` never; whole milliseconds.
+/// How modifiers show durations, in seconds to the millisecond: `5s`, `0.25s`, `1.5s`.
 enum ModifierText {
   static func duration(_ duration: Duration) -> String {
     let (seconds, attoseconds) = duration.components
@@ -513,7 +517,8 @@ final class StateModifiers: Sendable {
     if let retry {
       var details: [String] = []
       if let type = retry.errorType { details.append("on \(type)") }
-      if case .immediate = retry.backoff.schedule {} else {
+      if case .immediate = retry.backoff.schedule {
+      } else {
         details.append(retry.backoff.description)
       }
       let suffix = details.isEmpty ? "" : " (\(details.joined(separator: ", ")))"

@@ -255,8 +255,7 @@ extension Interpreter {
   }
 
   /// Calls the code of `node`, a node of any kind but a dispatch or a modified one.
-  private static func call(_ node: Node, _ context: inout Context) async throws -> AttemptResult
-  {
+  private static func call(_ node: Node, _ context: inout Context) async throws -> AttemptResult {
     switch node.kind {
     case .pass, .action, .condition, .select, .decideKey:
       return try callSynchronously(node, &context)
