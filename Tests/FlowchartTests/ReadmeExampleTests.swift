@@ -21,7 +21,7 @@ struct ReadmeExampleTests {
 
     // Blocks that import FlowchartFiles are copied into FlowchartFilesTests' ReadmeTests.
     let blocks = swiftBlocks(in: readme).filter { $0.first != "import FlowchartFiles" }
-    #expect(blocks.count == 7)
+    #expect(blocks.count == 8)
     for block in blocks {
       // Each line of the block, in order, with only this file's assertions in between.
       var rest = copies[...]
@@ -33,6 +33,45 @@ struct ReadmeExampleTests {
         rest = rest[(found + 1)...]
       }
     }
+  }
+
+  @Test func timeoutsRetriesAndCatchRoutesPrintAndRun() async throws {
+    // README: "Timeouts, retries and catch routes".
+    var printed = ""
+    func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+      printed += items.map { "\($0)" }.joined(separator: separator) + terminator
+    }
+    @Sendable func upload(_ photo: String) async throws {}
+
+    struct Purchase: Sendable {
+      var photo = "cat.jpg"
+      var failure: String?
+    }
+
+    // swift-format-ignore
+    let checkout = try Flowchart<Purchase> {
+      Action("Upload photo") { purchase in try await upload(purchase.photo) }
+        .timeout(.seconds(30))
+        .retry(3, backoff: .exponential(initial: .seconds(1), maximum: .seconds(10)).jittered())
+        .catch(goTo: "Report failure") { purchase, error in purchase.failure = "\(error)" }
+      Action("Submit order", isFinal: true) { _ in }
+      Action("Report failure", isFinal: true)
+    }
+    print(checkout)
+    // Upload photo (A) [timeout 30s, retry ×3 (exponential 1s×2…10s, full jitter)]
+    // x- catch: Report failure (A) !
+    // Submit order (A) !
+    #expect(
+      printed == """
+        Upload photo (A) [timeout 30s, retry ×3 (exponential 1s×2…10s, full jitter)]
+        x- catch: Report failure (A) !
+        Submit order (A) !
+
+        """)
+    // An upload that succeeds within its timeout: the run needs no clock to go on.
+    let result = try await checkout.run(with: Purchase())
+    #expect(result.finalStateName == "Submit order")
+    #expect(result.context.failure == nil)
   }
 
   @Test func chartsInsideChartsRunAsOneState() throws {

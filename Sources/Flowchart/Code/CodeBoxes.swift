@@ -36,6 +36,10 @@ enum CodeKind: UInt8, Sendable {
   case asyncDecideKey
   /// A dispatch: no box of its own; its plan says how its branches run and merge.
   case dispatch
+  /// A state with modifiers (a timeout, retries, catch routes): a ``ModifiedCode``, which
+  /// holds the state's own node. Only a compiled node has this kind, never a declaration;
+  /// it suspends, so the synchronous loop leaves it to the helper that runs modifiers.
+  case modified
 
   /// Whether the kind needs the asynchronous loop.
   ///
@@ -44,13 +48,16 @@ enum CodeKind: UInt8, Sendable {
   @inlinable var suspends: Bool {
     switch self {
     case .pass, .action, .condition, .select, .decideKey: false
-    case .asyncAction, .asyncCondition, .asyncSelect, .asyncDecideKey, .dispatch: true
+    case .asyncAction, .asyncCondition, .asyncSelect, .asyncDecideKey, .dispatch, .modified:
+      true
     }
   }
 
   /// Whether the state's own code is `async`. (A dispatch suspends, to run its branches,
   /// but has no code to await.)
-  var isAsynchronous: Bool { suspends && self != .dispatch }
+  /// A modified node says nothing of its code here: its ``ModifiedCode`` holds the state's
+  /// own node.
+  var isAsynchronous: Bool { suspends && self != .dispatch && self != .modified }
 
   /// How the node of a state with this code lays out its exits.
   var shape: ExitShape {
@@ -60,6 +67,7 @@ enum CodeKind: UInt8, Sendable {
     case .select, .asyncSelect: .selected
     case .decideKey, .asyncDecideKey: .reported
     case .dispatch: .branches
+    case .modified: preconditionFailure("a modified node's shape is that of the node it holds")
     }
   }
 
@@ -76,6 +84,7 @@ enum CodeKind: UInt8, Sendable {
     case .asyncCondition: box is AsyncConditionBox<Context>
     case .asyncSelect: box is AsyncSelectBox<Context>
     case .asyncDecideKey: box is AsyncDecideKeyBox<Context>
+    case .modified: box is ModifiedCode
     }
   }
 }

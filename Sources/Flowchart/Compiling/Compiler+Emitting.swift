@@ -43,6 +43,7 @@ extension Compiler {
         if !states[index].isFinal, let last = range.last { nodes[index].next = exits[last].target }
       }
     }
+    if !modifiedStates.isEmpty { attachModifiers() }
     asynchronousStates.sort()
     return CompiledChart(
       declarations: declarations, nodes: nodes, codeBoxes: codeBoxes, dispatches: dispatches,

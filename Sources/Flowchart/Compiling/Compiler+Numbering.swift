@@ -226,6 +226,7 @@ extension Compiler {
           work: .dispatch(behavior: behavior, prerequisites: prerequisites, order: order)))
     }
     nodes[Int(id)] = node
+    if let modifiers = state.modifiers { note(modifiers, of: state, id: id, flow: flow) }
     if node.kind.isAsynchronous { asynchronousStates.append(id) }
     records[Int(id)] = StateRecord(declaration: state, firstExit: firstExit, flow: flow)
   }

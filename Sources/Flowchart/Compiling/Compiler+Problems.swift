@@ -18,6 +18,8 @@ extension Compiler {
   enum Referrer {
     case goTo
     case entryPoint
+    /// A state's catch route (see `Declaring/Modifiers.swift`).
+    case catchRoute
   }
 
   /// What is wrong with a name.
@@ -85,6 +87,11 @@ extension Compiler {
     case invalidMaxConcurrency(StateFacts, value: Int)
     /// The dispatch's join policy cannot apply to its branches; `problem` ends the sentence.
     case invalidJoinPolicy(StateFacts, policy: JoinPolicy, problem: String)
+    /// A state's modifiers cannot apply as written; `problem` ends a sentence about it.
+    case invalidModifier(StateFacts, problem: String)
+    /// A catch route of `state`, written at `location`, leads to `name` in another flow.
+    case catchCrossesBranchBoundary(
+      StateFacts, name: String, location: SourceLocation, from: FlowFacts, to: FlowFacts)
 
     /// The problem's kind.
     var kind: DefinitionError.Kind {
@@ -108,6 +115,8 @@ extension Compiler {
       case .unknownPrerequisite: .unknownPrerequisite
       case .prerequisiteCycle: .prerequisiteCycle
       case .invalidMaxConcurrency, .invalidJoinPolicy: .invalidDispatchOption
+      case .invalidModifier: .invalidModifier
+      case .catchCrossesBranchBoundary: .crossesBranchBoundary
       }
     }
 
@@ -120,8 +129,10 @@ extension Compiler {
         .duplicateKey(let state, _, _, _, _), .missingCases(let state, _),
         .finalWithExits(let state, _), .emptyDispatch(let state),
         .unreachable(let state, _), .invalidMaxConcurrency(let state, _),
-        .invalidJoinPolicy(let state, _, _):
+        .invalidJoinPolicy(let state, _, _), .invalidModifier(let state, _):
         state.name
+      case .catchCrossesBranchBoundary(_, let name, _, _, _):
+        name
       case .invalidBranchName(let dispatch, _, _, _, _), .emptyBranch(let dispatch, _, _, _),
         .unknownPrerequisite(let dispatch, _, _, _, _, _, _),
         .prerequisiteCycle(let dispatch, _, _):
@@ -142,8 +153,10 @@ extension Compiler {
         .lastStateNotFinal(let state, _), .emptyExit(let state, _, _),
         .missingCases(let state, _), .finalWithExits(let state, _), .emptyDispatch(let state),
         .unreachable(let state, _), .invalidMaxConcurrency(let state, _),
-        .invalidJoinPolicy(let state, _, _):
+        .invalidJoinPolicy(let state, _, _), .invalidModifier(let state, _):
         state.location
+      case .catchCrossesBranchBoundary(_, _, let location, _, _):
+        location
       case .unknownPrerequisite(_, _, _, _, let location, _, _),
         .prerequisiteCycle(_, _, let location):
         location
@@ -304,6 +317,13 @@ struct DSLWording {
       return
         "GoTo \(quoted(name)) in \(describe(from)) leads to a state in \(describe(to)). Arrows cannot cross a dispatch branch's boundary: \(advice)"
 
+    case .invalidModifier(let state, let problem):
+      return "\(describe(state)) \(problem)"
+
+    case .catchCrossesBranchBoundary(let state, let name, _, let from, let to):
+      return
+        "The catch route of \(describe(state)) in \(describe(from)) leads to \(quoted(name)), a state in \(describe(to)). Arrows cannot cross a dispatch branch's boundary: catch into a state of the same flow, or end the branch with a final state and handle the failure after the dispatch (with a join policy that tolerates it)."
+
     case .entryPointInBranch(let name, _, let flow):
       return
         "Entry point \(quoted(name)) is inside \(describe(flow)). A run can only start at a top-level state: name the dispatch instead."
@@ -359,6 +379,7 @@ struct DSLWording {
     switch referrer {
     case .goTo: "GoTo"
     case .entryPoint: "Entry point"
+    case .catchRoute: "Catch route"
     }
   }
 }

@@ -111,7 +111,8 @@ extension Compiler {
       // Only a bad name needs the GoTo's location, which means reading its declaration.
       var fix = Fix.anywhere
       _ = resolveName(
-        name, at: location(ofGoTo: index), referrer: .goTo, with: &resolver, fix: &fix)
+        name, at: location(ofGoTo: index),
+        referrer: isCatchRoute(goTo: index) ? .catchRoute : .goTo, with: &resolver, fix: &fix)
       goToFixes[index] = fix
     }
     goToTargets[Int(index)] = target

@@ -170,6 +170,9 @@ struct Compiler {
   var excusedFlows: Set<Int32> = []
   /// States that a fixed mistake would lead to from outside their flow.
   var excusedRoots: [Int32] = []
+  /// The states with modifiers, in the order they are walked (see
+  /// `Compiler+Modifiers.swift`).
+  var modifiedStates: [ModifiedEntry] = []
 
   /// Where a bad name would lead once fixed.
   enum Fix {
@@ -203,6 +206,7 @@ struct Compiler {
 
     // Pass 2: resolve names and check each exit.
     let (start, entryPoints) = resolve(start: startTarget)
+    resolveCatchRoutes()
     // Free what only pass 1 and 2 need before pass 3 allocates: a large chart's compile
     // then reuses that memory instead of asking the system for more.
     exitTargets = []

@@ -59,6 +59,7 @@ public struct DefinitionError: Error, Sendable, CustomStringConvertible {
       case unknownPrerequisite = "unknown prerequisite"
       case prerequisiteCycle = "prerequisite cycle"
       case invalidDispatchOption = "invalid dispatch option"
+      case invalidModifier = "invalid modifier"
     }
 
     /// The chart declares no state at all.
@@ -123,6 +124,10 @@ public struct DefinitionError: Error, Sendable, CustomStringConvertible {
     public static let prerequisiteCycle = Kind(code: .prerequisiteCycle)
     /// A ``Dispatch`` option is out of range, such as a `maxConcurrency` below 1.
     public static let invalidDispatchOption = Kind(code: .invalidDispatchOption)
+    /// A state's modifiers cannot apply: a modifier on a dispatch, a second timeout or
+    /// retry, a timeout of zero or less, a negative retry count, a backoff with a negative
+    /// delay (see ``FlowComponent/timeout(_:fileID:line:)``).
+    public static let invalidModifier = Kind(code: .invalidModifier)
 
     /// The kind in words, such as `unknown name`.
     public var description: String { code.rawValue }

@@ -137,11 +137,17 @@ final class StateDeclaration: @unchecked Sendable {
     let attachment: (any AnyObject & Sendable)?
     /// From 1; 0 when unknown.
     let column: Int32
+    /// The state's timeout, retries and catch routes, if it has any (see `Modifiers.swift`).
+    let modifiers: StateModifiers?
 
-    init(box: (any AnyObject & Sendable)?, attachment: (any AnyObject & Sendable)?, column: Int32) {
+    init(
+      box: (any AnyObject & Sendable)?, attachment: (any AnyObject & Sendable)?, column: Int32,
+      modifiers: StateModifiers? = nil
+    ) {
       self.box = box
       self.attachment = attachment
       self.column = column
+      self.modifiers = modifiers
     }
   }
 
@@ -165,10 +171,15 @@ final class StateDeclaration: @unchecked Sendable {
   /// loop.
   var attachment: (any AnyObject & Sendable)? { extras?.attachment }
 
+  /// The state's timeout, retries and catch routes, if any. Never read by the run loop: the
+  /// compiler makes a modified state's node call them (see `Modifiers.swift`).
+  var modifiers: StateModifiers? { extras?.modifiers }
+
   @usableFromInline
   init(
     name: String, kind: StateKind, isFinal: Bool, location: SourceLocation, body: DeclaredBody,
-    code: DeclaredCode = .none, attachment: (any AnyObject & Sendable)? = nil
+    code: DeclaredCode = .none, attachment: (any AnyObject & Sendable)? = nil,
+    modifiers: StateModifiers? = nil
   ) {
     self.name = name
     self.kind = kind
@@ -183,9 +194,10 @@ final class StateDeclaration: @unchecked Sendable {
     case .branches: codeKind = .dispatch
     }
     let column = Int32(clamping: location.column ?? 0)
-    if attachment != nil || column != 0 {
+    if attachment != nil || column != 0 || modifiers != nil {
       flags = isFinal ? [.isFinal, .extras] : .extras
-      storedCode = Extras(box: code.box, attachment: attachment, column: column)
+      storedCode = Extras(
+        box: code.box, attachment: attachment, column: column, modifiers: modifiers)
     } else {
       flags = isFinal ? .isFinal : []
       storedCode = code.box
@@ -280,7 +292,15 @@ final class StateDeclaration: @unchecked Sendable {
   func relocated(to location: SourceLocation) -> StateDeclaration {
     StateDeclaration(
       name: name, kind: kind, isFinal: isFinal, location: location, body: body,
-      code: DeclaredCode(codeKind, codeBox), attachment: attachment)
+      code: DeclaredCode(codeKind, codeBox), attachment: attachment, modifiers: modifiers)
+  }
+
+  /// This declaration with `modifiers` in place of its own: the same name, kind, location,
+  /// blocks, code and attachment. (For the modifier methods; see `Modifiers.swift`.)
+  func modified(with modifiers: StateModifiers) -> StateDeclaration {
+    StateDeclaration(
+      name: name, kind: kind, isFinal: isFinal, location: location, body: body,
+      code: DeclaredCode(codeKind, codeBox), attachment: attachment, modifiers: modifiers)
   }
 
   /// Whether the state's code runs asynchronously.

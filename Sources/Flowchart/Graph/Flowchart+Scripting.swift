@@ -138,6 +138,18 @@ extension Flowchart {
         if node.kind == .dispatch {
           let plan = Int(node.alternative)
           dispatches[plan].merge = observedMerge(of: index, dispatches[plan].merge, observer)
+        } else if node.kind == .modified {
+          // Observe each attempt of the state's own code; its modifiers stay.
+          let modified = ModifiedCode.of(node)
+          var inner = modified.inner
+          let (kind, box) = observedCode(for: index, node: inner, observer)
+          inner.kind = kind
+          inner.code = UnsafeRawPointer(Unmanaged.passUnretained(box).toOpaque())
+          boxes.append(box)
+          replace(
+            index, with: .modified,
+            ModifiedCode(
+              inner: inner, modifiers: modified.modifiers, catchTargets: modified.catchTargets))
         } else {
           let (kind, box) = observedCode(for: index, node: node, observer)
           replace(index, with: kind, box)
@@ -162,7 +174,9 @@ extension Flowchart {
     for index: Int, _ force: ForcedDecision,
     observer: (@Sendable (StateID, ObservedStep) -> Void)?
   ) throws(ScriptProblem) -> (Node.Kind, any AnyObject & Sendable) {
-    let node = graph.nodes[index]
+    // A forced state's modifiers are dropped with its code: it decides what it is told.
+    var node = graph.nodes[index]
+    if node.kind == .modified { node = ModifiedCode.of(node).inner }
     let record = graph.records[index]
     let id = StateID(index)
     let isFinal = node.isFinal
@@ -319,6 +333,8 @@ extension Flowchart {
           return key
         }
       )
+    case .modified:
+      preconditionFailure("a modified node was replaced by the node it holds")
     case .dispatch:
       throw ScriptProblem(
         stateName: record.name,
@@ -370,7 +386,7 @@ extension Flowchart {
     case .select: return .synchronous(unsafeDowncast(box, to: SelectBox<Context>.self))
     case .asyncSelect: return .asynchronous(unsafeDowncast(box, to: AsyncSelectBox<Context>.self))
     case .pass, .action, .condition, .decideKey, .asyncAction, .asyncCondition, .asyncDecideKey,
-      .dispatch:
+      .dispatch, .modified:
       return nil
     }
   }
@@ -489,6 +505,8 @@ extension Flowchart {
       )
     case .dispatch:
       preconditionFailure("a dispatch is observed through its merge")
+    case .modified:
+      preconditionFailure("a modified state's own node is observed")
     }
   }
 

@@ -4,7 +4,9 @@ extension Graph {
   func checkInvariants() {
     precondition(records.indices.contains(Int(start)), "the start is a state")
     precondition(records[Int(start)].flow == 0, "the start is at the top level")
-    for (index, node) in nodes.enumerated() {
+    for (index, outer) in nodes.enumerated() {
+      // A modified state's node holds the node the state would have: check that one.
+      let node = outer.kind == .modified ? ModifiedCode.of(outer).inner : outer
       let record = records[index]
       precondition(node.isFinal == record.isFinal, "node and record agree on finality")
       for exit in exits(of: index) {

@@ -244,6 +244,10 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving {
     emit(.dispatchJoined, at: state, flow: flow)
   }
 
+  func modifierEvent(_ kind: RunEvent.Kind, at state: Int32, flow: Int32) {
+    emit(kind, at: state, flow: flow)
+  }
+
   // MARK: - Events
 
   /// Makes the event and hands it to every subscriber, after `update`, under the lock, so

@@ -51,6 +51,15 @@ public struct RunEvent: Sendable, CustomStringConvertible {
     case runFinished(Decision)
     /// The run stopped with an error.
     case runFailed(RunError)
+    /// An attempt (numbered from 1) of the state's code failed, for `reason`, and the
+    /// state will retry it (see ``FlowComponent/retry(_:backoff:if:fileID:line:)``); the
+    /// last attempt's failure is reported as the state's failure or catch instead.
+    case attemptFailed(Int, reason: String)
+    /// The state starts attempt `n` (from 2) of its code after waiting the backoff's delay.
+    case retrying(Int, after: Duration)
+    /// The state's code failed for `reason`, and a catch route took the error: the flow
+    /// goes on at `target`, named `targetName` (see ``FlowComponent/catch(goTo:fileID:line:_:)``).
+    case caught(reason: String, target: StateID, targetName: String)
   }
 
   /// What happened.
@@ -101,6 +110,11 @@ extension RunEvent.Kind: CustomStringConvertible {
     case .resumed: "resumed"
     case .runFinished(let decision): "run finished: \(decision)"
     case .runFailed(let error): "run failed (\(error.kind))"
+    case .attemptFailed(let attempt, let reason): "attempt \(attempt) failed: \(reason)"
+    case .retrying(let attempt, let delay):
+      "attempt \(attempt) after \(RunLog.seconds(delay))"
+    case .caught(let reason, _, let targetName):
+      "caught \(reason), going to \(DisplayText.quoted(name: targetName))"
     }
   }
 }

@@ -144,10 +144,13 @@ extension Flowchart {
       loggedContext: isLogged ? context : nil, elapsed: { origin.duration(to: clock.now) })
     let chart = self
     let first = startIndex
+    let runClock = RunClock(clock)
     let task = Task { () async -> Result<RunResult<Context>, RunError> in
-      await LiveInbox.$current.withValue(live) {
-        await chart.runLive(
-          live, from: first, with: context, stepLimit: stepLimit, isPaused: isPaused)
+      await RunClock.$current.withValue(runClock) {
+        await LiveInbox.$current.withValue(live) {
+          await chart.runLive(
+            live, from: first, with: context, stepLimit: stepLimit, isPaused: isPaused)
+        }
       }
     }
     return RunHandle(run: live, task: task)

@@ -53,6 +53,13 @@ public struct RunLog: Sendable, CustomStringConvertible {
     case .runFailed(let error):
       text =
         event.state == nil ? "run failed (\(error.kind))" : "run failed at \(name) (\(error.kind))"
+    case .attemptFailed(let attempt, let reason):
+      text = "\(name) attempt \(attempt) failed\(took): \(reason)"
+    case .retrying(let attempt, let delay):
+      text = "\(name) starts attempt \(attempt) after \(seconds(delay))"
+    case .caught(let reason, _, let targetName):
+      text =
+        "\(name) failed\(took), caught: \(reason); going to \(DisplayText.quoted(name: targetName))"
     }
     let time = seconds(event.time)
     let padded = String(repeating: " ", count: max(0, 8 - time.count)) + time

@@ -19,6 +19,11 @@ extension Flowchart: CustomStringConvertible, CustomDebugStringConvertible {
   /// `|- name (after A, B): ` for one that waits for branches `A` and `B`); an action's or dispatch's next
   /// state stays in the same column without a prefix. Each level of nesting adds `|  `.
   ///
+  /// A state with modifiers lists its timeout and retries after its letter
+  /// (`Upload (A) [timeout 30s, retry ×3 (exponential 1s×2…10s)]`), and its catch routes
+  /// below it, after its nested exits, prefixed `x- catch: ` (`x- catch NetworkError: ` for
+  /// a route limited to one error type).
+  ///
   /// Each state takes one line, which reads one way: a key is written as its `Case` was
   /// (`Optional("A")` as `A`, none as `nil`), and as a Swift string literal when it is
   /// empty, starts or ends with whitespace, holds `": "`, a `"` or a character that needs
@@ -120,7 +125,12 @@ struct TreePrinter<Context: Sendable> {
     target.write(DisplayText.name(record.name))
     target.write(" (")
     target.write(String(record.kind.letter))
-    target.write(record.isFinal ? ") !\n" : isRepeat ? ") *\n" : ")\n")
+    target.write(record.isFinal ? ") !" : isRepeat ? ") *" : ")")
+    let modifiers = isRepeat ? nil : record.declaration.modifiers
+    if let summary = modifiers?.summary, !summary.isEmpty {
+      target.write(" [\(summary)]")
+    }
+    target.write("\n")
     guard !isRepeat else { return }
 
     // Children of a line: nested exits one level deeper, then the state that follows in
@@ -137,11 +147,23 @@ struct TreePrinter<Context: Sendable> {
         target.write("\n")
       }
     }
-    for exit in graph.storedExits(of: Int(item.state)).reversed() {
+    // A state's catch routes come after its nested exits and before the state that follows
+    // in its column.
+    let catches = catchRoutes(of: item.state, modifiers)
+    let exits = graph.storedExits(of: Int(item.state))
+    if !catches.isEmpty, !exits.contains(where: { $0.label == .next }) {
+      for route in catches.reversed() {
+        stack.append(Item(state: route.target, depth: childDepth - 1, prefix: route.prefix))
+      }
+    }
+    for exit in exits.reversed() {
       let target = exit.target
       switch exit.label {
       case .next:
         stack.append(Item(state: target, depth: columnDepth, prefix: ""))
+        for route in catches.reversed() {
+          stack.append(Item(state: route.target, depth: childDepth - 1, prefix: route.prefix))
+        }
       case .yes:
         stack.append(Item(state: target, depth: childDepth - 1, prefix: "Y- "))
       case .no:
@@ -166,6 +188,20 @@ struct TreePrinter<Context: Sendable> {
 
   /// Writes `|  ` `depth` times, from strings built once, up to a bounded depth, so
   /// that deep trees cost no more memory than their output.
+  /// The catch routes of `state`, whose modifiers are `modifiers`, as the tree shows them:
+  /// `x- catch: ` or `x- catch NetworkError: `, and where each leads.
+  private func catchRoutes(
+    of state: Int32, _ modifiers: StateModifiers?
+  ) -> [(prefix: String, target: Int32)] {
+    guard let modifiers, !modifiers.catches.isEmpty else { return [] }
+    let node = graph.nodeBase[Int(state)]
+    guard node.kind == .modified else { return [] }
+    let targets = ModifiedCode.of(node).catchTargets
+    return zip(modifiers.catches, targets).map { route, target in
+      (route.errorType.map { "x- catch \($0): " } ?? "x- catch: ", target)
+    }
+  }
+
   private mutating func writeIndent<Target: TextOutputStream>(
     _ depth: Int, to target: inout Target
   ) {

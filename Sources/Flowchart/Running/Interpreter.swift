@@ -97,7 +97,7 @@ struct Interpreter<Context: Sendable>: Sendable {
               state, flow: cursor.flow, key: key, context: context)
           }
           return .key(key)
-        case .asyncAction, .asyncCondition, .asyncSelect, .asyncDecideKey, .dispatch:
+        case .asyncAction, .asyncCondition, .asyncSelect, .asyncDecideKey, .dispatch, .modified:
           preconditionFailure("asynchronous states and dispatches return before they are entered")
         }
       } catch {
@@ -214,11 +214,21 @@ struct Interpreter<Context: Sendable>: Sendable {
             outcome = try await node.decide(&context) ? .yes : .no
           case .asyncSelect:
             outcome = .selected(try await node.select(&context))
-          case .pass, .action, .condition, .select, .decideKey, .asyncDecideKey, .dispatch:
+          case .pass, .action, .condition, .select, .decideKey, .asyncDecideKey, .dispatch,
+            .modified:
             preconditionFailure("handled by the enclosing switch")
           }
         } catch {
           throw failure(error, at: state, path: cursor.path, control: control)
+        }
+      case .modified:
+        // Timeouts, retries and catch routes: see `Interpreter+Modifiers.swift`.
+        switch try await runModified(
+          node, at: state, cursor: &cursor, context: &context, control: control)
+        {
+        case .decided(let decided): outcome = decided
+        case .caught: continue
+        case .ended(let decision): return decision
         }
       case .pass, .action, .condition, .select, .decideKey:
         preconditionFailure("synchronous states run in runSynchronousStates")
@@ -438,6 +448,25 @@ struct Interpreter<Context: Sendable>: Sendable {
                 parentPath: parentPath))
             // The first branch to run waits for none, so it starts from the context as it is.
             cursor.state = plan.branchStarts[plan.order.isEmpty ? 0 : Int(plan.order[0])]
+          case .modified:
+            // Modifiers that need no waiting (see `Interpreter+Modifiers.swift`).
+            _ = try enter(state, path: &cursor.path, flow: cursor.flow, control: control)
+            let decision: Decision
+            switch try runModifiedSynchronously(
+              node, at: state, cursor: &cursor, context: &context)
+            {
+            case .decided(let outcome):
+              guard cursor.follow(outcome, from: node) else { continue }
+              decision = outcome.decision
+            case .caught: continue
+            case .ended(let ended): decision = ended
+            }
+            try endFlow(at: state, path: cursor.path, control: control)
+            guard
+              let ended = try endBranch(
+                cursor: &cursor, context: &context, ended: .success(decision))
+            else { continue }
+            return ended
           case .asyncAction, .asyncCondition, .asyncSelect, .asyncDecideKey:
             throw asynchronousStateError(state, path: cursor.path)
           case .pass, .action, .condition, .select, .decideKey:
@@ -832,7 +861,8 @@ struct Interpreter<Context: Sendable>: Sendable {
 
   @usableFromInline
   func asynchronousStateError(_ state: Int32, path: borrowing PathRecorder) -> RunError {
-    error(
+    if let waiting = waitingModifiersError(state, path: path) { return waiting }
+    return error(
       .asynchronousState, at: state, path: path,
       reason:
         "\(describe(state).capitalizedFirst) is asynchronous, so the chart cannot run synchronously. Use `try await chart.run(with:)`, or make the state's code synchronous."

@@ -140,4 +140,7 @@ protocol RunMonitor: AnyObject, Sendable {
   func branchEnded(_ index: Int, of state: Int32, flow: Int32)
   /// A flow's dispatch `state` joined its branches.
   func dispatchJoined(_ state: Int32, flow: Int32)
+  /// A flow's modified `state` reports an attempt, a retry or a catch (see
+  /// `Interpreter+Modifiers.swift`).
+  func modifierEvent(_ kind: RunEvent.Kind, at state: Int32, flow: Int32)
 }

@@ -23,6 +23,7 @@ public struct RunError: Error, CustomStringConvertible {
       case asynchronousState = "asynchronous state in a synchronous run"
       case unknownStartState = "unknown start state"
       case invalidStepLimit = "invalid step limit"
+      case timedOut = "timed out"
     }
 
     /// A state's code, or a dispatch's merge, threw ``RunError/underlyingError``.
@@ -70,6 +71,10 @@ public struct RunError: Error, CustomStringConvertible {
     public static let unknownStartState = Kind(code: .unknownStartState)
     /// A run was given a negative step limit; no state ran. ``RunError/state`` is `nil`.
     public static let invalidStepLimit = Kind(code: .invalidStepLimit)
+    /// A state with a timeout (``FlowComponent/timeout(_:fileID:line:)``) did not finish
+    /// within it, on its last attempt, and no catch route took the error.
+    /// ``RunError/underlyingError`` is the ``StateTimeoutError``.
+    public static let timedOut = Kind(code: .timedOut)
 
     /// The cause in words, such as `step limit exceeded`.
     public var description: String { code.rawValue }

@@ -1,0 +1,34 @@
+extension Flowchart {
+  /// Runs the chart with `context` from its start, timing its states' timeouts and retry
+  /// delays with `clock`.
+  ///
+  /// The same run as ``run(with:stepLimit:)``; only states with a
+  /// ``FlowComponent/timeout(_:fileID:line:)`` or a retry ``Backoff`` that waits read the
+  /// clock. A test passes a clock it advances itself (FlowchartTesting's `TestClock`), so it
+  /// never waits for real time:
+  ///
+  /// ```swift
+  /// let clock = TestClock()
+  /// async let result = chart.run(with: context, clock: clock)
+  /// try await clock.waitForSleepers()
+  /// clock.advance(by: .seconds(5))  // the state times out
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - context: The value the states read and change.
+  ///   - stepLimit: As for ``run(with:stepLimit:)``.
+  ///   - clock: The clock of the timeouts and backoff delays.
+  public func run<C: Clock>(
+    with context: Context, stepLimit: Int? = nil, clock: C
+  ) async throws(RunError) -> RunResult<Context> where C.Duration == Duration {
+    let outcome = await RunClock.$current.withValue(RunClock(clock)) {
+      () async -> Result<RunResult<Context>, RunError> in
+      do throws(RunError) {
+        return .success(try await run(with: context, stepLimit: stepLimit))
+      } catch {
+        return .failure(error)
+      }
+    }
+    return try outcome.get()
+  }
+}

@@ -1,0 +1,392 @@
+// Runs a state with modifiers: its timeout, its retries and its catch routes.
+//
+// The compiler gives a modified state's node the kind ``CodeKind/modified`` and a
+// ``ModifiedCode`` that holds the node the state would have had (see
+// `Compiling/Compiler+Modifiers.swift`). That kind suspends, so the synchronous loop never
+// runs it: the asynchronous loop hands it to ``Interpreter/runModified(_:at:cursor:context:control:)``
+// and a synchronous run to ``Interpreter/runModifiedSynchronously(_:at:cursor:context:)``,
+// each called at one place. States without modifiers never reach this file.
+
+/// A modified state's code, as its node points to it: the state's own node (its code's kind
+/// and box, and its exits), its modifiers and where its catch routes lead.
+///
+/// `@unchecked Sendable` because ``inner`` holds an unmanaged pointer to the state's box:
+/// every property is a `let` set in `init`, and the box the pointer refers to is owned by
+/// the graph, which also owns this object (in ``Graph/codeBoxes``) and outlives every run
+/// that reads it.
+@usableFromInline
+final class ModifiedCode: @unchecked Sendable {
+  /// The node the state would have without modifiers.
+  let inner: Node
+  let modifiers: StateModifiers
+  /// The state each of the modifiers' catch routes leads to, in their order.
+  let catchTargets: [Int32]
+
+  init(inner: Node, modifiers: StateModifiers, catchTargets: [Int32]) {
+    self.inner = inner
+    self.modifiers = modifiers
+    self.catchTargets = catchTargets
+  }
+
+  /// The code of `node`, a ``CodeKind/modified`` node.
+  static func of(_ node: Node) -> ModifiedCode {
+    unsafeDowncast(
+      Unmanaged<AnyObject>.fromOpaque(node.code.unsafelyUnwrapped).takeUnretainedValue(),
+      to: ModifiedCode.self)
+  }
+}
+
+/// How a modified state ended, for the loop that ran it.
+@usableFromInline
+enum ModifiedStep {
+  /// The state's code decided: the loop reports it and follows the exit, as for any state.
+  case decided(Outcome)
+  /// A catch route took the error: the cursor is at the route's target, reported already.
+  case caught
+  /// A final multiple condition decided its key, reported already: the flow ended.
+  case ended(Decision)
+}
+
+/// What one attempt of a state's own code decided: an ``Outcome`` (which is not `Sendable`,
+/// and an attempt with a timeout returns from a child task), or a final key.
+enum AttemptResult: Sendable {
+  case next, yes, no
+  case selected(Int32)
+  case key(any Hashable & Sendable)
+
+  /// An ``Outcome``.
+  static func outcome(_ outcome: Outcome) -> AttemptResult {
+    switch outcome {
+    case .next: .next
+    case .yes: .yes
+    case .no: .no
+    case .selected(let target): .selected(target)
+    }
+  }
+}
+
+/// What to do after an attempt failed.
+private enum Recovery {
+  case retry(after: Duration)
+  /// Take the catch route at this index.
+  case caught(Int)
+  case fail
+}
+
+/// The clock that times a run's timeouts and backoff delays: the one given to
+/// ``Flowchart/run(with:stepLimit:clock:)`` or to a live run, or a `ContinuousClock`.
+///
+/// A task-local, read only by modified states that wait, so that runs without modifiers
+/// carry no clock; a dispatch's branches inherit it.
+struct RunClock: Sendable {
+  let sleep: @Sendable (Duration) async throws -> Void
+
+  init<C: Clock>(_ clock: C) where C.Duration == Duration {
+    sleep = { duration in try await clock.sleep(for: duration) }
+  }
+
+  @TaskLocal static var current: RunClock?
+
+  /// The run's clock.
+  static var ofRun: RunClock { current ?? RunClock(ContinuousClock()) }
+}
+
+extension Interpreter {
+  /// Runs the modified state `state`, whose node is `node`, in an asynchronous flow: each
+  /// attempt within the timeout, if any; a failed attempt retried as the retry rule says,
+  /// after its backoff delay; the last failure caught by the first catch route that takes
+  /// it, or the state's failure.
+  @usableFromInline
+  func runModified(
+    _ node: Node, at state: Int32, cursor: inout Cursor<Context>, context: inout Context,
+    control: RunControl
+  ) async throws(RunError) -> ModifiedStep {
+    let code = ModifiedCode.of(node)
+    let original = context
+    var attempt = 1
+    while true {
+      let thrown: any Error
+      do {
+        let result = try await self.attempt(code, at: state, context: &context)
+        return try ended(result, at: state, cursor: cursor, context: context, control: control)
+      } catch {
+        thrown = error
+      }
+      if control.isCancelled || Task.isCancelled {
+        throw failure(thrown, at: state, path: cursor.path, control: control)
+      }
+      switch recovery(after: thrown, attempt: attempt, code: code) {
+      case .retry(let delay):
+        if let monitor = control.monitor {
+          monitor.modifierEvent(
+            .attemptFailed(attempt, reason: Self.reason(thrown)), at: state, flow: cursor.flow)
+          monitor.modifierEvent(.retrying(attempt + 1, after: delay), at: state, flow: cursor.flow)
+        }
+        context = original
+        if delay > .zero {
+          do {
+            try await RunClock.ofRun.sleep(delay)
+          } catch {
+            throw failure(error, at: state, path: cursor.path, control: control)
+          }
+        }
+        attempt += 1
+      case .caught(let index):
+        context = original
+        take(code, route: index, for: thrown, at: state, cursor: &cursor, context: &context)
+        if let monitor = control.monitor {
+          let target = code.catchTargets[index]
+          monitor.modifierEvent(
+            .caught(
+              reason: Self.reason(thrown), target: StateID(target),
+              targetName: graph.records[Int(target)].name), at: state, flow: cursor.flow)
+        }
+        return .caught
+      case .fail:
+        throw finalFailure(thrown, attempts: attempt, at: state, path: cursor.path)
+      }
+    }
+  }
+
+  /// Runs the modified state `state` in a synchronous run: its modifiers do not wait (the
+  /// compiler counts a state whose modifiers wait as asynchronous), so retries follow each
+  /// other at once, and a catch route works as in an asynchronous run.
+  @usableFromInline
+  func runModifiedSynchronously(
+    _ node: Node, at state: Int32, cursor: inout Cursor<Context>, context: inout Context
+  ) throws(RunError) -> ModifiedStep {
+    let code = ModifiedCode.of(node)
+    let original = context
+    var attempt = 1
+    while true {
+      let thrown: any Error
+      do {
+        let result = try Self.callSynchronously(code.inner, &context)
+        return try ended(result, at: state, cursor: cursor, context: context, control: .inert)
+      } catch {
+        thrown = error
+      }
+      if Task.isCancelled {
+        throw failure(thrown, at: state, path: cursor.path, control: .inert)
+      }
+      switch recovery(after: thrown, attempt: attempt, code: code) {
+      case .retry:
+        context = original
+        attempt += 1
+      case .caught(let index):
+        context = original
+        take(code, route: index, for: thrown, at: state, cursor: &cursor, context: &context)
+        return .caught
+      case .fail:
+        throw finalFailure(thrown, attempts: attempt, at: state, path: cursor.path)
+      }
+    }
+  }
+
+  /// The error of a synchronous run that reaches `state` when its modifiers wait, or `nil`
+  /// when the state is asynchronous for another reason (its code).
+  func waitingModifiersError(_ state: Int32, path: borrowing PathRecorder) -> RunError? {
+    let node = graph.nodeBase[Int(state)]
+    guard node.kind == .modified else { return nil }
+    let code = ModifiedCode.of(node)
+    guard code.modifiers.waits, !code.inner.kind.suspends else { return nil }
+    let what = code.modifiers.timeout != nil ? "has a timeout" : "waits between its retries"
+    return error(
+      .asynchronousState, at: state, path: path,
+      reason:
+        "\(modifiedDescription(state).capitalizedFirst) \(what), which needs a clock, so the chart cannot run synchronously. Use `try await chart.run(with:)`, or remove the timeout and the retries' backoff."
+    )
+  }
+
+  // MARK: - Attempts
+
+  /// Runs the state's own code once, within its timeout if it has one.
+  ///
+  /// The code of a state with a timeout runs in a child task, on a copy of the context,
+  /// beside a sleep on the run's clock; whichever ends first cancels the other, and the
+  /// attempt returns once both have ended (structured concurrency: code that ignores its
+  /// cancellation holds the run until it returns). Its changes to the context are kept only
+  /// when it finished in time.
+  private func attempt(
+    _ code: ModifiedCode, at state: Int32, context: inout Context
+  ) async throws -> AttemptResult {
+    guard let limit = code.modifiers.timeout else {
+      return try await Self.call(code.inner, &context)
+    }
+    let clock = RunClock.ofRun
+    let start = context
+    let ended = await withTaskGroup(of: TimedAttempt<Context>.self) { group in
+      group.addTask {
+        var copy = start
+        do {
+          let result = try await Self.call(code.inner, &copy)
+          return .finished(.success(FinishedAttempt(result: result, context: copy)))
+        } catch {
+          return .finished(.failure(error))
+        }
+      }
+      group.addTask {
+        do {
+          try await clock.sleep(limit)
+          return .timedOut
+        } catch {
+          return .clockStopped
+        }
+      }
+      var first = await group.next()
+      if case .clockStopped = first {
+        // The run was cancelled: the code's own end says how.
+        first = await group.next()
+      }
+      group.cancelAll()
+      return first
+    }
+    switch ended {
+    case .finished(.success(let finished)):
+      context = finished.context
+      return finished.result
+    case .finished(.failure(let error)):
+      throw error
+    case .timedOut:
+      throw StateTimeoutError(stateName: graph.records[Int(state)].name, limit: limit)
+    case .clockStopped, nil:
+      throw CancellationError()
+    }
+  }
+
+  /// Calls the code of `node`, a node of any kind but a dispatch or a modified one.
+  private static func call(_ node: Node, _ context: inout Context) async throws -> AttemptResult {
+    switch node.kind {
+    case .pass, .action, .condition, .select, .decideKey:
+      return try callSynchronously(node, &context)
+    case .asyncAction:
+      try await node.perform(&context)
+      return .outcome(.next)
+    case .asyncCondition:
+      return .outcome(try await node.decide(&context) ? .yes : .no)
+    case .asyncSelect:
+      return .outcome(.selected(try await node.select(&context)))
+    case .asyncDecideKey:
+      return .key(try await node.decideKey(&context))
+    case .dispatch, .modified:
+      preconditionFailure("a dispatch has no modifiers, and a modified node holds its own")
+    }
+  }
+
+  /// Calls the code of `node`, a node whose code is synchronous.
+  private static func callSynchronously(
+    _ node: Node, _ context: inout Context
+  ) throws -> AttemptResult {
+    switch node.kind {
+    case .pass:
+      return .outcome(.next)
+    case .action:
+      try node.perform(&context)
+      return .outcome(.next)
+    case .condition:
+      return .outcome(try node.decide(&context) ? .yes : .no)
+    case .select:
+      return .outcome(.selected(try node.select(&context)))
+    case .decideKey:
+      return .key(try node.decideKey(&context))
+    case .asyncAction, .asyncCondition, .asyncSelect, .asyncDecideKey, .dispatch, .modified:
+      preconditionFailure("a state whose code is asynchronous runs in the asynchronous loop")
+    }
+  }
+
+  /// How an attempt that returned ends the state: a decision the loop reports, or a final
+  /// key, reported here.
+  private func ended(
+    _ result: AttemptResult, at state: Int32, cursor: borrowing Cursor<Context>,
+    context: Context, control: RunControl
+  ) throws(RunError) -> ModifiedStep {
+    switch result {
+    case .next: return .decided(.next)
+    case .yes: return .decided(.yes)
+    case .no: return .decided(.no)
+    case .selected(let target): return .decided(.selected(target))
+    case .key(let key):
+      if let monitor = control.monitor {
+        monitor.decided(state, flow: cursor.flow, key: key, context: context)
+      }
+      try endFlow(at: state, path: cursor.path, control: control)
+      return .ended(.key(key))
+    }
+  }
+
+  // MARK: - Failures
+
+  /// What follows attempt `attempt`'s failure with `error`.
+  private func recovery(after error: any Error, attempt: Int, code: ModifiedCode) -> Recovery {
+    if let retry = code.modifiers.retry, attempt <= retry.count, retry.filter(error) {
+      return .retry(after: retry.backoff.delay(beforeRetry: attempt))
+    }
+    if let index = code.modifiers.catches.firstIndex(where: { $0.filter(error) }) {
+      return .caught(index)
+    }
+    return .fail
+  }
+
+  /// Takes catch route `index`: its handler stores `error` in the context, and the cursor
+  /// moves to the route's target.
+  private func take(
+    _ code: ModifiedCode, route index: Int, for error: any Error, at state: Int32,
+    cursor: inout Cursor<Context>, context: inout Context
+  ) {
+    let handler = unsafeDowncast(
+      code.modifiers.catches[index].handler, to: CatchHandlerBox<Context>.self)
+    handler.function(&context, error)
+    cursor.state = code.catchTargets[index]
+  }
+
+  /// The state's failure once no retry or catch route takes `thrown`: a timeout is
+  /// ``RunError/Kind/timedOut``; anything else fails as it would without modifiers, noting
+  /// how many attempts failed.
+  private func finalFailure(
+    _ thrown: any Error, attempts: Int, at state: Int32, path: borrowing PathRecorder
+  ) -> RunError {
+    let note = attempts > 1 ? " (It failed all \(attempts) attempts.)" : ""
+    if let timeout = thrown as? StateTimeoutError {
+      return error(
+        .timedOut, at: state, path: path, underlyingError: timeout,
+        reason:
+          "The run stopped at \(modifiedDescription(state)): it did not finish within its timeout of \(ModifierText.duration(timeout.limit)), so its code was cancelled.\(note) Raise the timeout, retry it, or catch StateTimeoutError to go on elsewhere."
+      )
+    }
+    let base = failure(thrown, at: state, path: path, control: .inert)
+    guard attempts > 1 else { return base }
+    return error(
+      base.kind, at: state, path: path, underlyingError: base.underlyingError,
+      unmatchedKey: base.unmatchedKey, reason: base.reason + note)
+  }
+
+  /// An attempt's error, as events show it.
+  private static func reason(_ error: any Error) -> String {
+    if let timeout = error as? StateTimeoutError {
+      return "timed out after \(ModifierText.duration(timeout.limit))"
+    }
+    return String(reflecting: error)
+  }
+
+  /// `action 'Fetch' (App/File.swift:12)`, as the interpreter's messages name a state.
+  private func modifiedDescription(_ state: Int32) -> String {
+    let record = graph.records[Int(state)]
+    return "\(record.kind) \(DisplayText.quoted(name: record.name)) (\(record.location))"
+  }
+}
+
+/// An attempt that finished: what it decided, and the context it left.
+struct FinishedAttempt<Context: Sendable>: Sendable {
+  var result: AttemptResult
+  var context: Context
+}
+
+/// How the race between an attempt and its timeout ended.
+enum TimedAttempt<Context: Sendable>: Sendable {
+  /// The attempt returned or threw first.
+  case finished(Result<FinishedAttempt<Context>, any Error>)
+  /// The timeout's sleep ended first.
+  case timedOut
+  /// The timeout's sleep was cancelled: the run was.
+  case clockStopped
+}
