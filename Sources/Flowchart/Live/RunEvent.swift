@@ -51,6 +51,16 @@ public struct RunEvent: Sendable, CustomStringConvertible {
     case runFinished(Decision)
     /// The run stopped with an error.
     case runFailed(RunError)
+    /// The branch (its position from zero) of the dispatch state failed with the error,
+    /// and the dispatch's join policy tolerated it: its changes were dropped. Reported when
+    /// the dispatch joins, just before ``dispatchJoined``, in the dispatching flow.
+    case branchFailed(Int, RunError)
+    /// The branch (its position from zero) of the dispatch state never started: a
+    /// prerequisite failed or was skipped. Reported when the dispatch joins.
+    case branchSkipped(Int)
+    /// The branch (its position from zero) of the dispatch state was cancelled, or never
+    /// started, because the join policy's quorum was met. Reported when the dispatch joins.
+    case branchCancelled(Int)
   }
 
   /// What happened.
@@ -101,6 +111,9 @@ extension RunEvent.Kind: CustomStringConvertible {
     case .resumed: "resumed"
     case .runFinished(let decision): "run finished: \(decision)"
     case .runFailed(let error): "run failed (\(error.kind))"
+    case .branchFailed(let index, let error): "branch \(index + 1) failed (\(error.kind)), tolerated"
+    case .branchSkipped(let index): "branch \(index + 1) skipped"
+    case .branchCancelled(let index): "branch \(index + 1) cancelled"
     }
   }
 }

@@ -53,6 +53,13 @@ public struct RunLog: Sendable, CustomStringConvertible {
     case .runFailed(let error):
       text =
         event.state == nil ? "run failed (\(error.kind))" : "run failed at \(name) (\(error.kind))"
+    case .branchFailed(let index, let error):
+      text =
+        "branch \(index + 1) of \(name) failed (\(error.kind)), tolerated: \(error.reason)"
+    case .branchSkipped(let index):
+      text = "branch \(index + 1) of \(name) skipped: a prerequisite did not succeed"
+    case .branchCancelled(let index):
+      text = "branch \(index + 1) of \(name) cancelled: the quorum was met"
     }
     let time = seconds(event.time)
     let padded = String(repeating: " ", count: max(0, 8 - time.count)) + time
