@@ -36,7 +36,9 @@ struct RetryDispatchEventTests {
         "Work: dispatch joined", "Work: decided done", "Work: run finished: done",
       ])
     #expect(try await handle.result.context == [1])
-    let log = handle.log.lines.map { $0.drop { $0 == " " || $0.isNumber || $0 == "." || $0 == "s" } }
+    let log = handle.log.lines.map {
+      $0.drop { $0 == " " || $0.isNumber || $0 == "." || $0 == "s" }
+    }
     #expect(log.contains { $0.hasPrefix("branch 2 of 'Work' failed (thrown error), tolerated: ") })
     #expect(log.contains("branch 3 of 'Work' skipped: a prerequisite did not succeed"))
   }
@@ -62,7 +64,9 @@ struct RetryDispatchEventTests {
       ])
     #expect(try await handle.result.context == [1])
     #expect(
-      handle.log.lines.contains { $0.hasSuffix("branch 3 of 'Mirrors' cancelled: the quorum was met") })
+      handle.log.lines.contains {
+        $0.hasSuffix("branch 3 of 'Mirrors' cancelled: the quorum was met")
+      })
   }
 
   @Test func aDispatchWhoseBranchesAllSucceededReportsNoOutcome() async throws {

@@ -145,7 +145,9 @@ final class BranchEnds<Context: Sendable>: Sendable {
 
   init(live: LiveRun<Context>, count: Int) {
     self.live = live
-    ends = Mutex(Ends(finished: Array(repeating: nil, count: count), points: Array(repeating: nil, count: count)))
+    ends = Mutex(
+      Ends(
+        finished: Array(repeating: nil, count: count), points: Array(repeating: nil, count: count)))
   }
 
   /// Branch `index` finished.

@@ -111,7 +111,8 @@ extension RunEvent.Kind: CustomStringConvertible {
     case .resumed: "resumed"
     case .runFinished(let decision): "run finished: \(decision)"
     case .runFailed(let error): "run failed (\(error.kind))"
-    case .branchFailed(let index, let error): "branch \(index + 1) failed (\(error.kind)), tolerated"
+    case .branchFailed(let index, let error):
+      "branch \(index + 1) failed (\(error.kind)), tolerated"
     case .branchSkipped(let index): "branch \(index + 1) skipped"
     case .branchCancelled(let index): "branch \(index + 1) cancelled"
     }

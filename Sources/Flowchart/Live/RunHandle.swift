@@ -83,7 +83,8 @@ public struct RunHandle<Context: Sendable>: Sendable {
     -> Bool
   {
     try refuseInputOnceEnded(to: stateName)
-    return try run.send(value, toStateIn: run.graph.names.states(named: stateName), named: stateName)
+    return try run.send(
+      value, toStateIn: run.graph.names.states(named: stateName), named: stateName)
   }
 
   /// Sends `value` to the waiting state `state`; see ``send(_:to:)-(_,String)``.

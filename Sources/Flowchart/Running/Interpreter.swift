@@ -283,7 +283,8 @@ struct Interpreter<Context: Sendable>: Sendable {
     let control = RunControl.branches(of: parent)
     let parentFlow = cursor.flow
     // A live run records how its branches end, to retry the dispatch if it fails.
-    let ends = control.monitor == nil ? nil : branchEnds(of: control, count: plan.branchStarts.count)
+    let ends =
+      control.monitor == nil ? nil : branchEnds(of: control, count: plan.branchStarts.count)
     if let monitor = control.monitor { monitor.dispatchStarted(state, flow: parentFlow) }
     let outcome = await withTaskCancellationHandler {
       await withTaskGroup(of: BranchOutcome<Context>.self) { group in
