@@ -1,8 +1,10 @@
 // PhotoOrder: Task.framework's example app as a live run. An order waits for two photos and
 // their metadata, which arrive from outside at different times (the user picks photos, a
 // server answers); each photo is filtered as soon as it is there, in parallel; then the order
-// is uploaded. The run's events print as they happen. The upload fails on purpose, and the
-// run log shows where and why; a new run with the server back then uploads it.
+// is uploaded. The run's events print as they happen. The upload to the main server fails on
+// purpose, and the run log shows where and why; the run is then retried from the failed
+// upload, with the backup server: the photos and metadata gathered are kept, nothing is sent
+// again.
 // Run it with `swift run PhotoOrder`.
 
 import Flowchart
@@ -18,14 +20,16 @@ struct Metadata: Sendable {
 struct PhotoOrder: Sendable {
   var photos: [String] = []
   var title = ""
+  var server = "main"
   var isUploaded = false
 }
 
 struct UploadFailed: Error, CustomStringConvertible {
-  var description: String { "the server answered 503" }
+  let server: String
+  var description: String { "the \(server) server answered 503" }
 }
 
-func makePhotoOrder(failingUpload: Bool) throws(DefinitionError) -> Flowchart<PhotoOrder> {
+func makePhotoOrder() throws(DefinitionError) -> Flowchart<PhotoOrder> {
   // swift-format-ignore
   try Flowchart<PhotoOrder> {
     Dispatch("Gather") { order, branch, original in
@@ -52,59 +56,71 @@ func makePhotoOrder(failingUpload: Bool) throws(DefinitionError) -> Flowchart<Ph
     }
     Action("Upload order", isFinal: true) { order in
       try await Task.sleep(for: .milliseconds(10))
-      if failingUpload { throw UploadFailed() }
+      if order.server == "main" { throw UploadFailed(server: order.server) }
       order.isUploaded = true
     }
   }
 }
 
+/// Prints the events that tell the story: waits, decisions, failures and the end.
+func printEvents(_ events: AsyncStream<RunEvent>) async {
+  for await event in events {
+    switch event.kind {
+    case .waitingForInput, .stateDecided, .stateFailed, .runStarted, .runFinished, .runFailed:
+      let flow = event.flow == 0 ? "" : "[branch flow \(event.flow)] "
+      print("  \(flow)\(event.stateName): \(event.kind)")
+    default:
+      break
+    }
+  }
+}
+
 func showPhotoOrder() async throws {
-  for failingUpload in [true, false] {
-    let chart = try makePhotoOrder(failingUpload: failingUpload)
-    if failingUpload {
-      print(chart)
-      print()
-    }
-    print(
-      failingUpload
-        ? "Order, with a failing upload"
-        : "A new run of the order, with the server back (retrying from the failed state is not built yet)"
-    )
-    let handle = chart.start(with: PhotoOrder(), isPaused: true, isLogged: true)
-    let events = handle.events()
-    handle.resume()
-    // The outside world: the metadata comes first, then the photos, at different times.
-    let outside = Task {
-      try handle.send(Metadata(title: "Holidays"), to: "Metadata available")
-      try await Task.sleep(for: .milliseconds(30))
-      try handle.send(Photo(name: "beach.jpg"), to: "Photo 2 available")
-      try await Task.sleep(for: .milliseconds(30))
-      try handle.send(Photo(name: "sunset.jpg"), to: "Photo 1 available")
-      // Sending to a state that does not wait is an error at the call; the run goes on.
-      do {
-        try handle.send(Photo(name: "extra.jpg"), to: "Upload order")
-      } catch {
-        print("  send refused: \(error)")
-      }
-    }
-    for await event in events {
-      switch event.kind {
-      case .waitingForInput, .stateDecided, .stateFailed, .runFinished, .runFailed:
-        let flow = event.flow == 0 ? "" : "[branch flow \(event.flow)] "
-        print("  \(flow)\(event.stateName): \(event.kind)")
-      default:
-        break
-      }
-    }
-    try await outside.value
-    do {
-      let result = try await handle.result
-      print("  uploaded \(result.context.photos) titled '\(result.context.title)'")
-    } catch {
-      print("  the run failed at '\(error.stateName)'; its log:")
-      for line in handle.log.lines { print("    \(line)") }
-    }
-    print()
+  let chart = try makePhotoOrder()
+  print(chart)
+  print()
+  print("Order, uploading to the main server")
+  let handle = chart.start(with: PhotoOrder(), isPaused: true, isLogged: true)
+  let stream = handle.events()
+  let events = Task { await printEvents(stream) }
+  handle.resume()
+  // The outside world: the metadata comes first, then the photos, at different times.
+  try handle.send(Metadata(title: "Holidays"), to: "Metadata available")
+  try await Task.sleep(for: .milliseconds(30))
+  try handle.send(Photo(name: "beach.jpg"), to: "Photo 2 available")
+  try await Task.sleep(for: .milliseconds(30))
+  try handle.send(Photo(name: "sunset.jpg"), to: "Photo 1 available")
+  // Sending to a state that does not wait is an error at the call; the run goes on.
+  do {
+    try handle.send(Photo(name: "extra.jpg"), to: "Upload order")
+  } catch {
+    print("  send refused: \(error)")
+  }
+  await events.value
+  do {
+    _ = try await handle.result
+  } catch {
+    print("  the run failed at '\(error.stateName)'; its log:")
+    for line in handle.log.lines { print("    \(line)") }
+  }
+  print()
+
+  print("The same run, retried from the failed upload with the backup server")
+  let retried = try handle.retry(isPaused: true, isLogged: true) { $0.server = "backup" }
+  let retriedStream = retried.events()
+  let retriedEvents = Task { await printEvents(retriedStream) }
+  retried.resume()
+  await retriedEvents.value
+  let result = try await retried.result
+  print("  uploaded \(result.context.photos) titled '\(result.context.title)'")
+  print("  path: \(result.path.map { chart[$0].name }.joined(separator: " → "))")
+  print("  its log:")
+  for line in retried.log.lines { print("    \(line)") }
+  // Once a run has ended, input is refused at the call.
+  do {
+    try retried.send(Photo(name: "late.jpg"), to: "Photo 1 available")
+  } catch {
+    print("  send refused: \(error)")
   }
 }
 

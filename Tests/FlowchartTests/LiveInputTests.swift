@@ -42,7 +42,9 @@ struct LiveInputTests {
     let result = try await handle.result
     #expect(result.context.photos == ["first"])
     #expect(result.context.metadata == "meta")
-    #expect(try handle.send("late", to: "Photo available") == false)
+    // Once the run has ended, input is refused at the call.
+    let late = #expect(throws: InputError.self) { try handle.send("late", to: "Photo available") }
+    #expect(late?.kind == .runEnded)
   }
 
   @Test func sendingToAStateThatDoesNotWaitOrWithTheWrongTypeIsAnErrorAtTheCall() async throws {

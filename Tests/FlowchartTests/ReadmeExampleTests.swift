@@ -21,7 +21,7 @@ struct ReadmeExampleTests {
 
     // Blocks that import FlowchartFiles are copied into FlowchartFilesTests' ReadmeTests.
     let blocks = swiftBlocks(in: readme).filter { $0.first != "import FlowchartFiles" }
-    #expect(blocks.count == 8)
+    #expect(blocks.count == 9)
     for block in blocks {
       // Each line of the block, in order, with only this file's assertions in between.
       var rest = copies[...]
@@ -72,6 +72,33 @@ struct ReadmeExampleTests {
     let result = try await checkout.run(with: Purchase())
     #expect(result.finalStateName == "Submit order")
     #expect(result.context.failure == nil)
+  }
+
+  @Test func aFailedLiveRunIsRetriedFromWhereItStopped() async throws {
+    // README: "Live runs", retry.
+    var printed = ""
+    func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+      printed += items.map { "\($0)" }.joined(separator: separator) + terminator
+    }
+    struct Order: Sendable { var server = "main" }
+    struct Unreachable: Error {}
+    let photoOrder = try Flowchart<Order> {
+      Action("Prepare") { _ in }
+      Action("Upload") { order in
+        guard order.server == "backup" else { throw Unreachable() }
+      }
+      Action("Submit", isFinal: true)
+    }
+
+    let upload = photoOrder.start(with: Order())
+    do {
+      _ = try await upload.result
+    } catch {
+      let again = try upload.retry { $0.server = "backup" }
+      let result = try await again.result
+      print(result.path.map { photoOrder[$0].name })  // ["Prepare", "Upload", "Upload", "Submit"]
+    }
+    #expect(printed == #"["Prepare", "Upload", "Upload", "Submit"]"# + "\n")
   }
 
   @Test func chartsInsideChartsRunAsOneState() throws {

@@ -12,6 +12,8 @@ public struct InputError: Error, Sendable, Hashable, CustomStringConvertible {
     public static let notWaiting = Kind(code: "not a waiting state")
     /// The state waits for a value of another type.
     public static let wrongType = Kind(code: "wrong type")
+    /// The run has ended: nothing waits for input any more.
+    public static let runEnded = Kind(code: "run ended")
 
     /// The kind in words.
     public var description: String { code }

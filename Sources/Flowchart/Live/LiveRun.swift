@@ -59,6 +59,8 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving {
   /// Time since the run started, by the run's clock.
   private let elapsed: @Sendable () -> Duration
   private let state: Mutex<State>
+  /// Where the run's failed flows stopped, for a retry.
+  let resumePoints = ResumePoints<Context>()
 
   init(
     graph: Graph<Context>, isPaused: Bool, observer: RunObserver?,
@@ -460,5 +462,15 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving {
         publish(.resumed, at: boundary, flow: flow, in: &locked)
       }
     }
+  }
+}
+
+// MARK: - Dispatch outcomes
+
+extension LiveRun {
+  /// Reports events of kinds no ``RunMonitor`` call names, in order: the outcomes of a
+  /// dispatch's branches that did not succeed.
+  func report(_ kinds: [RunEvent.Kind], at state: Int32, flow: Int32) {
+    for kind in kinds { emit(kind, at: state, flow: flow) }
   }
 }

@@ -60,6 +60,16 @@ public struct RunEvent: Sendable, CustomStringConvertible {
     /// The state's code failed for `reason`, and a catch route took the error: the flow
     /// goes on at `target`, named `targetName` (see ``FlowComponent/catch(goTo:fileID:line:_:)``).
     case caught(reason: String, target: StateID, targetName: String)
+    /// The branch (its position from zero) of the dispatch state failed with the error,
+    /// and the dispatch's join policy tolerated it: its changes were dropped. Reported when
+    /// the dispatch joins, just before ``dispatchJoined``, in the dispatching flow.
+    case branchFailed(Int, RunError)
+    /// The branch (its position from zero) of the dispatch state never started: a
+    /// prerequisite failed or was skipped. Reported when the dispatch joins.
+    case branchSkipped(Int)
+    /// The branch (its position from zero) of the dispatch state was cancelled, or never
+    /// started, because the join policy's quorum was met. Reported when the dispatch joins.
+    case branchCancelled(Int)
   }
 
   /// What happened.
@@ -115,6 +125,10 @@ extension RunEvent.Kind: CustomStringConvertible {
       "attempt \(attempt) after \(RunLog.seconds(delay))"
     case .caught(let reason, _, let targetName):
       "caught \(reason), going to \(DisplayText.quoted(name: targetName))"
+    case .branchFailed(let index, let error):
+      "branch \(index + 1) failed (\(error.kind)), tolerated"
+    case .branchSkipped(let index): "branch \(index + 1) skipped"
+    case .branchCancelled(let index): "branch \(index + 1) cancelled"
     }
   }
 }

@@ -13,8 +13,12 @@
 /// let result = try await handle.result
 /// ```
 ///
-/// A handle runs one run, once: there is no way to start it again. To run the chart again,
-/// call `start` again; a ended handle says so with ``hasEnded``.
+/// A handle runs one run, once: there is no way to start it again. Once it has ended (see
+/// ``hasEnded``), ``retry(clock:isPaused:isLogged:observer:updating:)`` goes on from where a
+/// failed or cancelled run stopped, and ``restart(with:stepLimit:clock:isPaused:isLogged:observer:)``
+/// (or `chart.start(with:)`) runs the chart again from its start; each returns a new handle.
+/// An ended handle's ``pause()`` and ``resume()`` do nothing, and ``send(_:to:)-(_,String)``
+/// throws an ``InputError``.
 public struct RunHandle<Context: Sendable>: Sendable {
   let run: LiveRun<Context>
   let task: Task<Result<RunResult<Context>, RunError>, Never>
@@ -69,19 +73,24 @@ public struct RunHandle<Context: Sendable>: Sendable {
   /// reaches the state. The first value sent wins until the state takes it: a later one is
   /// dropped, and the call returns `false` (as it does once the run has ended).
   ///
-  /// - Returns: Whether the value was delivered or kept.
+  /// - Returns: Whether the value was delivered or kept (`false` also when the run ended
+  ///   during the call).
   /// - Throws: An ``InputError`` when no state or several have the name, the state does
-  ///   not wait for input, or it waits for another type. The run is unharmed.
+  ///   not wait for input, or it waits for another type, and when the run has ended. The
+  ///   run is unharmed.
   @discardableResult
   public func send<Value: Sendable>(_ value: Value, to stateName: String) throws(InputError)
     -> Bool
   {
-    try run.send(value, toStateIn: run.graph.names.states(named: stateName), named: stateName)
+    try refuseInputOnceEnded(to: stateName)
+    return try run.send(
+      value, toStateIn: run.graph.names.states(named: stateName), named: stateName)
   }
 
   /// Sends `value` to the waiting state `state`; see ``send(_:to:)-(_,String)``.
   @discardableResult
   public func send<Value: Sendable>(_ value: Value, to state: StateID) throws(InputError) -> Bool {
+    try refuseInputOnceEnded(to: "\(state)")
     let states = run.graph.records.indices.contains(state.index) ? [Int32(state.index)] : []
     return try run.send(value, toStateIn: states, named: "\(state)")
   }
@@ -174,6 +183,7 @@ extension Flowchart {
     } catch {
       outcome = .failure(error)
     }
+    live.resumePoints.runEnded(succeeded: (try? outcome.get()) != nil)
     live.finish(outcome)
     return outcome
   }

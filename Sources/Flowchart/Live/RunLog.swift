@@ -60,6 +60,13 @@ public struct RunLog: Sendable, CustomStringConvertible {
     case .caught(let reason, _, let targetName):
       text =
         "\(name) failed\(took), caught: \(reason); going to \(DisplayText.quoted(name: targetName))"
+    case .branchFailed(let index, let error):
+      text =
+        "branch \(index + 1) of \(name) failed (\(error.kind)), tolerated: \(error.reason)"
+    case .branchSkipped(let index):
+      text = "branch \(index + 1) of \(name) skipped: a prerequisite did not succeed"
+    case .branchCancelled(let index):
+      text = "branch \(index + 1) of \(name) cancelled: the quorum was met"
     }
     let time = seconds(event.time)
     let padded = String(repeating: " ", count: max(0, 8 - time.count)) + time

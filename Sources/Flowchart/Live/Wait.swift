@@ -15,6 +15,10 @@
 ///
 /// A run started with `run(with:)` has no handle to send to: it fails at the state with a
 /// ``RunError/Kind/thrown`` error that says so. Printed `W`.
+///
+/// A waiting state can also decide after it applies the value: yes or no, with the exits of
+/// a ``Condition`` (``init(_:for:fileID:line:_:yes:no:)``), or a key, with the exits of a
+/// ``MultipleCondition`` (``init(_:for:fileID:line:_:exits:)``).
 public struct Wait<Context: Sendable, Input: Sendable>: FlowComponent, Sendable {
   /// The state, as a ``FlowBuilder`` block lists it.
   public let declaration: Declaration<Context>

@@ -122,3 +122,17 @@ struct PendingJoin<Context: Sendable> {
     self.parentPath = parentPath
   }
 }
+
+extension Cursor {
+  /// A cursor where a failed live run's flow stopped, for a retry: at the state it failed
+  /// at (or the dispatch whose branches failed), with the path it had entered, the failed
+  /// attempt included, so the retried run's path continues the old one. The flow may
+  /// enter `stepLimit` more states.
+  @usableFromInline
+  init(resuming point: FlowResumePoint<Context>, stepLimit: Int) {
+    let old = point.path
+    let (limit, overflow) = old.count.addingReportingOverflow(stepLimit)
+    self.init(at: point.state, stepLimit: overflow ? .max : limit)
+    path.append(old)
+  }
+}

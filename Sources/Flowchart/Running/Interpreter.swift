@@ -79,6 +79,8 @@ struct Interpreter<Context: Sendable>: Sendable {
         try enterUnobserved(state, path: &cursor.path, control: control)
       }
       let outcome: Outcome
+      // A live run keeps the context from before the state: a failed state is retried from it.
+      let before: Context? = Reporting.isOn ? context : nil
       do {
         switch kind {
         case .pass:
@@ -101,6 +103,7 @@ struct Interpreter<Context: Sendable>: Sendable {
           preconditionFailure("asynchronous states and dispatches return before they are entered")
         }
       } catch {
+        if Reporting.isOn, let before { context = before }
         throw failure(error, at: state, path: cursor.path, control: control)
       }
       if Reporting.isOn && control.isObserved {
@@ -155,6 +158,7 @@ struct Interpreter<Context: Sendable>: Sendable {
       // Whatever stopped the flow, it stopped at the cursor's state: a live run reports it.
       if _slowPath(control.isObserved) {
         control.monitor.unsafelyUnwrapped.failed(cursor.state, flow: cursor.flow, error: error)
+        keepResumePoint(of: cursor, context: context, control: control)
       }
       throw error
     }
@@ -205,6 +209,8 @@ struct Interpreter<Context: Sendable>: Sendable {
         return try await decideKey(
           node, at: state, cursor: &cursor, context: &context, control: control)
       case .asyncAction, .asyncCondition, .asyncSelect:
+        // A live run keeps the context from before the state: a failed state is retried from it.
+        let before: Context? = _slowPath(control.isObserved) ? context : nil
         do {
           switch node.kind {
           case .asyncAction:
@@ -219,6 +225,7 @@ struct Interpreter<Context: Sendable>: Sendable {
             preconditionFailure("handled by the enclosing switch")
           }
         } catch {
+          if let before { context = before }
           throw failure(error, at: state, path: cursor.path, control: control)
         }
       case .modified:
@@ -252,9 +259,11 @@ struct Interpreter<Context: Sendable>: Sendable {
     control: RunControl
   ) async throws(RunError) -> Decision {
     let key: any Hashable & Sendable
+    let before: Context? = _slowPath(control.isObserved) ? context : nil
     do {
       key = try await node.decideKey(&context)
     } catch {
+      if let before { context = before }
       throw failure(error, at: state, path: cursor.path, control: control)
     }
     if _slowPath(control.isObserved) {
@@ -276,12 +285,16 @@ struct Interpreter<Context: Sendable>: Sendable {
   @inlinable
   func runDispatch(
     _ plan: DispatchPlan, at state: Int32, cursor: inout Cursor<Context>,
-    context: inout Context, control parent: RunControl
+    context: inout Context, control parent: RunControl,
+    resuming resumed: DispatchResume<Context>? = nil
   ) async throws(RunError) {
     let original = context
     let interpreter = self
     let control = RunControl.branches(of: parent)
     let parentFlow = cursor.flow
+    // A live run records how its branches end, to retry the dispatch if it fails.
+    let ends =
+      control.monitor == nil ? nil : branchEnds(of: control, count: plan.branchStarts.count)
     if let monitor = control.monitor { monitor.dispatchStarted(state, flow: parentFlow) }
     let outcome = await withTaskCancellationHandler {
       await withTaskGroup(of: BranchOutcome<Context>.self) { group in
@@ -289,11 +302,21 @@ struct Interpreter<Context: Sendable>: Sendable {
         var finished = [FinishedBranch<Context>?](repeating: nil, count: count)
         var tally = JoinTally()
         var schedule = BranchSchedule(count: count, waitsForOthers: !plan.prerequisites.isEmpty)
+        var prerequisites = plan.prerequisites
+        if let resumed {
+          // A retried dispatch: the branches that finished keep their results.
+          resumed.prepare(
+            finished: &finished, tally: &tally, schedule: &schedule,
+            prerequisites: &prerequisites, ends: ends)
+          if tally.successes >= min(plan.quorum, count) {
+            return DispatchOutcome<Context>.joined(finished, tally)
+          }
+        }
         var running = 0
         /// Starts the branches that may start now; returns a merge's error, if one threw.
         func startReady() -> (any Error)? {
           while running < plan.maxConcurrency,
-            let index = schedule.nextReady(plan.prerequisites, finished: finished)
+            let index = schedule.nextReady(prerequisites, finished: finished)
           {
             var branchContext = original
             if !plan.prerequisites.isEmpty {
@@ -305,25 +328,34 @@ struct Interpreter<Context: Sendable>: Sendable {
               }
             }
             let start = plan.branchStarts[index]
+            // A retried branch that failed starts where it stopped.
+            let point = resumed?.points[index]
             running += 1
             group.addTask { [branchContext] in
-              var branchContext = branchContext
-              var branch = Cursor<Context>(at: start, stepLimit: interpreter.stepLimit)
+              var branchContext = point?.context ?? branchContext
+              var branch =
+                point.map { Cursor(resuming: $0, stepLimit: interpreter.stepLimit) }
+                ?? Cursor<Context>(at: start, stepLimit: interpreter.stepLimit)
               if let monitor = control.monitor {
                 branch.flow = monitor.branchStarted(
                   index, of: state, from: parentFlow, context: branchContext)
               }
               do throws(RunError) {
-                _ = try await interpreter.run(
-                  cursor: &branch, context: &branchContext, control: control)
+                if let point {
+                  _ = try await interpreter.resume(
+                    point, cursor: &branch, context: &branchContext, control: control)
+                } else {
+                  _ = try await interpreter.run(
+                    cursor: &branch, context: &branchContext, control: control)
+                }
                 if let monitor = control.monitor {
                   monitor.branchEnded(index, of: state, flow: branch.flow)
                 }
-                return BranchOutcome(
-                  index: index,
-                  result: .success(
-                    FinishedBranch(context: branchContext, path: branch.path.finish())))
+                let done = FinishedBranch(context: branchContext, path: branch.path.finish())
+                ends?.finished(index, done)
+                return BranchOutcome(index: index, result: .success(done))
               } catch {
+                ends?.failed(index, flow: branch.flow)
                 return BranchOutcome(index: index, result: .failure(error))
               }
             }
@@ -381,13 +413,25 @@ struct Interpreter<Context: Sendable>: Sendable {
     if let monitor = control.monitor { monitor.unregister(control) }
     switch outcome {
     case .branchFailed(let error):
+      ends?.keep(dispatch: state, flow: parentFlow)
       throw branchFailure(
         error, after: [cursor.path.states], cancelled: parent.isCancelled || Task.isCancelled)
     case .mergeFailed(let error):
+      ends?.keep(dispatch: state, flow: parentFlow)
       throw failure(error, at: state, path: cursor.path, control: parent)
     case .joined(let branches, let tally):
-      try join(
-        branches, tally, at: state, original: original, into: &context, path: &cursor.path)
+      do throws(RunError) {
+        try join(
+          branches, tally, at: state, original: original, into: &context, path: &cursor.path)
+      } catch {
+        // A merge or the report threw: the dispatch is retried from before it.
+        context = original
+        ends?.keep(dispatch: state, flow: parentFlow)
+        throw error
+      }
+      if let ends, tally.successes < branches.count {
+        ends.reportOutcomes(of: state, flow: parentFlow, branches: branches, tally: tally)
+      }
       if let monitor = control.monitor { monitor.dispatchJoined(state, flow: parentFlow) }
     }
   }
