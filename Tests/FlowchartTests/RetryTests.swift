@@ -61,6 +61,28 @@ struct RetryTests {
     #expect(result.stepCount == 4)
   }
 
+  @Test func aStateWhoseOwnRetriesRanOutIsRetriedWithTheContextFromBeforeIt() async throws {
+    // Two attempts of the state's own retry rule fail; the run's retry is the third.
+    let upload = Flaky(failures: 2)
+    // swift-format-ignore
+    let chart = try Flowchart<Order> {
+      Action("Upload") { order in
+        order.log.append("upload attempt")  // kept only when the state succeeds
+        try upload.call()
+      }
+      .retry(1)
+      Action("Done", isFinal: true) { $0.log.append("done") }
+    }
+    let first = chart.start(with: Order())
+    let error = try await #require(throws: RunError.self) { try await first.result }
+    #expect(error.stateName == "Upload")
+    #expect(upload.calls == 2)
+
+    let result = try await first.retry().result
+    #expect(result.context.log == ["upload attempt", "done"])
+    #expect(upload.calls == 3)
+  }
+
   @Test func retriesAFailedAsynchronousStateAndReportsItsEvents() async throws {
     let upload = Flaky()
     let chart = try Flowchart<Order> {

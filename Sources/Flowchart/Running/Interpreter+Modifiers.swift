@@ -113,6 +113,8 @@ extension Interpreter {
         thrown = error
       }
       if control.isCancelled || Task.isCancelled {
+        // A failed state leaves the context as it found it: a live run is retried from it.
+        context = original
         throw failure(thrown, at: state, path: cursor.path, control: control)
       }
       switch recovery(after: thrown, attempt: attempt, code: code) {
@@ -143,6 +145,7 @@ extension Interpreter {
         }
         return .caught
       case .fail:
+        context = original
         throw finalFailure(thrown, attempts: attempt, at: state, path: cursor.path)
       }
     }
