@@ -47,10 +47,12 @@ final class Network: Sendable {
 
   func upload(_ photo: String) async throws {
     try await Task.sleep(for: .milliseconds(10))
-    let drops = photo == "sunset.jpg" && dropped.withLock { dropped in
-      defer { dropped = true }
-      return !dropped
-    }
+    let drops =
+      photo == "sunset.jpg"
+      && dropped.withLock { dropped in
+        defer { dropped = true }
+        return !dropped
+      }
     if drops { throw UploadFailed(what: photo) }
   }
 }
