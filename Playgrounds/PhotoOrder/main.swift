@@ -10,7 +10,6 @@
 // Run it with `swift run PhotoOrder`.
 
 import Flowchart
-import Synchronization
 
 struct Photo: Sendable {
   var name: String
@@ -42,18 +41,15 @@ struct SubmitFailed: Error, CustomStringConvertible {
 }
 
 /// A network that drops the first upload of photo 1.
-final class Network: Sendable {
-  private let dropped = Mutex(false)
+actor Network {
+  private var hasDropped = false
 
   func upload(_ photo: String) async throws {
     try await Task.sleep(for: .milliseconds(10))
-    let drops =
-      photo == "sunset.jpg"
-      && dropped.withLock { dropped in
-        defer { dropped = true }
-        return !dropped
-      }
-    if drops { throw UploadFailed(what: photo) }
+    if photo == "sunset.jpg" && !hasDropped {
+      hasDropped = true
+      throw UploadFailed(what: photo)
+    }
   }
 }
 
