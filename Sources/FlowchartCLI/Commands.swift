@@ -44,6 +44,7 @@ extension Tool {
     switch request.kind {
     case .action: .action { _ in }
     case .merge: .merge { _, _ in }
+    case .input: .input(ChartValue.self) { _, _ in }
     case .condition: .condition { _ throws(CodeNeeded) in throw CodeNeeded(request: request) }
     case .multipleCondition:
       .multipleCondition { _ throws(CodeNeeded) in throw CodeNeeded(request: request) }

@@ -65,6 +65,7 @@ extension Tool {
     case .success(let result):
       outcome.say("Final state: \(result.finalStateName)")
       outcome.say("Decision: \(result.decision)")
+      if let value = result.outcome(as: String.self) { outcome.say("Outcome: \(value)") }
       outcome.say("Path: \(result.pathNames.joined(separator: " -> "))")
       outcome.say("Context: \(result.context.jsonText)")
     case .failure(let error):
