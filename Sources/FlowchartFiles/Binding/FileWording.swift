@@ -21,6 +21,10 @@ enum FileWording {
   }
 
   private static let xml: [(String, String)] = [
+    (
+      "Add an OutcomeRule for it to the chart's outcomes",
+      "Add an <outcome> for it to the file's <outcomes>"
+    ),
     ("Action(\"Done\", isFinal: true).", "<action name=\"Done\" final=\"true\"/>."),
     ("Remove isFinal: true,", "Remove final=\"true\","),
     ("(isFinal: true)", "(final=\"true\")"),
@@ -40,6 +44,10 @@ enum FileWording {
   ]
 
   private static let json: [(String, String)] = [
+    (
+      "Add an OutcomeRule for it to the chart's outcomes",
+      "Add a rule for it to the file's \"outcomes\""
+    ),
     ("Action(\"Done\", isFinal: true).", "{\"action\": \"Done\", \"final\": true}."),
     ("Remove isFinal: true,", "Remove \"final\": true,"),
     ("(isFinal: true)", "(\"final\": true)"),
