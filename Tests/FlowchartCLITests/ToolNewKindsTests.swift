@@ -53,7 +53,8 @@ struct ToolNewKindsTests {
       "run", sample("review.json"), "--context", #"{"answers": {"name": "Ann"}}"#,
     ])
     #expect(outcome.exitCode == .success, "\(outcome.errorOutput)")
-    #expect(outcome.output.hasPrefix("Final state: Ask again\nDecision: done\nOutcome: incomplete\n"))
+    #expect(
+      outcome.output.hasPrefix("Final state: Ask again\nDecision: done\nOutcome: incomplete\n"))
   }
 
   @Test func aDispatchWithPrerequisitesRunsItsBranchesInOrder() async {

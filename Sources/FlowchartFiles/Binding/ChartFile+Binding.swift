@@ -164,8 +164,8 @@ struct Binder<Context: Sendable> {
       }
     case .store(let path):
       if let data = dataAccess(for: "Wait", wait.name, at: location) {
-        return Lowering.wait(wait.name, isFinal: wait.isFinal, at: location, for: ChartValue.self)
-        { context, input in
+        return Lowering.wait(wait.name, isFinal: wait.isFinal, at: location, for: ChartValue.self) {
+          context, input in
           var value = data.read(context)
           value[path: path] = input
           data.write(&context, value)

@@ -145,7 +145,8 @@ enum Lowering<Context: Sendable> {
     _ name: String, isFinal: Bool, at location: SourceLocation, for type: Input.Type,
     _ apply: @escaping @Sendable (inout Context, Input) throws -> Void
   ) -> Declaration<Context> {
-    one(Wait(name, for: type, isFinal: isFinal, fileID: location.fileID, line: location.line, apply))
+    one(
+      Wait(name, for: type, isFinal: isFinal, fileID: location.fileID, line: location.line, apply))
   }
 
   /// A subflow running `chart` with `mapping`, its exits as the file declares them.

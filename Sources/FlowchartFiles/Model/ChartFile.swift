@@ -52,8 +52,7 @@ public struct ChartOutcomes: Hashable, Sendable {
   public var location: SourceLocation
 
   /// Creates a chart's outcomes.
-  public init(mapsEveryEnd: Bool = false, rules: [ChartOutcomeRule], at location: SourceLocation)
-  {
+  public init(mapsEveryEnd: Bool = false, rules: [ChartOutcomeRule], at location: SourceLocation) {
     self.mapsEveryEnd = mapsEveryEnd
     self.rules = rules
     self.location = location

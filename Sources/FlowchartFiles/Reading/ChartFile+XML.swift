@@ -399,7 +399,8 @@ struct XMLChartBuilder {
           at: at, name: name)
         return nil
       }
-      return ChartNode(.wait(ChartWait(name: name, isFinal: isFinal(element), input: input)), at: at)
+      return ChartNode(
+        .wait(ChartWait(name: name, isFinal: isFinal(element), input: input)), at: at)
     case "subflow":
       check(element, attributes: ["name", "final", "chart", "context"], text: false)
       let name = element.attributes["name"]

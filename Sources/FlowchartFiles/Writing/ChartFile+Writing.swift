@@ -125,7 +125,9 @@ struct TextWriter {
           case .done?: fields.append("\"decision\": \"done\"")
           case .key(let key)?: fields.append("\"key\": \(Self.quoted(key))")
           }
-          line("{" + fields.joined(separator: ", ") + "}" + (index == outcomes.rules.count - 1 ? "" : ","))
+          line(
+            "{" + fields.joined(separator: ", ") + "}"
+              + (index == outcomes.rules.count - 1 ? "" : ","))
         }
         indent -= 1
         line("]")

@@ -190,7 +190,8 @@ struct RandomChart {
       let finals = states.compactMap(\.stateName)
       let rules = (0..<int(0...2)).map { index in
         ChartOutcomeRule(
-          outcome: "outcome \(index)", state: finals.isEmpty ? "Nowhere" : finals[int(0...finals.count - 1)],
+          outcome: "outcome \(index)",
+          state: finals.isEmpty ? "Nowhere" : finals[int(0...finals.count - 1)],
           decision: [nil, .yes, .no, .done, .key("a")][int(0...4)], at: location())
       }
       file.outcomes = ChartOutcomes(mapsEveryEnd: chance(20), rules: rules, at: location())
