@@ -16,17 +16,17 @@ extension ChartFile {
     let declarations = binder.block(states, in: self, depth: 1)
     let compiled: Result<Flowchart<Context>, DefinitionError>
     do throws(DefinitionError) {
+      let location = SourceLocation(fileID: path, line: 1)
       if let outcomes {
         compiled = .success(
           try Flowchart<Context>(
-            outcomes: outcomes.declaration, entryPoints: entryPoints.map(\.name), fileID: path,
-            line: 1
-          ) { declarations })
+            outcomes: outcomes.declaration, entryPoints: entryPoints.map(\.name),
+            location: location, vocabulary: FileWording.vocabulary, declarations: declarations))
       } else {
         compiled = .success(
           try Flowchart<Context>(
-            entryPoints: entryPoints.map(\.name), fileID: path, line: 1
-          ) { declarations })
+            entryPoints: entryPoints.map(\.name), location: location,
+            vocabulary: FileWording.vocabulary, declarations: declarations))
       }
     } catch {
       compiled = .failure(error)
