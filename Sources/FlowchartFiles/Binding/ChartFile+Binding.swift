@@ -86,26 +86,45 @@ struct Binder<Context: Sendable> {
     var declarations: [Declaration<Context>] = []
     declarations.reserveCapacity(nodes.count)
     for node in nodes {
-      declarations += declare(node, in: file, depth: depth)
+      declare(node, in: file, depth: depth, into: &declarations)
     }
     return declarations
   }
 
-  mutating func declare(_ node: ChartNode, in file: ChartFile, depth: Int) -> [Declaration<Context>]
-  {
+  /// Appends the declarations of `node` (one, or an included file's) to `declarations`.
+  mutating func declare(
+    _ node: ChartNode, in file: ChartFile, depth: Int,
+    into declarations: inout [Declaration<Context>]
+  ) {
+    if case .include(let path) = node.kind {
+      guard let included = file.includedFiles[path] else {
+        problems.add(
+          .unreadableFile,
+          "The file '\(path)' included here was not read: read the chart with ChartFile.read(contentsOf:), which reads what it includes.",
+          at: node.location)
+        return
+      }
+      declarations += block(included.states, in: included, depth: depth)
+      return
+    }
+    declarations.append(declaration(node, in: file, depth: depth))
+  }
+
+  /// The declaration of `node`, which is not an include.
+  mutating func declaration(_ node: ChartNode, in file: ChartFile, depth: Int) -> Declaration<
+    Context
+  > {
     let at = node.location
     switch node.kind {
     case .action(let action):
-      return [actionDeclaration(action, at: at).located(at: at)]
+      return actionDeclaration(action, at: at).located(at: at)
     case .condition(let condition):
       let decide = conditionCode(condition, at: at)
       let yes = condition.yes.map { block($0, in: file, depth: depth + 1) }
       let no = condition.no.map { block($0, in: file, depth: depth + 1) }
-      return [
-        Lowering.condition(
-          condition.name, isFinal: condition.isFinal, at: at, decide: decide, yes: yes, no: no
-        ).located(at: at)
-      ]
+      return Lowering.condition(
+        condition.name, isFinal: condition.isFinal, at: at, decide: decide, yes: yes, no: no
+      ).located(at: at)
     case .multipleCondition(let condition):
       let decide = keyCode(condition, at: at)
       let exits = condition.exits.map { exits in
@@ -113,40 +132,29 @@ struct Binder<Context: Sendable> {
           (exit, block(exit.states, in: file, depth: depth + 1))
         }
       }
-      return [
-        Lowering.multipleCondition(
-          condition.name, isFinal: condition.isFinal, at: at, decide: decide, exits: exits
-        ).located(at: at)
-      ]
+      return Lowering.multipleCondition(
+        condition.name, isFinal: condition.isFinal, at: at, decide: decide, exits: exits
+      ).located(at: at)
     case .dispatch(let dispatch):
       let merge = mergeCode(dispatch, at: at)
       let branches = dispatch.branches.map { branch in
         (branch, block(branch.states, in: file, depth: depth + 1))
       }
-      return [
-        Lowering.dispatch(
-          dispatch.name, isFinal: dispatch.isFinal, at: at,
-          maxConcurrency: dispatch.maxConcurrency, join: dispatch.join.policy, merge: merge,
-          branches: branches
-        ).located(at: at)
-      ]
+      return Lowering.dispatch(
+        dispatch.name, isFinal: dispatch.isFinal, at: at,
+        maxConcurrency: dispatch.maxConcurrency, join: dispatch.join.policy, merge: merge,
+        branches: branches
+      ).located(at: at)
     case .wait(let wait):
-      return [waitDeclaration(wait, at: at).located(at: at)]
+      return waitDeclaration(wait, at: at).located(at: at)
     case .subflow(let subflow):
-      return [subflowDeclaration(subflow, in: file, depth: depth, at: at).located(at: at)]
+      return subflowDeclaration(subflow, in: file, depth: depth, at: at).located(at: at)
     case .map(let map):
-      return [mapDeclaration(map, in: file, at: at).located(at: at)]
+      return mapDeclaration(map, in: file, at: at).located(at: at)
     case .goTo(let target):
-      return [Lowering.goTo(target, at: at).located(at: at)]
-    case .include(let path):
-      guard let included = file.includedFiles[path] else {
-        problems.add(
-          .unreadableFile,
-          "The file '\(path)' included here was not read: read the chart with ChartFile.read(contentsOf:), which reads what it includes.",
-          at: at)
-        return []
-      }
-      return block(included.states, in: included, depth: depth)
+      return Lowering.goTo(target, at: at).located(at: at)
+    case .include:
+      preconditionFailure("declare(_:in:depth:into:) splices includes")
     }
   }
 

@@ -9,13 +9,6 @@ enum Lowering<Context: Sendable> {
     case asynchronous(@Sendable (inout Context) async throws -> Output)
   }
 
-  @FlowBuilder<Context>
-  static func action(_ name: String, isFinal: Bool, at location: SourceLocation)
-    -> [Declaration<Context>]
-  {
-    Action(name, isFinal: isFinal, fileID: location.fileID, line: location.line)
-  }
-
   static func action(
     _ name: String, isFinal: Bool, at location: SourceLocation,
     _ perform: @escaping @Sendable (inout Context) throws -> Void
@@ -33,8 +26,8 @@ enum Lowering<Context: Sendable> {
   static func action(_ name: String, isFinal: Bool, at location: SourceLocation)
     -> Declaration<Context>
   {
-    let declarations: [Declaration<Context>] = action(name, isFinal: isFinal, at: location)
-    return declarations[0]
+    Action<Context>(name, isFinal: isFinal, fileID: location.fileID, line: location.line)
+      .declaration
   }
 
   static func condition(
@@ -210,48 +203,9 @@ enum Lowering<Context: Sendable> {
     goTo
   }
 
-  @FlowBuilder<Context>
-  static func block(_ action: Action<Context>) -> [Declaration<Context>] {
-    action
+  // Each DSL value's declaration, taken directly rather than through a `FlowBuilder` block,
+  // which would allocate an array per state.
+  static func one(_ component: some FlowComponent<Context>) -> Declaration<Context> {
+    component.declaration
   }
-
-  @FlowBuilder<Context>
-  static func block(_ condition: Condition<Context>) -> [Declaration<Context>] {
-    condition
-  }
-
-  @FlowBuilder<Context>
-  static func block(_ condition: MultipleCondition<Context, String>) -> [Declaration<Context>] {
-    condition
-  }
-
-  @FlowBuilder<Context>
-  static func block(_ dispatch: Dispatch<Context>) -> [Declaration<Context>] {
-    dispatch
-  }
-
-  @FlowBuilder<Context>
-  static func block(_ subflow: Subflow<Context>) -> [Declaration<Context>] {
-    subflow
-  }
-
-  @FlowBuilder<Context>
-  static func block(_ map: Map<Context>) -> [Declaration<Context>] {
-    map
-  }
-
-  @FlowBuilder<Context>
-  static func block<Input>(_ wait: Wait<Context, Input>) -> [Declaration<Context>] {
-    wait
-  }
-
-  static func one(_ subflow: Subflow<Context>) -> Declaration<Context> { block(subflow)[0] }
-  static func one(_ map: Map<Context>) -> Declaration<Context> { block(map)[0] }
-  static func one<Input>(_ wait: Wait<Context, Input>) -> Declaration<Context> { block(wait)[0] }
-  static func one(_ action: Action<Context>) -> Declaration<Context> { block(action)[0] }
-  static func one(_ condition: Condition<Context>) -> Declaration<Context> { block(condition)[0] }
-  static func one(_ condition: MultipleCondition<Context, String>) -> Declaration<Context> {
-    block(condition)[0]
-  }
-  static func one(_ dispatch: Dispatch<Context>) -> Declaration<Context> { block(dispatch)[0] }
 }
