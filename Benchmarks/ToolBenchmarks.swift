@@ -52,6 +52,7 @@ enum ToolBenchmarks {
               case .condition: .condition { _ in true }
               case .multipleCondition: .multipleCondition { _ in "" }
               case .merge: .merge { _, _ in }
+              case .input: .input(ChartValue.self) { _, _ in }
               }
             }
             count = try chart.flowchart(handlers: handlers).states.count

@@ -1,7 +1,9 @@
 // FileChart: charts read from files. The Health workflow from `Samples/health.json`, its names
 // bound to Swift closures and run down every route; then the data-only form of
 // `Samples/form.xml`, which needs no Swift: its answers decide the route. Then a file with
-// mistakes, and what binding it reports.
+// mistakes, and what binding it reports. Last, the files that compose: `Samples/review.json`
+// runs another file as a subflow and declares outcomes, `Samples/gallery.xml` maps a chart over
+// an array of photos, and a waiting state takes its input from a live run.
 // Run it from the package's folder with `swift run FileChart`.
 
 import Flowchart
@@ -90,6 +92,28 @@ func showMistakes() {
   }
 }
 
+func showComposed() async throws {
+  let review = try ChartFile.read(contentsOf: URL(fileURLWithPath: "Samples/review.json"))
+    .flowchart(handlers: HandlerRegistry<ChartValue>())
+  for answers: ChartValue in [["name": "Ann", "email": "ann@example.com"], ["name": "Bo"]] {
+    let result = try review.runSynchronously(with: ["answers": answers])
+    print("\(result.finalStateName): \(result.outcome(as: String.self) ?? "no outcome")")
+  }
+  let gallery = try ChartFile.read(contentsOf: URL(fileURLWithPath: "Samples/gallery.xml"))
+    .flowchart(handlers: HandlerRegistry<ChartValue>())
+  print(gallery.mermaidDescription)
+  let photos = try await gallery.run(with: ["photos": [["width": 4000], ["width": 800]]])
+  print("resized: \(photos.context[path: "resized"] ?? nil)")
+  let approval = try ChartFile.parse(
+    #"{"flowchart": [{"wait": "Approval", "storeAt": "approvedBy"}, {"action": "Ship", "final": true}]}"#,
+    syntax: .json, path: "approval.json"
+  ).flowchart(handlers: HandlerRegistry<ChartValue>())
+  let handle = approval.start(with: [:])
+  try handle.send(ChartValue.string("Ann"), to: "Approval")
+  print("approved by: \(try await handle.result.context[path: "approvedBy"] ?? nil)")
+}
+
 try await showHealth()
 try showForm()
 showMistakes()
+try await showComposed()

@@ -20,7 +20,8 @@ extension Tool {
     case "run":
       return await runChart(
         file, context: arguments.value(of: "--context") ?? "{}",
-        decisions: arguments.values(of: "--decide"), log: arguments.isSet("--log"))
+        decisions: arguments.values(of: "--decide"), inputs: arguments.values(of: "--send"),
+        log: arguments.isSet("--log"))
     default:
       preconditionFailure("every command in Tool.commands has a case: \(name)")
     }
@@ -44,6 +45,7 @@ extension Tool {
     switch request.kind {
     case .action: .action { _ in }
     case .merge: .merge { _, _ in }
+    case .input: .input(ChartValue.self) { _, _ in }
     case .condition: .condition { _ throws(CodeNeeded) in throw CodeNeeded(request: request) }
     case .multipleCondition:
       .multipleCondition { _ throws(CodeNeeded) in throw CodeNeeded(request: request) }
@@ -95,12 +97,16 @@ extension Tool {
     return outcome
   }
 
-  /// `flowchart convert <file> --to <syntax>`: the file as read, written in `syntax`. The
-  /// chart is not compiled, so a file with problems of structure can be converted too.
+  /// `flowchart convert <file> --to <syntax>`: the file as read, written in `syntax`, once
+  /// it compiles (with stand-ins, as `validate` compiles it): a file with problems is not
+  /// converted, and its problems are reported as `validate` reports them.
   static func convert(_ path: String, to syntax: ChartSyntax) -> Outcome {
     var outcome = Outcome()
     do {
       let file = try ChartFile.read(contentsOf: URL(fileURLWithPath: path))
+      var handlers = HandlerRegistry<ChartValue>()
+      handlers.fallback = standIn(for:)
+      _ = try file.flowchart(handlers: handlers)
       outcome.output = file.text(in: syntax)
       if !outcome.output.hasSuffix("\n") { outcome.output += "\n" }
     } catch {

@@ -6,14 +6,17 @@ import Synchronization
 extension Tool {
   /// `flowchart run <file> --context <json> --decide <state=decision> ... --log`.
   static func runChart(
-    _ path: String, context contextText: String, decisions: [String], log: Bool
+    _ path: String, context contextText: String, decisions: [String], inputs: [String] = [],
+    log: Bool
   ) async -> Outcome {
     var outcome = Outcome()
     let context: ChartValue
     let forcedNames: [(name: String, decision: String)]
+    let sent: [(name: String, value: ChartValue)]
     do throws(UsageError) {
       context = try parseContext(contextText)
       forcedNames = try decisions.map(parseDecision)
+      sent = try inputs.map(parseInput)
     } catch {
       outcome.errorOutput = Help.text(of: error, commands: commands)
       outcome.exitCode = .usageError
@@ -44,10 +47,33 @@ extension Tool {
       return outcome
     }
     let result: Result<RunResult<ChartValue>, RunError>
-    do throws(RunError) {
-      result = .success(try await scripted.run(with: context))
-    } catch {
-      result = .failure(error)
+    if sent.isEmpty {
+      do throws(RunError) {
+        result = .success(try await scripted.run(with: context))
+      } catch {
+        result = .failure(error)
+      }
+    } else {
+      // A live run keeps each value until its state waits for it.
+      let handle = scripted.start(with: context)
+      for (name, value) in sent {
+        do throws(InputError) {
+          try handle.send(value, to: name)
+        } catch {
+          handle.cancel()
+          outcome.errorOutput = Help.text(
+            of: UsageError(
+              message: "The value '\(name)=…' is invalid for '--send <state=json>': \(error)",
+              command: "run"), commands: commands)
+          outcome.exitCode = .usageError
+          return outcome
+        }
+      }
+      do throws(RunError) {
+        result = .success(try await handle.result)
+      } catch {
+        result = .failure(error)
+      }
     }
     if log {
       // A dispatch reports its exit once per branch folded back: log it after the last.
@@ -65,6 +91,7 @@ extension Tool {
     case .success(let result):
       outcome.say("Final state: \(result.finalStateName)")
       outcome.say("Decision: \(result.decision)")
+      if let value = result.outcome(as: String.self) { outcome.say("Outcome: \(value)") }
       outcome.say("Path: \(result.pathNames.joined(separator: " -> "))")
       outcome.say("Context: \(result.context.jsonText)")
     case .failure(let error):
@@ -88,6 +115,25 @@ extension Tool {
       throw UsageError(
         message: "The value '\(text)' is invalid for '--context <json>': \(reason).",
         help: "--context <json>  The run's context, a JSON value. (default: {})",
+        command: "run")
+    }
+  }
+
+  /// A `--send` value, `State=json`, split at its first `=`.
+  static func parseInput(_ text: String) throws(UsageError) -> (name: String, value: ChartValue) {
+    guard let equals = text.firstIndex(of: "="), equals != text.startIndex else {
+      throw UsageError(
+        message:
+          "The value '\(text)' is invalid for '--send <state=json>': write the waiting state's name, '=', then a JSON value, as in --send 'Approval={\"by\": \"Ann\"}'.",
+        command: "run")
+    }
+    let json = String(text[text.index(after: equals)...])
+    do throws(UsageError) {
+      return (String(text[..<equals]), try parseContext(json))
+    } catch {
+      throw UsageError(
+        message:
+          "The value '\(text)' is invalid for '--send <state=json>': '\(json)' is not a JSON value.",
         command: "run")
     }
   }

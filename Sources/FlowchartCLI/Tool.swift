@@ -60,8 +60,10 @@ enum Tool {
     CommandSpec(
       name: "convert", abstract: "Write a chart in JSON or XML.",
       discussion: """
-        Writes the chart to standard output in the syntax asked for. Reading what was
-        written gives the same chart.
+        Checks the chart as validate does, then writes it to standard output in the
+        syntax asked for. Reading what was written gives the same chart. A chart with
+        problems is not written: its problems go to standard error, and the exit code is
+        1, as for validate.
         """,
       arguments: [fileArgument],
       options: [
@@ -76,7 +78,8 @@ enum Tool {
         built-in conditions read and its stores write. Prints the final state and its
         decision, the path, and the final context. A state bound to code by name runs a
         stand-in: an action does nothing; a condition or multiple condition needs its
-        decision forced with --decide, or the run stops there.
+        decision forced with --decide, or the run stops there. A waiting state takes the
+        value --send gives it, or the run stops there.
         """,
       arguments: [fileArgument],
       options: [
@@ -87,6 +90,11 @@ enum Tool {
           name: "--decide", valueName: "state=decision",
           help:
             "Force a state's decision: yes or no for a condition, a key for a multiple condition. Split at the last '='. Repeat for more states.",
+          isRepeatable: true),
+        OptionSpec(
+          name: "--send", valueName: "state=json",
+          help:
+            "Send a waiting state its input, a JSON value. Split at the first '='. Repeat for more states.",
           isRepeatable: true),
         OptionSpec(
           name: "--log", help: "Print each state as the run enters it, and the exit it takes."),

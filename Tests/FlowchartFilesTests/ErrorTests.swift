@@ -193,7 +193,7 @@ struct ErrorTests {
     }
     #expect(
       xmlFound == [
-        "test.xml:2:3: exit leads nowhere: Action 'Start' is the last state of the top level and is not final, so the flow has nowhere to go after it. Add a state or a GoTo after it, or declare it final (final=\"true\")."
+        "test.xml:2:3: exit leads nowhere: Action 'Start' is the last state of the top level and is not final, so the flow has nowhere to go after it. Add a state or a <goTo> after it, or declare it final (final=\"true\")."
       ])
     let json = try parse(#"{"flowchart": [{"condition": "Ready?", "run": "ready"}]}"#, .json)
     var handlers = HandlerRegistry<ChartValue>()

@@ -87,6 +87,7 @@ struct FuzzTests {
       case .condition: .condition { _ in true }
       case .multipleCondition: .multipleCondition { _ in "" }
       case .merge: .merge { _, _ in }
+      case .input: .input(ChartValue.self) { _, _ in }
       }
     }
     var outcomes = [0, 0, 0]  // loaded and compiled, refused by the reader, refused by the compiler

@@ -78,7 +78,7 @@ struct ReadmeTests {
         The flowchart declared at mistakes.xml:1:1 has 3 problems:
           mistakes.xml:2:3: Condition 'Willing to exercise?' names the condition 'isWilling', which is not registered. Register it (handlers["isWilling"] = .condition { … }), or fix the name (did you mean 'isWillingToExercise'?).
           mistakes.xml:4:7: Action 'Lift weights' names 'isInjured' as its action, but 'isInjured' is registered as a condition. Name a registered action, or register one under another name.
-          mistakes.xml:5:7: GoTo 'Do sit-up' refers to no state. Declare a state named 'Do sit-up', or use one of the declared names (did you mean 'Do sit-ups'?).
+          mistakes.xml:5:7: <goTo> 'Do sit-up' refers to no state. Declare a state named 'Do sit-up', or use one of the declared names (did you mean 'Do sit-ups'?).
         """)
     }
   }

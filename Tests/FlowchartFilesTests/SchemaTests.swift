@@ -19,7 +19,9 @@ struct SchemaTests {
       "flowchart", "entryPoints", "action", "condition", "multipleCondition", "dispatch", "goTo",
       "include", "final", "run", "store", "path", "value", "test", "yes", "no", "exits", "case",
       "states", "default", "merge", "branches", "name", "equal", "less", "greater", "present",
-      "matches", "pattern", "all", "any", "not",
+      "matches", "pattern", "all", "any", "not", "maxConcurrency", "join", "after", "wait",
+      "storeAt", "subflow", "chart", "context", "map", "over", "into", "toleratedFailures",
+      "outcomes", "mapsEveryEnd", "rules", "outcome", "decision", "key",
     ]
     for key in keys {
       #expect(text.contains("\"\(key)\""), "the JSON Schema does not name \"\(key)\"")
@@ -34,7 +36,9 @@ struct SchemaTests {
       "flowchart", "entryPoint", "action", "storeValue", "condition", "yes", "no",
       "multipleCondition", "case", "default", "dispatch", "branch", "goTo", "include", "equal",
       "less", "greater", "present", "matches", "all", "any", "not", "state", "path", "name",
-      "final", "run", "value", "type", "key", "merge", "pattern",
+      "final", "run", "value", "type", "key", "merge", "pattern", "maxConcurrency", "join",
+      "after", "wait", "storeAt", "subflow", "chart", "context", "map", "over", "into",
+      "toleratedFailures", "outcomes", "outcome", "mapsEveryEnd", "decision",
     ]
     for name in names {
       #expect(text.contains("name=\"\(name)\""), "the XML Schema does not name \(name)")

@@ -184,11 +184,16 @@ extension Compiler {
 /// Words findings the way a Swift author declared the chart: `Action 'Fetch'`,
 /// `isFinal: true`, `GoTo`, `Case`. The one place where compiler messages are written.
 struct DSLWording {
+  /// The words of the declaration's syntax; the DSL's unless a front end gives its own.
+  var vocabulary = DeclarationVocabulary.swift
+
   func message(for finding: Compiler.Finding) -> String {
+    let fileID = finding.location.fileID
+    let word = { (term: DeclarationVocabulary.Term) in vocabulary(term, in: fileID) }
     switch finding {
     case .emptyChart:
       return
-        "The chart declares no states. Declare at least one state, such as Action(\"Done\", isFinal: true)."
+        "The chart declares no states. Declare at least one state, such as \(word(.finalStateExample))."
 
     case .invalidName(let state, let issue):
       switch issue {
@@ -211,7 +216,7 @@ struct DSLWording {
       switch issue {
       case .empty:
         return
-          "\(branch) has an empty name. Give it a name, or declare it without one: Branch { … }."
+          "\(branch) has an empty name. Give it a name, or \(word(.unnamedBranch))."
       case .lineBreak:
         return
           "\(branch) has a line break in its name, \(quoted(name)). Keep names on one line so the printed tree stays readable."
@@ -226,55 +231,56 @@ struct DSLWording {
     case .unknownName(let referrer, let name, _, let suggestion):
       let hint = suggestion.map { " (did you mean \(quoted($0))?)" } ?? ""
       return
-        "\(describe(referrer)) \(quoted(name)) refers to no state. Declare a state named \(quoted(name)), or use one of the declared names\(hint)."
+        "\(describe(referrer, word).capitalizedFirst) \(quoted(name)) refers to no state. Declare a state named \(quoted(name)), or use one of the declared names\(hint)."
 
     case .ambiguousName(let referrer, let name, _, let lines):
       let list = lines.map(String.init).joined(separator: ", ")
       return
-        "\(describe(referrer)) \(quoted(name)) is ambiguous: \(counted(lines.count, "state")) have that name (declared at lines \(list)). Rename them so the reference names one state."
+        "\(describe(referrer, word).capitalizedFirst) \(quoted(name)) is ambiguous: \(counted(lines.count, "state")) have that name (declared at lines \(list)). Rename them so the reference names one state."
 
     case .missingExits(let state, let needsKeys):
       let advice =
         needsKeys
-        ? "Declare a Case for each key it can decide (and a Default if you like), or declare it final (isFinal: true)."
-        : "Give it yes: and no: branches, or declare it final (isFinal: true) if the run ends with its decision."
+        ? "Declare a \(word(.caseExit)) for each key it can decide (and a \(word(.defaultExit)) if you like), or declare it final (\(word(.finalFlag)))."
+        : "Give it \(word(.conditionExits)), or declare it final (\(word(.finalFlag))) if the run ends with its decision."
       return "\(describe(state)) has no exits. \(advice)"
 
     case .lastStateNotFinal(let state, let flow):
       let advice =
         if case .topLevel = flow {
-          "Add a state or a GoTo after it, or declare it final (isFinal: true)."
+          "Add a state or a \(word(.goTo)) after it, or declare it final (\(word(.finalFlag)))."
         } else {
-          "A branch ends at a final state: declare it final (isFinal: true), or add a state or a GoTo after it."
+          "A branch ends at a final state: declare it final (\(word(.finalFlag))), or add a state or a \(word(.goTo)) after it."
         }
       return
         "\(describe(state)) is the last state of \(describe(flow)) and is not final, so the flow has nowhere to go after it. \(advice)"
 
     case .emptyExit(let state, let exit, let flow):
       return
-        "The \(DisplayText.quoted(text: exit)) exit of \(describe(state)) leads nowhere: its block is empty and nothing follows it in \(describe(flow)). Put a state or a GoTo in that exit, or add a state after it."
+        "The \(DisplayText.quoted(text: exit)) exit of \(describe(state)) leads nowhere: its block is empty and nothing follows it in \(describe(flow)). Put a state or a \(word(.goTo)) in that exit, or add a state after it."
 
     case .duplicateKey(let state, let key, _, let firstLine, let sameTextOnly):
       if sameTextOnly, let key {
         return
           "\(describe(state)) has two keys that print as \(DisplayText.quoted(text: key)) (first at line \(firstLine)), so no tree or message could tell their exits apart. Give the keys different descriptions, or keep one exit."
       }
-      let what = key.map { "key \(DisplayText.quoted(text: $0))" } ?? "a Default"
+      let what = key.map { "key \(DisplayText.quoted(text: $0))" } ?? "a \(word(.defaultExit))"
       return
         "\(describe(state)) has \(what) twice (first at line \(firstLine)). Keep one exit for it."
 
     case .missingCases(let state, let cases):
       let cases = cases.joined(separator: ", ")
-      return "\(describe(state)) has no exit for \(cases). Add a Case for each, or a Default."
+      return
+        "\(describe(state)) has no exit for \(cases). Add a \(word(.caseExit)) for each, or a \(word(.defaultExit))."
 
     case .finalWithExits(let state, let keyed):
-      let exits = keyed ? "keyed exits" : "yes: and no: branches"
+      let exits = keyed ? "keyed exits" : word(.conditionExits)
       return
-        "\(describe(state)) is final but declares \(exits), which could never be taken. Remove isFinal: true, or remove the exits."
+        "\(describe(state)) is final but declares \(exits), which could never be taken. Remove \(word(.finalFlag)), or remove the exits."
 
     case .emptyDispatch(let state):
       return
-        "\(describe(state)) has no branches. Declare at least one Branch, or use an Action instead."
+        "\(describe(state)) has no branches. Declare at least one \(word(.branch)), or use \(article(word(.action))) \(word(.action)) instead."
 
     case .unknownPrerequisite(
       let dispatch, let number, let branch, let name, _, let matches,
@@ -315,7 +321,7 @@ struct DSLWording {
         ? "start the chart at a top-level state, such as the dispatch."
         : "move the state into the same flow, or end the branch with a final state and continue after the dispatch."
       return
-        "GoTo \(quoted(name)) in \(describe(from)) leads to a state in \(describe(to)). Arrows cannot cross a dispatch branch's boundary: \(advice)"
+        "\(word(.goTo).capitalizedFirst) \(quoted(name)) in \(describe(from)) leads to a state in \(describe(to)). Arrows cannot cross a dispatch branch's boundary: \(advice)"
 
     case .invalidModifier(let state, let problem):
       return "\(describe(state)) \(problem)"
@@ -331,16 +337,16 @@ struct DSLWording {
     case .unreachable(let state, let followers):
       let tail = followers > 0 ? " (nor can the \(counted(followers, "state")) it leads to)" : ""
       return
-        "\(describe(state)) can never be reached from the start\(tail). Reach it with a GoTo, list it in entryPoints: if runs start there, or remove it."
+        "\(describe(state)) can never be reached from the start\(tail). Reach it with a \(word(.goTo)), \(word(.entryPointList)) if runs start there, or remove it."
 
     case .unreachableGoTo(let name, _, let precedent):
       let after =
         switch precedent {
         case .finalState(let state): "it follows final \(describe(state)), which ends its flow"
-        case .goTo(let other): "it follows GoTo \(quoted(other)), which already left"
+        case .goTo(let other): "it follows \(word(.goTo)) \(quoted(other)), which already left"
         }
       return
-        "GoTo \(quoted(name)) can never be taken: \(after). Remove it, or move it where a flow reaches it."
+        "\(word(.goTo).capitalizedFirst) \(quoted(name)) can never be taken: \(after). Remove it, or move it where a flow reaches it."
 
     case .neverReachesFinalState(let states, let total, let flow):
       let names = states.map { quoted($0.name) }.joined(separator: ", ")
@@ -355,7 +361,7 @@ struct DSLWording {
           "\(describe(flow).capitalizedFirst) can never end: \(looping)"
         }
       return
-        "\(subject) forever: no path from \(isOne ? "it" : "them") reaches a final state. Give the loop an exit that leads to a final state, or declare a state in it final (isFinal: true)."
+        "\(subject) forever: no path from \(isOne ? "it" : "them") reaches a final state. Give the loop an exit that leads to a final state, or declare a state in it final (\(word(.finalFlag)))."
     }
   }
 
@@ -375,12 +381,20 @@ struct DSLWording {
     }
   }
 
-  private func describe(_ referrer: Compiler.Referrer) -> String {
+  private func describe(
+    _ referrer: Compiler.Referrer, _ word: (DeclarationVocabulary.Term) -> String
+  ) -> String {
     switch referrer {
-    case .goTo: "GoTo"
+    case .goTo: word(.goTo)
     case .entryPoint: "Entry point"
     case .catchRoute: "Catch route"
     }
+  }
+
+  /// `a` or `an`, for the word that follows, by its first letter: `an Action`,
+  /// `an <action>`, `a branch`.
+  private func article(_ word: String) -> String {
+    word.first(where: \.isLetter).map { "AEIOUaeiou".contains($0) } == true ? "an" : "a"
   }
 }
 

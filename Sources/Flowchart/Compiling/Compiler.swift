@@ -115,6 +115,8 @@ struct Compiler {
 
   let requestedEntryPoints: [String]
   let location: SourceLocation
+  /// The words its findings are worded with (see `Compiler+Vocabulary.swift`).
+  var vocabulary = DeclarationVocabulary.swift
   /// Whether ``compile(_:)`` ran: a compiler is used once.
   private var isUsed = false
   /// The declaration being compiled, which the compiled chart keeps.
@@ -201,7 +203,9 @@ struct Compiler {
     let startTarget = number()
     if states.isEmpty {
       findings.append(.emptyChart(chart: location))
-      throw DefinitionError(problems: findings.map { $0.problem() }, location: location)
+      let wording = DSLWording(vocabulary: vocabulary)
+      throw DefinitionError(
+        problems: findings.map { $0.problem(wording: wording) }, location: location)
     }
 
     // Pass 2: resolve names and check each exit.
@@ -222,7 +226,7 @@ struct Compiler {
     checkLoopsReachFinalStates()
 
     guard findings.isEmpty, let start else {
-      let wording = DSLWording()
+      let wording = DSLWording(vocabulary: vocabulary)
       let problems = findings.map { $0.problem(wording: wording) }
       let sorted = problems.enumerated().sorted {
         ($0.element.location.fileID, $0.element.location.line, $0.offset)

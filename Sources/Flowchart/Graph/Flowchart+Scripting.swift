@@ -163,7 +163,7 @@ extension Flowchart {
           declarations: graph.declarations, nodes: buffer, codeBoxes: boxes,
           dispatches: dispatches, records: graph.records, exits: graph.exits,
           keyLabels: graph.keyLabels, start: graph.start, entryPoints: graph.entryPoints,
-          asynchronousStates: asynchronous)))
+          asynchronousStates: asynchronous, outcomes: graph.outcomes)))
   }
 
   // MARK: - Forcing

@@ -4,7 +4,10 @@
 /// - Every state is a box, numbered as the chart numbers it (`s0`, `s1`, …): a condition or a
 ///   multiple condition is a decision (a diamond), an action a box, a dispatch a fork bar
 ///   that carries its name; each dispatch also has a join bar (`s4_join`) where its
-///   branches end.
+///   branches end. A subflow, a map and a waiting state have shapes of their own, whichever
+///   exits they have.
+/// - A branch's prerequisite is an arrow of its own, labelled `before`, from the first state
+///   of the branch that must end first to the first state of the branch that waits for it.
 /// - Every exit is an arrow, labelled `yes`, `no`, the key, `default`, or the branch's name;
 ///   a dispatch's own exit leaves from its join bar; each final state inside a branch has an
 ///   arrow to its dispatch's join bar, which is how a branch is seen to end.
@@ -25,6 +28,12 @@ struct Diagram {
     case fork
     /// Where a dispatch's branches end: an empty bar.
     case join
+    /// A subflow: a box with a double edge, the flowchart symbol of a predefined process.
+    case subflow
+    /// A map: a hexagon, the flowchart symbol of a loop's preparation.
+    case map
+    /// A waiting state: a parallelogram, the flowchart symbol of input.
+    case wait
   }
 
   /// A box: a state, or a dispatch's join bar.
@@ -55,6 +64,9 @@ struct Diagram {
     var label: String?
     /// Whether the arrow leads back to a state on the walk that reached it.
     var isBack: Bool
+    /// Whether the arrow orders two branches of a dispatch (labelled `before`) rather than
+    /// being an exit.
+    var isPrerequisite = false
   }
 
   /// The boxes, in state order, each dispatch's join bar right after its fork bar.
@@ -76,7 +88,15 @@ struct Diagram {
       let state = Int32(index)
       let here = End(state: state, isJoin: false)
       let isDispatch = record.kind == .dispatch
-      let shape: Shape = isDispatch ? .fork : record.kind == .action ? .action : .decision
+      let shape: Shape =
+        switch record.kind {
+        case .dispatch: .fork
+        case .condition, .multipleCondition: .decision
+        case .subflow: .subflow
+        case .map: .map
+        case .waiting: .wait
+        default: .action
+        }
       boxes.append(
         Box(
           state: state, shape: shape, label: DisplayText.name(record.name),
@@ -103,6 +123,7 @@ struct Diagram {
         }
         arrows.append(Arrow(from: from, to: to, label: label, isBack: isBack[exitIndex]))
       }
+      if isDispatch { arrows += Self.prerequisiteArrows(ofDispatch: state, in: graph) }
       // A final state inside a branch ends the branch: an arrow to the join bar (from a
       // final dispatch's own join bar).
       let dispatch = joins[Int(record.flow)]
@@ -113,6 +134,32 @@ struct Diagram {
             label: nil, isBack: false))
       }
     }
+  }
+
+  /// The arrows that order the branches of the dispatch `state`: one from the first state of
+  /// each prerequisite to the first state of the branch that waits for it.
+  private static func prerequisiteArrows<Context>(ofDispatch state: Int32, in graph: Graph<Context>)
+    -> [Arrow]
+  {
+    var starts: [(name: String?, first: Int32, branch: Int32)] = []
+    for exit in graph.storedExits(of: Int(state)) {
+      if case .branch(let branch) = exit.label {
+        starts.append(
+          (graph.branchName(ofDispatch: state, branch: branch), exit.target, branch))
+      }
+    }
+    var arrows: [Arrow] = []
+    for start in starts {
+      for name in graph.branchPrerequisites(ofDispatch: state, branch: start.branch) {
+        guard let prerequisite = starts.first(where: { $0.name == name }) else { continue }
+        arrows.append(
+          Arrow(
+            from: End(state: prerequisite.first, isJoin: false),
+            to: End(state: start.first, isJoin: false), label: "before", isBack: false,
+            isPrerequisite: true))
+      }
+    }
+    return arrows
   }
 
   /// Where a state is in the walk that finds the arrows back.

@@ -24,6 +24,11 @@ extension Flowchart {
   ///   has an edge to its dispatch's join bar; the dispatch's own exit leaves from there.
   /// - Final states have a double outline (`peripheries=2`); so does a final dispatch's
   ///   join bar.
+  /// - A subflow is a box with a double outline (`shape=box, peripheries=2`; a final one has
+  ///   three), a map a hexagon, a waiting state a parallelogram, whichever exits they have.
+  /// - A dispatch's branch that waits for others (its prerequisites) has a dashed edge with
+  ///   an empty arrowhead, labelled `before`, from the first state of each prerequisite
+  ///   branch to its own first state.
   /// - An edge back, to a state still on the depth-first walk from the start that reached
   ///   it (the edges that close cycles), is dashed and does not rank its ends
   ///   (`style=dashed, constraint=false`), so the drawing reads top to bottom as the walk
@@ -50,6 +55,15 @@ extension Flowchart {
         text += " [label=\"" + Diagram.dotText(box.label) + "\", " + Self.dotBar + ", height=0.3"
       case .join:
         text += " [label=\"\", " + Self.dotBar + ", height=0.08, width=1.5"
+      case .subflow:
+        // A double edge already: a final subflow has a third.
+        text += " [label=\"" + Diagram.dotText(box.label) + "\", shape=box"
+        text += box.isFinal ? ", peripheries=3];\n" : ", peripheries=2];\n"
+        continue
+      case .map:
+        text += " [label=\"" + Diagram.dotText(box.label) + "\", shape=hexagon"
+      case .wait:
+        text += " [label=\"" + Diagram.dotText(box.label) + "\", shape=parallelogram"
       }
       text += box.isFinal ? ", peripheries=2];\n" : "];\n"
     }
@@ -61,6 +75,9 @@ extension Flowchart {
       }
       if arrow.isBack {
         attributes.append("style=dashed, constraint=false")
+      }
+      if arrow.isPrerequisite {
+        attributes.append("style=dashed, arrowhead=empty")
       }
       text += attributes.isEmpty ? ";\n" : " [" + attributes.joined(separator: ", ") + "];\n"
     }

@@ -24,8 +24,13 @@ extension Flowchart {
   ///   has an arrow to its dispatch's join bar; the dispatch's own exit leaves from there.
   /// - Final states have class `final`, drawn with a thick border; a final dispatch's join
   ///   bar has it too.
+  /// - A subflow is a subroutine box (`[[ ]]`), a map a hexagon (`{{ }}`), a waiting state a
+  ///   parallelogram (`[/ /]`), whichever exits they have.
   /// - An arrow back, to a state still on the depth-first walk from the start that reached
   ///   it (the arrows that close cycles), is dotted: `-.->`.
+  /// - A dispatch's branch that waits for others (its prerequisites) has a dotted arrow
+  ///   labelled `before` from the first state of each prerequisite branch to its own first
+  ///   state.
   ///
   /// Names and keys are written as the printed tree writes them (see
   /// ``printTree(to:)``), between `"`: a name with a line break or an invisible character
@@ -45,11 +50,14 @@ extension Flowchart {
       case .decision: text += "{\"" + Diagram.mermaidText(box.label) + "\"}\n"
       case .action, .fork: text += "[\"" + Diagram.mermaidText(box.label) + "\"]\n"
       case .join: text += "[\" \"]\n"
+      case .subflow: text += "[[\"" + Diagram.mermaidText(box.label) + "\"]]\n"
+      case .map: text += "{{\"" + Diagram.mermaidText(box.label) + "\"}}\n"
+      case .wait: text += "[/\"" + Diagram.mermaidText(box.label) + "\"/]\n"
       }
     }
     for arrow in diagram.arrows {
       text += "  " + Self.mermaidID(arrow.from)
-      text += arrow.isBack ? " -.->" : " -->"
+      text += arrow.isBack || arrow.isPrerequisite ? " -.->" : " -->"
       if let label = arrow.label {
         text += "|\"" + Diagram.mermaidText(label) + "\"|"
       }

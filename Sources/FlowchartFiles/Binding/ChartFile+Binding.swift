@@ -16,10 +16,18 @@ extension ChartFile {
     let declarations = binder.block(states, in: self, depth: 1)
     let compiled: Result<Flowchart<Context>, DefinitionError>
     do throws(DefinitionError) {
-      compiled = .success(
-        try Flowchart<Context>(
-          entryPoints: entryPoints.map(\.name), fileID: path, line: 1
-        ) { declarations })
+      let location = SourceLocation(fileID: path, line: 1)
+      if let outcomes {
+        compiled = .success(
+          try Flowchart<Context>(
+            outcomes: outcomes.declaration, entryPoints: entryPoints.map(\.name),
+            location: location, vocabulary: FileWording.vocabulary, declarations: declarations))
+      } else {
+        compiled = .success(
+          try Flowchart<Context>(
+            entryPoints: entryPoints.map(\.name), location: location,
+            vocabulary: FileWording.vocabulary, declarations: declarations))
+      }
     } catch {
       compiled = .failure(error)
     }
@@ -78,26 +86,45 @@ struct Binder<Context: Sendable> {
     var declarations: [Declaration<Context>] = []
     declarations.reserveCapacity(nodes.count)
     for node in nodes {
-      declarations += declare(node, in: file, depth: depth)
+      declare(node, in: file, depth: depth, into: &declarations)
     }
     return declarations
   }
 
-  mutating func declare(_ node: ChartNode, in file: ChartFile, depth: Int) -> [Declaration<Context>]
-  {
+  /// Appends the declarations of `node` (one, or an included file's) to `declarations`.
+  mutating func declare(
+    _ node: ChartNode, in file: ChartFile, depth: Int,
+    into declarations: inout [Declaration<Context>]
+  ) {
+    if case .include(let path) = node.kind {
+      guard let included = file.includedFiles[path] else {
+        problems.add(
+          .unreadableFile,
+          "The file '\(path)' included here was not read: read the chart with ChartFile.read(contentsOf:), which reads what it includes.",
+          at: node.location)
+        return
+      }
+      declarations += block(included.states, in: included, depth: depth)
+      return
+    }
+    declarations.append(declaration(node, in: file, depth: depth))
+  }
+
+  /// The declaration of `node`, which is not an include.
+  mutating func declaration(_ node: ChartNode, in file: ChartFile, depth: Int) -> Declaration<
+    Context
+  > {
     let at = node.location
     switch node.kind {
     case .action(let action):
-      return [actionDeclaration(action, at: at).located(at: at)]
+      return actionDeclaration(action, at: at).located(at: at)
     case .condition(let condition):
       let decide = conditionCode(condition, at: at)
       let yes = condition.yes.map { block($0, in: file, depth: depth + 1) }
       let no = condition.no.map { block($0, in: file, depth: depth + 1) }
-      return [
-        Lowering.condition(
-          condition.name, isFinal: condition.isFinal, at: at, decide: decide, yes: yes, no: no
-        ).located(at: at)
-      ]
+      return Lowering.condition(
+        condition.name, isFinal: condition.isFinal, at: at, decide: decide, yes: yes, no: no
+      ).located(at: at)
     case .multipleCondition(let condition):
       let decide = keyCode(condition, at: at)
       let exits = condition.exits.map { exits in
@@ -105,33 +132,176 @@ struct Binder<Context: Sendable> {
           (exit, block(exit.states, in: file, depth: depth + 1))
         }
       }
-      return [
-        Lowering.multipleCondition(
-          condition.name, isFinal: condition.isFinal, at: at, decide: decide, exits: exits
-        ).located(at: at)
-      ]
+      return Lowering.multipleCondition(
+        condition.name, isFinal: condition.isFinal, at: at, decide: decide, exits: exits
+      ).located(at: at)
     case .dispatch(let dispatch):
       let merge = mergeCode(dispatch, at: at)
       let branches = dispatch.branches.map { branch in
         (branch, block(branch.states, in: file, depth: depth + 1))
       }
-      return [
-        Lowering.dispatch(
-          dispatch.name, isFinal: dispatch.isFinal, at: at, merge: merge, branches: branches
-        ).located(at: at)
-      ]
+      return Lowering.dispatch(
+        dispatch.name, isFinal: dispatch.isFinal, at: at,
+        maxConcurrency: dispatch.maxConcurrency, join: dispatch.join.policy, merge: merge,
+        branches: branches
+      ).located(at: at)
+    case .wait(let wait):
+      return waitDeclaration(wait, at: at).located(at: at)
+    case .subflow(let subflow):
+      return subflowDeclaration(subflow, in: file, depth: depth, at: at).located(at: at)
+    case .map(let map):
+      return mapDeclaration(map, in: file, at: at).located(at: at)
     case .goTo(let target):
-      return [Lowering.goTo(target, at: at).located(at: at)]
-    case .include(let path):
-      guard let included = file.includedFiles[path] else {
-        problems.add(
-          .unreadableFile,
-          "The file '\(path)' included here was not read: read the chart with ChartFile.read(contentsOf:), which reads what it includes.",
-          at: at)
-        return []
-      }
-      return block(included.states, in: included, depth: depth)
+      return Lowering.goTo(target, at: at).located(at: at)
+    case .include:
+      preconditionFailure("declare(_:in:depth:into:) splices includes")
     }
+  }
+
+  // MARK: - Waits, subflows and maps
+
+  mutating func waitDeclaration(_ wait: ChartWait, at location: SourceLocation)
+    -> Declaration<Context>
+  {
+    switch wait.input {
+    case .handler(let name):
+      let request = HandlerRequest(
+        kind: .input, name: name, stateName: wait.name, location: location)
+      if case .input(let declare)? = handler(request, what: "Wait")?.code {
+        return declare(wait.name, wait.isFinal, location)
+      }
+    case .store(let path):
+      if let data = dataAccess(for: "Wait", wait.name, at: location) {
+        return Lowering.wait(wait.name, isFinal: wait.isFinal, at: location, for: ChartValue.self) {
+          context, input in
+          var value = data.read(context)
+          value[path: path] = input
+          data.write(&context, value)
+        }
+      }
+    }
+    return Lowering.wait(wait.name, isFinal: wait.isFinal, at: location, for: ChartValue.self) {
+      _, _ in
+    }
+  }
+
+  /// The file a subflow or a map runs, read; `nil` (and a problem recorded) when it was not.
+  mutating func includedChart(_ path: String, in file: ChartFile, at location: SourceLocation)
+    -> ChartFile?
+  {
+    guard let included = file.includedFiles[path] else {
+      problems.add(
+        .unreadableFile,
+        "The file '\(path)' run here was not read: read the chart with ChartFile.read(contentsOf:), which reads the files it runs.",
+        at: location)
+      return nil
+    }
+    return included
+  }
+
+  /// `chart` compiled for a data-only run: with these handlers when the context is a
+  /// `ChartValue`, else with the built-ins only; `nil` (and its problems recorded) when it
+  /// does not compile.
+  mutating func dataChart(_ chart: ChartFile) -> Flowchart<ChartValue>? {
+    let registry = handlers as? HandlerRegistry<ChartValue> ?? HandlerRegistry<ChartValue>()
+    do throws(DefinitionError) {
+      return try chart.flowchart(handlers: registry)
+    } catch {
+      problems.problems += error.problems
+      return nil
+    }
+  }
+
+  mutating func subflowDeclaration(
+    _ subflow: ChartSubflow, in file: ChartFile, depth: Int, at location: SourceLocation
+  ) -> Declaration<Context> {
+    let (name, isFinal) = (subflow.name, subflow.isFinal)
+    let exits: Lowering<Context>.SubflowExits
+    switch subflow.exits {
+    case .none: exits = .none
+    case .yesNo(let yes, let no):
+      exits = .yesNo(block(yes, in: file, depth: depth + 1), block(no, in: file, depth: depth + 1))
+    case .keyed(let list):
+      exits = .keyed(list.map { ($0, block($0.states, in: file, depth: depth + 1)) })
+    }
+    guard let included = includedChart(subflow.chart, in: file, at: location) else {
+      return placeholder(name, isFinal: isFinal, at: location, exits: exits)
+    }
+    if let path = subflow.contextPath {
+      guard let data = dataAccess(for: "Subflow", name, at: location),
+        let chart = dataChart(included)
+      else { return placeholder(name, isFinal: isFinal, at: location, exits: exits) }
+      let mapping = ContextMapping<Context, ChartValue>(
+        enter: { data.read($0)[path: path] ?? .null },
+        leave: { context, inner in
+          var value = data.read(context)
+          value[path: path] = inner
+          data.write(&context, value)
+        })
+      return Lowering.subflow(
+        name, isFinal: isFinal, at: location, chart: chart, mapping: mapping, exits: exits)
+    }
+    let chart: Flowchart<Context>
+    do throws(DefinitionError) {
+      chart = try included.flowchart(handlers: handlers)
+    } catch {
+      problems.problems += error.problems
+      return placeholder(name, isFinal: isFinal, at: location, exits: exits)
+    }
+    return Lowering.subflow(
+      name, isFinal: isFinal, at: location, chart: chart, mapping: .whole, exits: exits)
+  }
+
+  /// What stands for a subflow whose chart cannot run, with the same exits, so that the outer
+  /// chart's own problems are still found.
+  func placeholder(
+    _ name: String, isFinal: Bool, at location: SourceLocation,
+    exits: Lowering<Context>.SubflowExits
+  ) -> Declaration<Context> {
+    switch exits {
+    case .none:
+      Lowering.action(name, isFinal: isFinal, at: location)
+    case .yesNo(let yes, let no):
+      Lowering.condition(
+        name, isFinal: isFinal, at: location, decide: .synchronous { _ in false }, yes: yes,
+        no: no)
+    case .keyed(let exits):
+      Lowering.multipleCondition(
+        name, isFinal: isFinal, at: location, decide: .synchronous { _ in "" }, exits: exits)
+    }
+  }
+
+  mutating func mapDeclaration(_ map: ChartMap, in file: ChartFile, at location: SourceLocation)
+    -> Declaration<Context>
+  {
+    let data = dataAccess(for: "Map", map.name, at: location)
+    let inner: ChartFile?
+    switch map.chart {
+    case .file(let path): inner = includedChart(path, in: file, at: location)
+    case .states(let states):
+      inner = ChartFile(path: file.path, states: states, includedFiles: file.includedFiles)
+    }
+    guard let data, let inner, let chart = dataChart(inner) else {
+      return Lowering.action(map.name, isFinal: map.isFinal, at: location)
+    }
+    let (name, over, into) = (map.name, map.over, map.into ?? map.over)
+    return Lowering.map(
+      map.name, isFinal: map.isFinal, at: location,
+      over: { context in
+        switch data.read(context)[path: over] {
+        case .array(let elements)?: return elements
+        case let value: throw MapInputError(stateName: name, path: over, value: value)
+        }
+      },
+      running: chart, maxConcurrency: map.maxConcurrency,
+      toleratedFailures: map.toleratedFailures,
+      collect: { context, results in
+        var outputs = [ChartValue](repeating: .null, count: results.elementCount)
+        for (index, output) in zip(results.indices, results.outputs) { outputs[index] = output }
+        var value = data.read(context)
+        value[path: into] = .array(outputs)
+        data.write(&context, value)
+      })
   }
 
   // MARK: - Handlers
@@ -383,5 +553,51 @@ extension ChartValue {
     case orderedAscending
     case orderedSame
     case orderedDescending
+  }
+}
+
+/// A map's path holds no array when the map starts.
+struct MapInputError: Error, CustomStringConvertible {
+  let stateName: String
+  let path: String
+  let value: ChartValue?
+
+  var description: String {
+    let found =
+      switch value {
+      case nil: "nothing"
+      case .null?: "null"
+      case .bool?: "a boolean"
+      case .number?: "a number"
+      case .string?: "a string"
+      case .object?: "an object"
+      case .array?: "an array"
+      }
+    return
+      "Map '\(stateName)' runs over '\(path)', which holds \(found), not an array: store an array there before the map"
+  }
+}
+
+extension ChartOutcomes {
+  /// The core's outcomes, whose values are the strings the file gives.
+  var declaration: Outcomes<String> {
+    Outcomes(
+      rules: rules.map { rule in
+        OutcomeRule(
+          rule.outcome, at: rule.state, deciding: rule.decision.map(\.decision),
+          location: rule.location)
+      }, mapsEveryEnd: mapsEveryEnd, at: location)
+  }
+}
+
+extension ChartDecision {
+  /// The core's decision.
+  var decision: Decision {
+    switch self {
+    case .yes: .yes
+    case .no: .no
+    case .done: .done
+    case .key(let key): .key(key)
+    }
   }
 }

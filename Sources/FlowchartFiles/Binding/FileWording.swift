@@ -1,14 +1,61 @@
 import Flowchart
 
-/// Rewords the compiler's advice, written for Swift declarations (`isFinal: true`, `yes:`,
-/// `Case`), in the words of a chart file's syntax (`final="true"`, `<yes>`, `<case>`).
+/// The compiler's advice in the words of a chart file's syntax (`final="true"`, `<goTo>`,
+/// `<case>` in XML; `"final": true`, `goTo`, `"case" exit` in JSON) rather than the DSL's
+/// (`isFinal: true`, `GoTo`, `Case`).
 ///
-/// Only whole phrases of advice are replaced, never a state's name: each phrase holds
-/// punctuation that a quoted name would show escaped or inside its quotes.
+/// The compiler words its findings with ``vocabulary``, by the syntax of the file each
+/// problem is in. The outcomes' messages, written apart from the compiler, are reworded by
+/// phrase: only whole phrases of advice are replaced, never a state's name, since each
+/// phrase holds punctuation that a quoted name would show escaped or inside its quotes.
 enum FileWording {
+  /// The words of each file's syntax, by its extension; the DSL's for a file of neither.
+  static let vocabulary = DeclarationVocabulary { term, fileID in
+    switch syntax(of: fileID) {
+    case .xml?: xmlWords(term)
+    case .json?: jsonWords(term)
+    case nil: DeclarationVocabulary.swift(term, in: fileID)
+    }
+  }
+
+  static func syntax(of path: String) -> ChartSyntax? {
+    ChartSyntax(pathExtension: String(path.split(separator: ".").last ?? ""))
+  }
+
+  static func xmlWords(_ term: DeclarationVocabulary.Term) -> String {
+    switch term {
+    case .finalFlag: "final=\"true\""
+    case .finalStateExample: "<action name=\"Done\" final=\"true\"/>"
+    case .goTo: "<goTo>"
+    case .action: "<action>"
+    case .caseExit: "<case>"
+    case .defaultExit: "<default>"
+    case .conditionExits: "<yes> and <no> blocks"
+    case .branch: "<branch>"
+    case .unnamedBranch: "leave out its name attribute"
+    case .entryPointList: "list it as an <entryPoint>"
+    }
+  }
+
+  static func jsonWords(_ term: DeclarationVocabulary.Term) -> String {
+    switch term {
+    case .finalFlag: "\"final\": true"
+    case .finalStateExample: "{\"action\": \"Done\", \"final\": true}"
+    case .goTo: "goTo"
+    case .action: "action"
+    case .caseExit: "\"case\" exit"
+    case .defaultExit: "\"default\" exit"
+    case .conditionExits: "\"yes\" and \"no\" blocks"
+    case .branch: "branch"
+    case .unnamedBranch: "leave out its \"name\""
+    case .entryPointList: "list it in \"entryPoints\""
+    }
+  }
+
+  /// `message`, from the outcomes' checks, in the words of the syntax of `path`.
   static func reword(_ message: String, path: String) -> String {
     let table: [(String, String)]
-    switch ChartSyntax(pathExtension: String(path.split(separator: ".").last ?? "")) {
+    switch syntax(of: path) {
     case .xml?: table = xml
     case .json?: table = json
     case nil: return message
@@ -21,40 +68,18 @@ enum FileWording {
   }
 
   private static let xml: [(String, String)] = [
-    ("Action(\"Done\", isFinal: true).", "<action name=\"Done\" final=\"true\"/>."),
-    ("Remove isFinal: true,", "Remove final=\"true\","),
+    (
+      "Add an OutcomeRule for it to the chart's outcomes",
+      "Add an <outcome> for it to the file's <outcomes>"
+    ),
     ("(isFinal: true)", "(final=\"true\")"),
-    ("declares yes: and no: branches,", "declares <yes> and <no> blocks,"),
-    ("Give it yes: and no: branches,", "Give it <yes> and <no> blocks,"),
-    (
-      "Declare a Case for each key it can decide (and a Default if you like),",
-      "Declare a <case> for each key it can decide (and a <default> if you like),"
-    ),
-    ("Add a Case for each, or a Default.", "Add a <case> for each, or a <default>."),
-    ("Declare at least one Branch,", "Declare at least one <branch>,"),
-    ("declare it without one: Branch { … }.", "leave out its name attribute."),
-    (
-      "list it in entryPoints: if runs start there,",
-      "list it as an <entryPoint> if runs start there,"
-    ),
   ]
 
   private static let json: [(String, String)] = [
-    ("Action(\"Done\", isFinal: true).", "{\"action\": \"Done\", \"final\": true}."),
-    ("Remove isFinal: true,", "Remove \"final\": true,"),
+    (
+      "Add an OutcomeRule for it to the chart's outcomes",
+      "Add a rule for it to the file's \"outcomes\""
+    ),
     ("(isFinal: true)", "(\"final\": true)"),
-    ("declares yes: and no: branches,", "declares \"yes\" and \"no\" blocks,"),
-    ("Give it yes: and no: branches,", "Give it \"yes\" and \"no\" blocks,"),
-    (
-      "Declare a Case for each key it can decide (and a Default if you like),",
-      "Declare a \"case\" exit for each key it can decide (and a \"default\" one if you like),"
-    ),
-    ("Add a Case for each, or a Default.", "Add a \"case\" exit for each, or a \"default\" one."),
-    ("Declare at least one Branch,", "Declare at least one branch,"),
-    ("declare it without one: Branch { … }.", "leave out its \"name\"."),
-    (
-      "list it in entryPoints: if runs start there,",
-      "list it in \"entryPoints\" if runs start there,"
-    ),
   ]
 }

@@ -18,6 +18,9 @@ public struct Handler<Context: Sendable>: Sendable {
     case multipleCondition(@Sendable (inout Context) throws -> String)
     case asyncMultipleCondition(@Sendable (inout Context) async throws -> String)
     case merge(@Sendable (inout Context, Context, Context) throws -> Void)
+    /// Declares a waiting state that applies its typed input: given the state's name, its
+    /// finality and its location.
+    case input(@Sendable (String, Bool, SourceLocation) -> Declaration<Context>)
   }
 
   let code: Code
@@ -29,6 +32,7 @@ public struct Handler<Context: Sendable>: Sendable {
     case .condition, .asyncCondition: .condition
     case .multipleCondition, .asyncMultipleCondition: .multipleCondition
     case .merge: .merge
+    case .input: .input
     }
   }
 
@@ -36,7 +40,7 @@ public struct Handler<Context: Sendable>: Sendable {
   public var isAsynchronous: Bool {
     switch code {
     case .asyncAction, .asyncCondition, .asyncMultipleCondition: true
-    case .action, .condition, .multipleCondition, .merge: false
+    case .action, .condition, .multipleCondition, .merge, .input: false
     }
   }
 
@@ -96,6 +100,22 @@ public struct Handler<Context: Sendable>: Sendable {
   ) -> Self {
     Self(code: .merge(merge))
   }
+
+  /// How a waiting state applies the value a live run is sent (see `Wait`): a chart file's
+  /// `wait` with `run` naming this handler waits for a value of type `Input`.
+  ///
+  /// ```swift
+  /// handlers["addPhoto"] = .input(Photo.self) { order, photo in order.photos.append(photo) }
+  /// ```
+  public static func input<Input: Sendable>(
+    _ type: Input.Type,
+    _ apply: @escaping @Sendable (_ context: inout Context, _ input: Input) throws -> Void
+  ) -> Self {
+    Self(
+      code: .input { name, isFinal, location in
+        Lowering<Context>.wait(name, isFinal: isFinal, at: location, for: type, apply)
+      })
+  }
 }
 
 /// The kinds of ``Handler``.
@@ -108,6 +128,8 @@ public enum HandlerKind: String, Hashable, Sendable, CaseIterable, CustomStringC
   case multipleCondition
   /// A dispatch's merge (`merge` of a dispatch).
   case merge
+  /// How a waiting state applies its input (`run` of a wait).
+  case input
 
   /// The kind in words: `action`, `condition`, `multiple condition`, `merge`.
   public var description: String {
@@ -116,6 +138,7 @@ public enum HandlerKind: String, Hashable, Sendable, CaseIterable, CustomStringC
     case .condition: "condition"
     case .multipleCondition: "multiple condition"
     case .merge: "merge"
+    case .input: "input"
     }
   }
 }
@@ -181,7 +204,8 @@ public struct HandlerRegistry<Context: Sendable>: Sendable {
 
   /// Binds every name the registry lacks to a stand-in, through ``fallback``: an action that
   /// does nothing, a condition that decides `false`, a multiple condition that decides the
-  /// empty key (its `default` exit, if it has one), a merge that keeps the running context.
+  /// empty key (its `default` exit, if it has one), a merge that keeps the running context,
+  /// an input of type `ChartValue` that changes nothing.
   ///
   /// For checking a file's structure, or walking it with overrides, without its code.
   public mutating func useStandIns() {
@@ -191,6 +215,7 @@ public struct HandlerRegistry<Context: Sendable>: Sendable {
       case .condition: .condition { (_: inout Context) in false }
       case .multipleCondition: .multipleCondition { (_: inout Context) in "" }
       case .merge: .merge { (_: inout Context, _: Context) in }
+      case .input: .input(ChartValue.self) { (_: inout Context, _: ChartValue) in }
       }
     }
   }

@@ -9,13 +9,6 @@ enum Lowering<Context: Sendable> {
     case asynchronous(@Sendable (inout Context) async throws -> Output)
   }
 
-  @FlowBuilder<Context>
-  static func action(_ name: String, isFinal: Bool, at location: SourceLocation)
-    -> [Declaration<Context>]
-  {
-    Action(name, isFinal: isFinal, fileID: location.fileID, line: location.line)
-  }
-
   static func action(
     _ name: String, isFinal: Bool, at location: SourceLocation,
     _ perform: @escaping @Sendable (inout Context) throws -> Void
@@ -33,8 +26,8 @@ enum Lowering<Context: Sendable> {
   static func action(_ name: String, isFinal: Bool, at location: SourceLocation)
     -> Declaration<Context>
   {
-    let declarations: [Declaration<Context>] = action(name, isFinal: isFinal, at: location)
-    return declarations[0]
+    Action<Context>(name, isFinal: isFinal, fileID: location.fileID, line: location.line)
+      .declaration
   }
 
   static func condition(
@@ -107,18 +100,25 @@ enum Lowering<Context: Sendable> {
 
   static func dispatch(
     _ name: String, isFinal: Bool, at location: SourceLocation,
+    maxConcurrency: Int?, join: JoinPolicy,
     merge: (@Sendable (inout Context, Context, Context) throws -> Void)?,
     branches: [(ChartBranch, [Declaration<Context>])]
   ) -> Declaration<Context> {
     let (fileID, line) = (location.fileID, location.line)
     if let merge {
       return one(
-        Dispatch(name, isFinal: isFinal, fileID: fileID, line: line, merge: merge) {
+        Dispatch(
+          name, isFinal: isFinal, maxConcurrency: maxConcurrency, join: join, fileID: fileID,
+          line: line, merge: merge
+        ) {
           dispatchBranches(branches)
         })
     }
     return one(
-      Dispatch(name, isFinal: isFinal, fileID: fileID, line: line) {
+      Dispatch(
+        name, isFinal: isFinal, maxConcurrency: maxConcurrency, join: join, fileID: fileID,
+        line: line
+      ) {
         dispatchBranches(branches)
       })
   }
@@ -129,8 +129,67 @@ enum Lowering<Context: Sendable> {
   {
     for (branch, body) in branches {
       let at = branch.location
-      Branch(branch.name, fileID: at.fileID, line: at.line) { body }.located(at: at)
+      Branch(branch.name, after: branch.after, fileID: at.fileID, line: at.line) { body }
+        .located(at: at)
     }
+  }
+
+  static func wait<Input: Sendable>(
+    _ name: String, isFinal: Bool, at location: SourceLocation, for type: Input.Type,
+    _ apply: @escaping @Sendable (inout Context, Input) throws -> Void
+  ) -> Declaration<Context> {
+    one(
+      Wait(name, for: type, isFinal: isFinal, fileID: location.fileID, line: location.line, apply))
+  }
+
+  /// A subflow running `chart` with `mapping`, its exits as the file declares them.
+  static func subflow<Inner: Sendable>(
+    _ name: String, isFinal: Bool, at location: SourceLocation, chart: Flowchart<Inner>,
+    mapping: ContextMapping<Context, Inner>, exits: SubflowExits
+  ) -> Declaration<Context> {
+    let (fileID, line) = (location.fileID, location.line)
+    switch exits {
+    case .none:
+      return one(
+        Subflow(
+          name, isFinal: isFinal, running: chart, context: mapping, fileID: fileID, line: line))
+    case .yesNo(let yes, let no):
+      return one(
+        Subflow(
+          name, isFinal: isFinal, running: chart, context: mapping, fileID: fileID, line: line
+        ) {
+          yes
+        } no: {
+          no
+        })
+    case .keyed(let exits):
+      return one(
+        Subflow(
+          name, isFinal: isFinal, running: chart, context: mapping, fileID: fileID, line: line
+        ) {
+          keyedExits(exits)
+        })
+    }
+  }
+
+  /// A subflow's exits, lowered.
+  enum SubflowExits {
+    case none
+    case yesNo([Declaration<Context>], [Declaration<Context>])
+    case keyed([(ChartExit, [Declaration<Context>])])
+  }
+
+  static func map(
+    _ name: String, isFinal: Bool, at location: SourceLocation,
+    over elements: @escaping @Sendable (Context) throws -> [ChartValue],
+    running chart: Flowchart<ChartValue>, maxConcurrency: Int?, toleratedFailures: Int,
+    collect: @escaping @Sendable (inout Context, MapResults<ChartValue>) throws -> Void
+  ) -> Declaration<Context> {
+    one(
+      Map(
+        name, isFinal: isFinal, over: elements, running: chart, maxConcurrency: maxConcurrency,
+        toleratedFailures: toleratedFailures, fileID: location.fileID, line: location.line,
+        collect: collect))
   }
 
   static func goTo(_ target: String, at location: SourceLocation) -> Declaration<Context> {
@@ -144,30 +203,9 @@ enum Lowering<Context: Sendable> {
     goTo
   }
 
-  @FlowBuilder<Context>
-  static func block(_ action: Action<Context>) -> [Declaration<Context>] {
-    action
+  // Each DSL value's declaration, taken directly rather than through a `FlowBuilder` block,
+  // which would allocate an array per state.
+  static func one(_ component: some FlowComponent<Context>) -> Declaration<Context> {
+    component.declaration
   }
-
-  @FlowBuilder<Context>
-  static func block(_ condition: Condition<Context>) -> [Declaration<Context>] {
-    condition
-  }
-
-  @FlowBuilder<Context>
-  static func block(_ condition: MultipleCondition<Context, String>) -> [Declaration<Context>] {
-    condition
-  }
-
-  @FlowBuilder<Context>
-  static func block(_ dispatch: Dispatch<Context>) -> [Declaration<Context>] {
-    dispatch
-  }
-
-  static func one(_ action: Action<Context>) -> Declaration<Context> { block(action)[0] }
-  static func one(_ condition: Condition<Context>) -> Declaration<Context> { block(condition)[0] }
-  static func one(_ condition: MultipleCondition<Context, String>) -> Declaration<Context> {
-    block(condition)[0]
-  }
-  static func one(_ dispatch: Dispatch<Context>) -> Declaration<Context> { block(dispatch)[0] }
 }

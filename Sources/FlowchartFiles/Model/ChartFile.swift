@@ -21,19 +21,78 @@ public struct ChartFile: Hashable, Sendable {
   public var entryPoints: [ChartReference]
   /// The top-level states, in order: the first is the start.
   public var states: [ChartNode]
-  /// The files this one includes, read, by the path its `include` statements give.
+  /// The files this one includes, read, by the path its `include` statements (and its
+  /// subflows' and maps' `chart`) give.
   public var includedFiles: [String: ChartFile]
+  /// What the chart's runs come to, by final state and decision, or `nil` when the file
+  /// declares no outcomes.
+  public var outcomes: ChartOutcomes?
 
   /// Creates a chart file's tree.
   public init(
     path: String, entryPoints: [ChartReference] = [], states: [ChartNode],
-    includedFiles: [String: ChartFile] = [:]
+    includedFiles: [String: ChartFile] = [:], outcomes: ChartOutcomes? = nil
   ) {
     self.path = path
     self.entryPoints = entryPoints
     self.states = states
     self.includedFiles = includedFiles
+    self.outcomes = outcomes
   }
+}
+
+/// The outcomes a chart file declares: the file form of `Outcomes`, whose outcome values are
+/// strings.
+public struct ChartOutcomes: Hashable, Sendable {
+  /// Whether every way a run can end must have an outcome.
+  public var mapsEveryEnd: Bool
+  /// The rules, in order.
+  public var rules: [ChartOutcomeRule]
+  /// Where the outcomes were written.
+  public var location: SourceLocation
+
+  /// Creates a chart's outcomes.
+  public init(mapsEveryEnd: Bool = false, rules: [ChartOutcomeRule], at location: SourceLocation) {
+    self.mapsEveryEnd = mapsEveryEnd
+    self.rules = rules
+    self.location = location
+  }
+}
+
+/// One outcome of a chart file: a final state of the top level, optionally what it decided,
+/// and the outcome that end means.
+public struct ChartOutcomeRule: Hashable, Sendable {
+  /// The outcome, a string.
+  public var outcome: String
+  /// The name of a final state of the top level.
+  public var state: String
+  /// What the state decided: `yes`, `no`, `done`, or a multiple condition's key; `nil` for
+  /// any decision.
+  public var decision: ChartDecision?
+  /// Where the rule was written.
+  public var location: SourceLocation
+
+  /// Creates a rule.
+  public init(
+    outcome: String, state: String, decision: ChartDecision? = nil, at location: SourceLocation
+  ) {
+    self.outcome = outcome
+    self.state = state
+    self.decision = decision
+    self.location = location
+  }
+}
+
+/// A decision as a file names it (`"yes"`, `"no"`, `"done"`, or `{"key": …}` / `key="…"`).
+public enum ChartDecision: Hashable, Sendable {
+  /// A condition decided yes.
+  case yes
+  /// A condition decided no.
+  case no
+  /// An action, dispatch, subflow, map or wait finished its work.
+  case done
+  /// A multiple condition decided this key.
+  case key(String)
 }
 
 /// A name written in a file, with where it was written: an entry point.
@@ -78,6 +137,12 @@ public struct ChartNode: Hashable, Sendable {
     /// The top-level states of another file, in this block (`<include path="…"/>`,
     /// `{"include": …}`), the path relative to this file's folder.
     case include(String)
+    /// A state that waits for input from outside a live run (`<wait>`, `{"wait": …}`).
+    case wait(ChartWait)
+    /// A state that runs another chart file (`<subflow>`, `{"subflow": …}`).
+    case subflow(ChartSubflow)
+    /// A state that runs a chart once per element of an array (`<map>`, `{"map": …}`).
+    case map(ChartMap)
   }
 
   /// The state's name; `nil` for a `goTo` or an `include`.
@@ -87,6 +152,9 @@ public struct ChartNode: Hashable, Sendable {
     case .condition(let condition): condition.name
     case .multipleCondition(let condition): condition.name
     case .dispatch(let dispatch): dispatch.name
+    case .wait(let wait): wait.name
+    case .subflow(let subflow): subflow.name
+    case .map(let map): map.name
     case .goTo, .include: nil
     }
   }
@@ -255,15 +323,186 @@ public struct ChartDispatch: Hashable, Sendable {
   public var isFinal: Bool
   /// The name of the registered merge, or `nil` to drop the branches' changes.
   public var merge: String?
+  /// How many branches may run at once, at least 1; `nil` for all.
+  public var maxConcurrency: Int?
+  /// How many branches must succeed.
+  public var join: ChartJoin
   /// The branches, in order.
   public var branches: [ChartBranch]
 
   /// Creates a dispatch.
-  public init(name: String, isFinal: Bool = false, merge: String? = nil, branches: [ChartBranch]) {
+  public init(
+    name: String, isFinal: Bool = false, merge: String? = nil, maxConcurrency: Int? = nil,
+    join: ChartJoin = .all, branches: [ChartBranch]
+  ) {
     self.name = name
     self.isFinal = isFinal
     self.merge = merge
+    self.maxConcurrency = maxConcurrency
+    self.join = join
     self.branches = branches
+  }
+}
+
+/// A dispatch's join policy as a file writes it: `all`, `firstSuccess`,
+/// `toleratingFailures(N)` or `quorum(N)` (see `JoinPolicy`).
+public enum ChartJoin: Hashable, Sendable {
+  /// Every branch must succeed.
+  case all
+  /// Every branch runs, and up to this many may fail.
+  case toleratingFailures(Int)
+  /// Once this many branches have succeeded, the others are cancelled.
+  case quorum(Int)
+  /// The first branch to succeed wins: a quorum of one, written `firstSuccess`.
+  case firstSuccess
+
+  /// The policy as a file writes it.
+  public var text: String {
+    switch self {
+    case .all: "all"
+    case .toleratingFailures(let count): "toleratingFailures(\(count))"
+    case .quorum(let count): "quorum(\(count))"
+    case .firstSuccess: "firstSuccess"
+    }
+  }
+
+  /// The policy `text` writes, or `nil` when `text` writes none.
+  public init?(text: String) {
+    switch text {
+    case "all": self = .all
+    case "firstSuccess": self = .firstSuccess
+    default:
+      for (prefix, make) in [
+        ("toleratingFailures(", Self.toleratingFailures), ("quorum(", Self.quorum),
+      ] where text.hasPrefix(prefix) && text.hasSuffix(")") {
+        let digits = text.dropFirst(prefix.count).dropLast()
+        guard digits.count <= 9, !digits.isEmpty, digits.allSatisfy(\.isASCII),
+          let count = Int(digits), count >= 0
+        else { return nil }
+        self = make(count)
+        return
+      }
+      return nil
+    }
+  }
+
+  /// The core's policy.
+  public var policy: JoinPolicy {
+    switch self {
+    case .all: .all
+    case .toleratingFailures(let count): .toleratingFailures(count)
+    case .quorum(let count): .quorum(count)
+    case .firstSuccess: .firstSuccess
+    }
+  }
+}
+
+/// A state that waits for input from outside a live run, as a file declares it.
+public struct ChartWait: Hashable, Sendable {
+  /// The state's name: also the name a live run's input is sent to.
+  public var name: String
+  /// Whether the state ends its flow once the input is applied.
+  public var isFinal: Bool
+  /// How the input is applied to the context.
+  public var input: Input
+
+  /// Creates a waiting state.
+  public init(name: String, isFinal: Bool = false, input: Input) {
+    self.name = name
+    self.isFinal = isFinal
+    self.input = input
+  }
+
+  /// How a waiting state applies its input.
+  public enum Input: Hashable, Sendable {
+    /// The registered input handler with this name (`Handler.input(_:_:)`), typed on the
+    /// value it waits for.
+    case handler(String)
+    /// A data-only chart: the input is a `ChartValue`, stored at this path of the data.
+    case store(path: String)
+  }
+}
+
+/// What a subflow or a map runs: another chart file, or states written inline.
+public enum ChartSource: Hashable, Sendable {
+  /// The chart file at this path, relative to this file's folder (WorkflowSchema's
+  /// `loadSchema`, as a subflow).
+  case file(String)
+  /// States written inline: a chart of their own, whose names are its own.
+  case states([ChartNode])
+}
+
+/// A subflow as a file declares it: a state that runs another chart file.
+///
+/// Used as an action when it declares no exits, as a condition with `yes`/`no`, as a
+/// multiple condition with exits keyed by the inner chart's final states.
+public struct ChartSubflow: Hashable, Sendable {
+  /// The state's name.
+  public var name: String
+  /// Whether the state ends its flow.
+  public var isFinal: Bool
+  /// The chart file it runs, relative to this file's folder.
+  public var chart: String
+  /// The path of the data the inner chart runs on (a data-only chart), or `nil` for the
+  /// whole context, bound with the same handlers.
+  public var contextPath: String?
+  /// How the inner chart's end picks the exit.
+  public var exits: Exits
+
+  /// Creates a subflow.
+  public init(
+    name: String, isFinal: Bool = false, chart: String, contextPath: String? = nil,
+    exits: Exits = .none
+  ) {
+    self.name = name
+    self.isFinal = isFinal
+    self.chart = chart
+    self.contextPath = contextPath
+    self.exits = exits
+  }
+
+  /// A subflow's exits.
+  public enum Exits: Hashable, Sendable {
+    /// None: the subflow is an action.
+    case none
+    /// A condition's: the inner run ends at a final condition.
+    case yesNo(yes: [ChartNode], no: [ChartNode])
+    /// A multiple condition's: the inner run's final state's name is the key.
+    case keyed([ChartExit])
+  }
+}
+
+/// A map as a file declares it: runs a chart once per element of an array of the data, and
+/// writes the runs' results back in input order.
+public struct ChartMap: Hashable, Sendable {
+  /// The state's name.
+  public var name: String
+  /// Whether the state ends its flow.
+  public var isFinal: Bool
+  /// The path of the array whose elements are the runs' contexts.
+  public var over: String
+  /// The path the results go to, in input order (`null` for an element whose run failed
+  /// within the tolerance); `nil` writes them back over the array.
+  public var into: String?
+  /// The chart run for each element.
+  public var chart: ChartSource
+  /// How many runs may go at once, at least 1; `nil` for all at once.
+  public var maxConcurrency: Int?
+  /// How many runs may fail without failing the map.
+  public var toleratedFailures: Int
+
+  /// Creates a map.
+  public init(
+    name: String, isFinal: Bool = false, over: String, into: String? = nil, chart: ChartSource,
+    maxConcurrency: Int? = nil, toleratedFailures: Int = 0
+  ) {
+    self.name = name
+    self.isFinal = isFinal
+    self.over = over
+    self.into = into
+    self.chart = chart
+    self.maxConcurrency = maxConcurrency
+    self.toleratedFailures = toleratedFailures
   }
 }
 
@@ -271,14 +510,19 @@ public struct ChartDispatch: Hashable, Sendable {
 public struct ChartBranch: Hashable, Sendable {
   /// The branch's name, if it has one.
   public var name: String?
+  /// The names of the branches of the same dispatch that must end before this one starts.
+  public var after: [String]
   /// The branch's states.
   public var states: [ChartNode]
   /// Where the branch was written.
   public var location: SourceLocation
 
   /// Creates a branch.
-  public init(name: String?, states: [ChartNode], at location: SourceLocation) {
+  public init(
+    name: String?, after: [String] = [], states: [ChartNode], at location: SourceLocation
+  ) {
     self.name = name
+    self.after = after
     self.states = states
     self.location = location
   }

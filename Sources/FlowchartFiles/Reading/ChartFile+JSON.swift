@@ -11,7 +11,8 @@ struct JSONChartBuilder {
 
   /// The kinds of statement, by the key that names them.
   static let statementKeys = [
-    "action", "condition", "multipleCondition", "dispatch", "goTo", "include",
+    "action", "condition", "multipleCondition", "dispatch", "wait", "subflow", "map", "goTo",
+    "include",
   ]
 
   /// The keys each kind of statement may have besides its own.
@@ -19,7 +20,10 @@ struct JSONChartBuilder {
     "action": ["final", "run", "store"],
     "condition": ["final", "run", "test", "yes", "no"],
     "multipleCondition": ["final", "run", "value", "exits"],
-    "dispatch": ["final", "merge", "branches"],
+    "dispatch": ["final", "merge", "maxConcurrency", "join", "branches"],
+    "wait": ["final", "run", "storeAt"],
+    "subflow": ["final", "chart", "context", "yes", "no", "exits"],
+    "map": ["final", "over", "into", "chart", "states", "maxConcurrency", "toleratedFailures"],
     "goTo": [],
     "include": [],
   ]
@@ -54,11 +58,13 @@ struct JSONChartBuilder {
               at: name.location)
           }
         }
+      case "outcomes":
+        file.outcomes = outcomes(member.value)
       case "$schema", "$comment":
         break
       default:
         problems.malformed(
-          "Unknown key \"\(member.key)\" in a chart file: the keys are \"flowchart\", \"entryPoints\" and \"$schema\".",
+          "Unknown key \"\(member.key)\" in a chart file: the keys are \"flowchart\", \"entryPoints\", \"outcomes\" and \"$schema\".",
           at: member.keyLocation)
       }
     }
@@ -187,10 +193,101 @@ struct JSONChartBuilder {
           "Dispatch '\(name)' has no \"branches\": add \"branches\": [{\"states\": [ … ]}, … ].",
           at: node.location, name: name)
       }
+      var join = ChartJoin.all
+      if let text = fields["join"].flatMap({ string($0, what: "\"join\"") }) {
+        if let parsed = ChartJoin(text: text) {
+          join = parsed
+        } else {
+          problems.malformed(
+            "\"join\": \"\(text)\" is not a join policy: write \"all\", \"firstSuccess\", \"toleratingFailures(N)\" or \"quorum(N)\".",
+            at: fields["join"]!.location, name: name)
+        }
+      }
       let dispatch = ChartDispatch(
         name: name, isFinal: isFinal, merge: optionalString(fields["merge"], what: "\"merge\""),
-        branches: branches)
+        maxConcurrency: count(fields["maxConcurrency"], what: "\"maxConcurrency\"", minimum: 1),
+        join: join, branches: branches)
       return ChartNode(.dispatch(dispatch), at: node.location)
+    case "wait":
+      let input: ChartWait.Input
+      switch (fields["run"], fields["storeAt"]) {
+      case (let run?, nil):
+        input = .handler(string(run, what: "\"run\"") ?? "")
+      case (nil, let path?):
+        input = .store(path: string(path, what: "\"storeAt\"") ?? "")
+      case (.some, .some):
+        problems.malformed(
+          "Wait '\(name)' has both \"run\" and \"storeAt\": keep one.", at: node.location,
+          name: name)
+        return nil
+      case (nil, nil):
+        problems.malformed(
+          "Wait '\(name)' has neither \"run\" (a registered input) nor \"storeAt\" (the path its input is stored at): add one.",
+          at: node.location, name: name)
+        return nil
+      }
+      return ChartNode(
+        .wait(ChartWait(name: name, isFinal: isFinal, input: input)), at: node.location)
+    case "subflow":
+      guard let chartNode = fields["chart"] else {
+        problems.malformed(
+          "Subflow '\(name)' has no \"chart\": add \"chart\": \"path/to/chart.json\".",
+          at: node.location, name: name)
+        return nil
+      }
+      guard let chart = string(chartNode, what: "\"chart\"") else { return nil }
+      var exits = ChartSubflow.Exits.none
+      switch (fields["yes"] ?? fields["no"], fields["exits"]) {
+      case (_?, nil):
+        exits = .yesNo(
+          yes: fields["yes"].map { block($0, depth: depth + 1, what: "\"yes\"") } ?? [],
+          no: fields["no"].map { block($0, depth: depth + 1, what: "\"no\"") } ?? [])
+      case (nil, let list?):
+        let parsed = self.exits(list, depth: depth + 1)
+        exits = parsed.isEmpty ? .none : .keyed(parsed)
+      case (_?, _?):
+        problems.malformed(
+          "Subflow '\(name)' has both \"yes\"/\"no\" and \"exits\": keep one.",
+          at: node.location, name: name)
+        return nil
+      case (nil, nil):
+        break
+      }
+      let subflow = ChartSubflow(
+        name: name, isFinal: isFinal, chart: chart,
+        contextPath: optionalString(fields["context"], what: "\"context\""), exits: exits)
+      return ChartNode(.subflow(subflow), at: node.location)
+    case "map":
+      let source: ChartSource
+      switch (fields["chart"], fields["states"]) {
+      case (let chart?, nil):
+        source = .file(string(chart, what: "\"chart\"") ?? "")
+      case (nil, let states?):
+        source = .states(block(states, depth: depth + 1, what: "\"states\""))
+      case (.some, .some):
+        problems.malformed(
+          "Map '\(name)' has both \"chart\" and \"states\": keep one.", at: node.location,
+          name: name)
+        return nil
+      case (nil, nil):
+        problems.malformed(
+          "Map '\(name)' has neither \"chart\" (a chart file) nor \"states\" (the states run per element): add one.",
+          at: node.location, name: name)
+        return nil
+      }
+      guard let overNode = fields["over"] else {
+        problems.malformed(
+          "Map '\(name)' has no \"over\": add \"over\": \"path.of.the.array\".",
+          at: node.location, name: name)
+        return nil
+      }
+      let map = ChartMap(
+        name: name, isFinal: isFinal, over: string(overNode, what: "\"over\"") ?? "",
+        into: optionalString(fields["into"], what: "\"into\""), chart: source,
+        maxConcurrency: count(fields["maxConcurrency"], what: "\"maxConcurrency\"", minimum: 1),
+        toleratedFailures: count(
+          fields["toleratedFailures"], what: "\"toleratedFailures\"", minimum: 0) ?? 0)
+      return ChartNode(.map(map), at: node.location)
     case "goTo":
       return ChartNode(.goTo(name), at: node.location)
     default:
@@ -392,18 +489,20 @@ struct JSONChartBuilder {
         return nil
       }
       var name: String?
+      var after: [String] = []
       var states: [ChartNode] = []
       for member in members {
         switch member.key {
         case "name": name = string(member.value, what: "\"name\"")
+        case "after": after = strings(member.value, what: "\"after\"")
         case "states": states = block(member.value, depth: depth, what: "\"states\"")
         default:
           problems.malformed(
-            "Unknown key \"\(member.key)\" in a branch: its keys are \"name\" and \"states\".",
+            "Unknown key \"\(member.key)\" in a branch: its keys are \"name\", \"after\" and \"states\".",
             at: member.keyLocation)
         }
       }
-      return ChartBranch(name: name, states: states, at: element.location)
+      return ChartBranch(name: name, after: after, states: states, at: element.location)
     }
   }
 
@@ -411,6 +510,111 @@ struct JSONChartBuilder {
     if case .string(let text) = node.kind { return text }
     problems.malformed("\(what) takes a string, not \(node.typeName).", at: node.location)
     return nil
+  }
+
+  /// An array of strings.
+  mutating func strings(_ node: JSONNode, what: String) -> [String] {
+    guard case .array(let elements) = node.kind else {
+      problems.malformed(
+        "\(what) is an array of names, not \(node.typeName).", at: node.location)
+      return []
+    }
+    return elements.compactMap { string($0, what: "A name in \(what)") }
+  }
+
+  /// A whole number of at least `minimum`, or `nil` when the key is absent (or the value is
+  /// wrong, which is recorded).
+  mutating func count(_ node: JSONNode?, what: String, minimum: Int) -> Int? {
+    guard let node else { return nil }
+    guard case .number(let value) = node.kind, value == value.rounded(), value >= Double(minimum),
+      value <= Double(Int32.max)
+    else {
+      problems.malformed(
+        "\(what) takes a whole number of at least \(minimum), not \(node.typeName == "a number" ? "this number" : node.typeName).",
+        at: node.location)
+      return nil
+    }
+    return Int(value)
+  }
+
+  /// The chart's outcomes: `{"mapsEveryEnd": …, "rules": [{"outcome": …, "state": …}, …]}`.
+  mutating func outcomes(_ node: JSONNode) -> ChartOutcomes? {
+    guard case .object(let members) = node.kind else {
+      problems.malformed(
+        "\"outcomes\" is an object {\"mapsEveryEnd\": …, \"rules\": […]}, not \(node.typeName).",
+        at: node.location)
+      return nil
+    }
+    var outcomes = ChartOutcomes(rules: [], at: node.location)
+    for member in members {
+      switch member.key {
+      case "mapsEveryEnd": outcomes.mapsEveryEnd = bool(member.value, what: "\"mapsEveryEnd\"")
+      case "rules":
+        guard case .array(let elements) = member.value.kind else {
+          problems.malformed(
+            "\"rules\" is an array of {\"outcome\": …, \"state\": …} objects, not \(member.value.typeName).",
+            at: member.value.location)
+          continue
+        }
+        outcomes.rules = elements.compactMap { outcomeRule($0) }
+      default:
+        problems.malformed(
+          "Unknown key \"\(member.key)\" in \"outcomes\": its keys are \"mapsEveryEnd\" and \"rules\".",
+          at: member.keyLocation)
+      }
+    }
+    return outcomes
+  }
+
+  mutating func outcomeRule(_ node: JSONNode) -> ChartOutcomeRule? {
+    guard case .object(let members) = node.kind else {
+      problems.malformed(
+        "An outcome rule is {\"outcome\": …, \"state\": …}, with an optional \"decision\" or \"key\", not \(node.typeName).",
+        at: node.location)
+      return nil
+    }
+    var outcome: String?
+    var state: String?
+    var decision: ChartDecision?
+    for member in members {
+      switch member.key {
+      case "outcome": outcome = string(member.value, what: "\"outcome\"")
+      case "state": state = string(member.value, what: "\"state\"")
+      case "key":
+        if decision != nil {
+          problems.malformed(
+            "An outcome rule has both \"decision\" and \"key\": keep one.",
+            at: member.keyLocation)
+        }
+        decision = string(member.value, what: "\"key\"").map { .key($0) }
+      case "decision":
+        if decision != nil {
+          problems.malformed(
+            "An outcome rule has both \"decision\" and \"key\": keep one.",
+            at: member.keyLocation)
+        }
+        switch string(member.value, what: "\"decision\"") {
+        case "yes": decision = .yes
+        case "no": decision = .no
+        case "done": decision = .done
+        case let text?:
+          problems.malformed(
+            "\"decision\": \"\(text)\" is not a decision: write \"yes\", \"no\" or \"done\", or a multiple condition's \"key\".",
+            at: member.value.location)
+        case nil: break
+        }
+      default:
+        problems.malformed(
+          "Unknown key \"\(member.key)\" in an outcome rule: its keys are \"outcome\", \"state\", \"decision\" and \"key\".",
+          at: member.keyLocation)
+      }
+    }
+    guard let outcome, let state else {
+      problems.malformed(
+        "An outcome rule needs both \"outcome\" and \"state\".", at: node.location)
+      return nil
+    }
+    return ChartOutcomeRule(outcome: outcome, state: state, decision: decision, at: node.location)
   }
 
   mutating func optionalString(_ node: JSONNode?, what: String) -> String? {

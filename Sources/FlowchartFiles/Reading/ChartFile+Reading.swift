@@ -197,6 +197,19 @@ extension ChartFile {
           for exit in condition.exits ?? [] { pending.append(exit.states) }
         case .dispatch(let dispatch):
           for branch in dispatch.branches { pending.append(branch.states) }
+        case .wait: break
+        case .subflow(let subflow):
+          found.append((subflow.chart, node.location))
+          switch subflow.exits {
+          case .none: break
+          case .yesNo(let yes, let no): pending += [yes, no]
+          case .keyed(let exits): pending += exits.map(\.states)
+          }
+        case .map(let map):
+          switch map.chart {
+          case .file(let path): found.append((path, node.location))
+          case .states(let states): pending.append(states)
+          }
         }
       }
     }

@@ -10,7 +10,8 @@ struct XMLChartBuilder {
   }
 
   static let statementElements = [
-    "action", "condition", "multipleCondition", "dispatch", "goTo", "include",
+    "action", "condition", "multipleCondition", "dispatch", "wait", "subflow", "map", "goTo",
+    "include",
   ]
   static let testElements = ["equal", "less", "greater", "present", "matches", "all", "any", "not"]
   /// Attributes the root may carry so that editors find the schema.
@@ -34,6 +35,11 @@ struct XMLChartBuilder {
         if let name = required("state", of: child) {
           file.entryPoints.append(ChartReference(name, at: child.location))
         }
+      } else if child.name == "outcomes" {
+        if file.outcomes != nil {
+          problems.malformed("<flowchart> holds a second <outcomes>: keep one.", at: child.location)
+        }
+        file.outcomes = outcomes(child)
       } else {
         statements.append(child)
       }
@@ -85,6 +91,116 @@ struct XMLChartBuilder {
         "final=\"\(value)\" on <\(element.name)>: write final=\"true\" or final=\"false\".",
         at: element.location)
       return false
+    }
+  }
+
+  /// `<outcomes mapsEveryEnd="…">` with its `<outcome value="…" state="…"/>` rules.
+  mutating func outcomes(_ element: XMLElementNode) -> ChartOutcomes {
+    check(element, attributes: ["mapsEveryEnd"], text: false)
+    var outcomes = ChartOutcomes(rules: [], at: element.location)
+    outcomes.mapsEveryEnd = flag("mapsEveryEnd", of: element)
+    for child in element.children {
+      guard child.name == "outcome" else {
+        problems.malformed(
+          "<outcomes> holds <\(child.name)>: it holds only <outcome> elements.", at: child.location)
+        continue
+      }
+      check(
+        child, attributes: ["value", "state", "decision", "key"], text: false, children: false)
+      guard let value = required("value", of: child), let state = required("state", of: child)
+      else { continue }
+      var decision: ChartDecision?
+      switch (child.attributes["decision"], child.attributes["key"]) {
+      case (nil, nil): break
+      case (nil, let key?): decision = .key(key)
+      case ("yes", nil): decision = .yes
+      case ("no", nil): decision = .no
+      case ("done", nil): decision = .done
+      case (let text?, nil):
+        problems.malformed(
+          "decision=\"\(text)\" on <outcome>: write yes, no or done, or a multiple condition's key=\"…\".",
+          at: child.location)
+        continue
+      case (.some, .some):
+        problems.malformed(
+          "<outcome> has both decision=\"…\" and key=\"…\": keep one.", at: child.location)
+        continue
+      }
+      outcomes.rules.append(
+        ChartOutcomeRule(outcome: value, state: state, decision: decision, at: child.location))
+    }
+    return outcomes
+  }
+
+  /// A `true`/`false` attribute, `false` when absent.
+  mutating func flag(_ attribute: String, of element: XMLElementNode) -> Bool {
+    switch element.attributes[attribute] {
+    case nil, "false": return false
+    case "true": return true
+    case let value?:
+      problems.malformed(
+        "\(attribute)=\"\(value)\" on <\(element.name)>: write \(attribute)=\"true\" or \(attribute)=\"false\".",
+        at: element.location)
+      return false
+    }
+  }
+
+  /// A whole-number attribute of at least `minimum`, `nil` when absent (or wrong, which is
+  /// recorded).
+  mutating func count(_ attribute: String, of element: XMLElementNode, minimum: Int) -> Int? {
+    guard let text = element.attributes[attribute] else { return nil }
+    guard text.count <= 9, !text.isEmpty, text.allSatisfy({ $0.isASCII && $0.isNumber }),
+      let value = Int(text), value >= minimum
+    else {
+      problems.malformed(
+        "\(attribute)=\"\(text)\" on <\(element.name)>: write a whole number of at least \(minimum).",
+        at: element.location)
+      return nil
+    }
+    return value
+  }
+
+  /// A subflow's `<yes>`/`<no>` or `<case>`/`<default>` children, as its exits.
+  mutating func subflowExits(_ element: XMLElementNode, name: String?, depth: Int)
+    -> ChartSubflow.Exits?
+  {
+    var yes: [ChartNode]?
+    var no: [ChartNode]?
+    var keyed: [ChartExit] = []
+    for child in element.children {
+      switch child.name {
+      case "yes", "no":
+        check(child, attributes: [], text: false)
+        if (child.name == "yes" ? yes : no) != nil {
+          problems.malformed(
+            "<subflow> holds a second <\(child.name)>: keep one.", at: child.location)
+        }
+        let states = self.states(of: child, depth: depth + 1)
+        if child.name == "yes" { yes = states } else { no = states }
+      case "case":
+        check(child, attributes: ["key"], text: false)
+        let key = required("key", of: child) ?? ""
+        keyed.append(
+          ChartExit(key: key, states: states(of: child, depth: depth + 1), at: child.location))
+      case "default":
+        check(child, attributes: [], text: false)
+        keyed.append(
+          ChartExit(key: nil, states: states(of: child, depth: depth + 1), at: child.location))
+      default:
+        problems.malformed(
+          "<subflow> holds <\(child.name)>: it holds <yes> and <no>, or <case key=\"…\"> and <default>.",
+          at: child.location)
+      }
+    }
+    switch (yes != nil || no != nil, keyed.isEmpty) {
+    case (false, true): return ChartSubflow.Exits.none
+    case (true, true): return .yesNo(yes: yes ?? [], no: no ?? [])
+    case (false, false): return .keyed(keyed)
+    case (true, false):
+      problems.malformed(
+        "Subflow '\(name ?? "")' has both <yes>/<no> and <case>/<default> exits: keep one kind.",
+        at: element.location, name: name)
+      return nil
     }
   }
 
@@ -219,7 +335,8 @@ struct XMLChartBuilder {
         name: name, isFinal: isFinal(element), decision: decision, exits: exits)
       return ChartNode(.multipleCondition(condition), at: at)
     case "dispatch":
-      check(element, attributes: ["name", "final", "merge"], text: false)
+      check(
+        element, attributes: ["name", "final", "merge", "maxConcurrency", "join"], text: false)
       var branches: [ChartBranch] = []
       for child in element.children {
         guard child.name == "branch" else {
@@ -229,16 +346,99 @@ struct XMLChartBuilder {
           continue
         }
         check(child, attributes: ["name"], text: false)
+        var after: [String] = []
+        var statements: [XMLElementNode] = []
+        for grandchild in child.children {
+          if grandchild.name == "after" {
+            check(grandchild, attributes: ["branch"], text: false, children: false)
+            if !statements.isEmpty {
+              problems.malformed(
+                "<after> comes after the branch's states: list a branch's <after> elements first.",
+                at: grandchild.location)
+            }
+            if let name = required("branch", of: grandchild) { after.append(name) }
+          } else {
+            statements.append(grandchild)
+          }
+        }
         branches.append(
           ChartBranch(
-            name: child.attributes["name"], states: states(of: child, depth: depth + 1),
-            at: child.location))
+            name: child.attributes["name"], after: after,
+            states: block(statements, depth: depth + 1), at: child.location))
       }
       guard let name = required("name", of: element) else { return nil }
+      var join = ChartJoin.all
+      if let text = element.attributes["join"] {
+        if let parsed = ChartJoin(text: text) {
+          join = parsed
+        } else {
+          problems.malformed(
+            "join=\"\(text)\" on <dispatch>: write all, firstSuccess, toleratingFailures(N) or quorum(N).",
+            at: at, name: name)
+        }
+      }
       let dispatch = ChartDispatch(
         name: name, isFinal: isFinal(element), merge: element.attributes["merge"],
+        maxConcurrency: count("maxConcurrency", of: element, minimum: 1), join: join,
         branches: branches)
       return ChartNode(.dispatch(dispatch), at: at)
+    case "wait":
+      check(element, attributes: ["name", "final", "run", "storeAt"], text: false, children: false)
+      guard let name = required("name", of: element) else { return nil }
+      let input: ChartWait.Input
+      switch (element.attributes["run"], element.attributes["storeAt"]) {
+      case (let run?, nil): input = .handler(run)
+      case (nil, let path?): input = .store(path: path)
+      case (.some, .some):
+        problems.malformed(
+          "Wait '\(name)' has both run=\"…\" and storeAt=\"…\": keep one.", at: at, name: name)
+        return nil
+      case (nil, nil):
+        problems.malformed(
+          "Wait '\(name)' has neither run=\"…\" (a registered input) nor storeAt=\"…\" (the path its input is stored at): add one.",
+          at: at, name: name)
+        return nil
+      }
+      return ChartNode(
+        .wait(ChartWait(name: name, isFinal: isFinal(element), input: input)), at: at)
+    case "subflow":
+      check(element, attributes: ["name", "final", "chart", "context"], text: false)
+      let name = element.attributes["name"]
+      let exits = subflowExits(element, name: name, depth: depth)
+      guard let name = required("name", of: element), let chart = required("chart", of: element),
+        let exits
+      else { return nil }
+      let subflow = ChartSubflow(
+        name: name, isFinal: isFinal(element), chart: chart,
+        contextPath: element.attributes["context"], exits: exits)
+      return ChartNode(.subflow(subflow), at: at)
+    case "map":
+      check(
+        element,
+        attributes: [
+          "name", "final", "over", "into", "chart", "maxConcurrency", "toleratedFailures",
+        ], text: false)
+      guard let name = required("name", of: element), let over = required("over", of: element)
+      else { return nil }
+      let source: ChartSource
+      switch (element.attributes["chart"], element.children.isEmpty) {
+      case (let chart?, true): source = .file(chart)
+      case (nil, false): source = .states(block(element.children, depth: depth + 1))
+      case (.some, false):
+        problems.malformed(
+          "Map '\(name)' has both chart=\"…\" and states: keep one.", at: at, name: name)
+        return nil
+      case (nil, true):
+        problems.malformed(
+          "Map '\(name)' has neither chart=\"…\" (a chart file) nor states (run per element): add one.",
+          at: at, name: name)
+        return nil
+      }
+      let map = ChartMap(
+        name: name, isFinal: isFinal(element), over: over, into: element.attributes["into"],
+        chart: source, maxConcurrency: count("maxConcurrency", of: element, minimum: 1),
+        toleratedFailures: count("toleratedFailures", of: element, minimum: 0) ?? 0)
+      return ChartNode(.map(map), at: at)
     case "goTo":
       check(element, attributes: ["state"], text: false, children: false)
       guard let target = required("state", of: element) else { return nil }

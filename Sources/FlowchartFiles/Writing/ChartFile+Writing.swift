@@ -104,9 +104,66 @@ struct TextWriter {
       let names = file.entryPoints.map { Self.quoted($0.name) }.joined(separator: ", ")
       line("\"entryPoints\": [\(names)],")
     }
-    jsonBlock(key: "flowchart", file.states, last: true)
+    jsonBlock(key: "flowchart", file.states, last: file.outcomes == nil)
+    if let outcomes = file.outcomes {
+      line("\"outcomes\": {")
+      indent += 1
+      if outcomes.mapsEveryEnd { line("\"mapsEveryEnd\": true,") }
+      if outcomes.rules.isEmpty {
+        line("\"rules\": []")
+      } else {
+        line("\"rules\": [")
+        indent += 1
+        for (index, rule) in outcomes.rules.enumerated() {
+          var fields = [
+            "\"outcome\": \(Self.quoted(rule.outcome))", "\"state\": \(Self.quoted(rule.state))",
+          ]
+          switch rule.decision {
+          case nil: break
+          case .yes?: fields.append("\"decision\": \"yes\"")
+          case .no?: fields.append("\"decision\": \"no\"")
+          case .done?: fields.append("\"decision\": \"done\"")
+          case .key(let key)?: fields.append("\"key\": \(Self.quoted(key))")
+          }
+          line(
+            "{" + fields.joined(separator: ", ") + "}"
+              + (index == outcomes.rules.count - 1 ? "" : ","))
+        }
+        indent -= 1
+        line("]")
+      }
+      indent -= 1
+      line("}")
+    }
     indent -= 1
     line("}")
+  }
+
+  /// A multiple condition's or keyed subflow's `"exits": [ … ]`, with a trailing comma unless
+  /// `last`.
+  mutating func jsonExits(_ exits: [ChartExit], last: Bool) {
+    let comma = last ? "" : ","
+    guard !exits.isEmpty else {
+      line("\"exits\": []" + comma)
+      return
+    }
+    line("\"exits\": [")
+    indent += 1
+    for (index, exit) in exits.enumerated() {
+      let exitComma = index == exits.count - 1 ? "" : ","
+      line("{")
+      indent += 1
+      if let key = exit.key {
+        line("\"case\": \(Self.quoted(key)),")
+        jsonBlock(key: "states", exit.states, last: true)
+      } else {
+        jsonBlock(key: "default", exit.states, last: true)
+      }
+      indent -= 1
+      line("}" + exitComma)
+    }
+    indent -= 1
+    line("]" + comma)
   }
 
   /// `"key": [ … ]` with its trailing comma unless `last`.
@@ -179,31 +236,7 @@ struct TextWriter {
       line("{")
       indent += 1
       for field in fields { line(field + ",") }
-      if exits.isEmpty {
-        line("\"exits\": []")
-      } else {
-        line("\"exits\": [")
-        indent += 1
-        for (index, exit) in exits.enumerated() {
-          let exitComma = index == exits.count - 1 ? "" : ","
-          if let key = exit.key {
-            line("{")
-            indent += 1
-            line("\"case\": \(Self.quoted(key)),")
-            jsonBlock(key: "states", exit.states, last: true)
-            indent -= 1
-            line("}" + exitComma)
-          } else {
-            line("{")
-            indent += 1
-            jsonBlock(key: "default", exit.states, last: true)
-            indent -= 1
-            line("}" + exitComma)
-          }
-        }
-        indent -= 1
-        line("]")
-      }
+      jsonExits(exits, last: true)
       indent -= 1
       line("}" + comma)
     case .dispatch(let dispatch):
@@ -212,6 +245,8 @@ struct TextWriter {
       line("\"dispatch\": \(Self.quoted(dispatch.name)),")
       if dispatch.isFinal { line("\"final\": true,") }
       if let merge = dispatch.merge { line("\"merge\": \(Self.quoted(merge)),") }
+      if let limit = dispatch.maxConcurrency { line("\"maxConcurrency\": \(limit),") }
+      if dispatch.join != .all { line("\"join\": \(Self.quoted(dispatch.join.text)),") }
       if dispatch.branches.isEmpty {
         line("\"branches\": []")
       } else {
@@ -221,6 +256,9 @@ struct TextWriter {
           line("{")
           indent += 1
           if let name = branch.name { line("\"name\": \(Self.quoted(name)),") }
+          if !branch.after.isEmpty {
+            line("\"after\": [\(branch.after.map(Self.quoted).joined(separator: ", "))],")
+          }
           jsonBlock(key: "states", branch.states, last: true)
           indent -= 1
           line("}" + (index == dispatch.branches.count - 1 ? "" : ","))
@@ -230,6 +268,59 @@ struct TextWriter {
       }
       indent -= 1
       line("}" + comma)
+    case .wait(let wait):
+      fields.append("\"wait\": \(Self.quoted(wait.name))")
+      if wait.isFinal { fields.append("\"final\": true") }
+      switch wait.input {
+      case .handler(let run): fields.append("\"run\": \(Self.quoted(run))")
+      case .store(let path): fields.append("\"storeAt\": \(Self.quoted(path))")
+      }
+      line("{" + fields.joined(separator: ", ") + "}" + comma)
+    case .subflow(let subflow):
+      fields.append("\"subflow\": \(Self.quoted(subflow.name))")
+      if subflow.isFinal { fields.append("\"final\": true") }
+      fields.append("\"chart\": \(Self.quoted(subflow.chart))")
+      if let path = subflow.contextPath { fields.append("\"context\": \(Self.quoted(path))") }
+      switch subflow.exits {
+      case .none:
+        line("{" + fields.joined(separator: ", ") + "}" + comma)
+      case .yesNo(let yes, let no):
+        line("{")
+        indent += 1
+        for field in fields { line(field + ",") }
+        jsonBlock(key: "yes", yes, last: false)
+        jsonBlock(key: "no", no, last: true)
+        indent -= 1
+        line("}" + comma)
+      case .keyed(let exits):
+        line("{")
+        indent += 1
+        for field in fields { line(field + ",") }
+        jsonExits(exits, last: true)
+        indent -= 1
+        line("}" + comma)
+      }
+    case .map(let map):
+      fields.append("\"map\": \(Self.quoted(map.name))")
+      if map.isFinal { fields.append("\"final\": true") }
+      fields.append("\"over\": \(Self.quoted(map.over))")
+      if let into = map.into { fields.append("\"into\": \(Self.quoted(into))") }
+      if let limit = map.maxConcurrency { fields.append("\"maxConcurrency\": \(limit)") }
+      if map.toleratedFailures != 0 {
+        fields.append("\"toleratedFailures\": \(map.toleratedFailures)")
+      }
+      switch map.chart {
+      case .file(let path):
+        fields.append("\"chart\": \(Self.quoted(path))")
+        line("{" + fields.joined(separator: ", ") + "}" + comma)
+      case .states(let states):
+        line("{")
+        indent += 1
+        for field in fields { line(field + ",") }
+        jsonBlock(key: "states", states, last: true)
+        indent -= 1
+        line("}" + comma)
+      }
     }
   }
 
@@ -296,6 +387,24 @@ struct TextWriter {
       line("<entryPoint\(Self.attributes([("state", entry.name)]))/>")
     }
     for node in file.states { xmlNode(node) }
+    if let outcomes = file.outcomes {
+      xmlElement(
+        "outcomes", [("mapsEveryEnd", outcomes.mapsEveryEnd ? "true" : nil)],
+        isEmpty: outcomes.rules.isEmpty
+      ) { writer in
+        for rule in outcomes.rules {
+          var attributes: [(String, String?)] = [("value", rule.outcome), ("state", rule.state)]
+          switch rule.decision {
+          case nil: break
+          case .yes?: attributes.append(("decision", "yes"))
+          case .no?: attributes.append(("decision", "no"))
+          case .done?: attributes.append(("decision", "done"))
+          case .key(let key)?: attributes.append(("key", key))
+          }
+          writer.line("<outcome\(Self.attributes(attributes))/>")
+        }
+      }
+    }
     indent -= 1
     line("</flowchart>")
   }
@@ -370,12 +479,65 @@ struct TextWriter {
     case .dispatch(let dispatch):
       let attributes = [
         ("name", dispatch.name), ("final", dispatch.isFinal ? "true" : nil),
-        ("merge", dispatch.merge),
+        ("merge", dispatch.merge), ("maxConcurrency", dispatch.maxConcurrency.map { "\($0)" }),
+        ("join", dispatch.join == .all ? nil : dispatch.join.text),
       ]
       xmlElement("dispatch", attributes, isEmpty: dispatch.branches.isEmpty) { writer in
         for branch in dispatch.branches {
-          writer.xmlBlock("branch", [("name", branch.name)], branch.states)
+          writer.xmlElement(
+            "branch", [("name", branch.name)],
+            isEmpty: branch.states.isEmpty && branch.after.isEmpty
+          ) { writer in
+            for name in branch.after {
+              writer.line("<after\(Self.attributes([("branch", name)]))/>")
+            }
+            for node in branch.states { writer.xmlNode(node) }
+          }
         }
+      }
+    case .wait(let wait):
+      var attributes = [("name", wait.name), ("final", wait.isFinal ? "true" : nil)]
+      switch wait.input {
+      case .handler(let run): attributes.append(("run", run))
+      case .store(let path): attributes.append(("storeAt", path))
+      }
+      line("<wait\(Self.attributes(attributes))/>")
+    case .subflow(let subflow):
+      let attributes = [
+        ("name", subflow.name), ("final", subflow.isFinal ? "true" : nil),
+        ("chart", subflow.chart), ("context", subflow.contextPath),
+      ]
+      switch subflow.exits {
+      case .none:
+        line("<subflow\(Self.attributes(attributes))/>")
+      case .yesNo(let yes, let no):
+        xmlElement("subflow", attributes, isEmpty: false) { writer in
+          writer.xmlBlock("yes", [], yes)
+          writer.xmlBlock("no", [], no)
+        }
+      case .keyed(let exits):
+        xmlElement("subflow", attributes, isEmpty: exits.isEmpty) { writer in
+          for exit in exits {
+            if let key = exit.key {
+              writer.xmlBlock("case", [("key", key)], exit.states)
+            } else {
+              writer.xmlBlock("default", [], exit.states)
+            }
+          }
+        }
+      }
+    case .map(let map):
+      var attributes = [
+        ("name", map.name), ("final", map.isFinal ? "true" : nil), ("over", map.over),
+        ("into", map.into), ("maxConcurrency", map.maxConcurrency.map { "\($0)" }),
+        ("toleratedFailures", map.toleratedFailures == 0 ? nil : "\(map.toleratedFailures)"),
+      ]
+      switch map.chart {
+      case .file(let path):
+        attributes.append(("chart", path))
+        line("<map\(Self.attributes(attributes))/>")
+      case .states(let states):
+        xmlBlock("map", attributes, states)
       }
     }
   }

@@ -74,7 +74,7 @@ struct RandomChart {
   mutating func node(depth: Int) -> ChartNode {
     let at = location()
     let nested = depth < 3
-    switch int(nested ? 0...9 : 0...4) {
+    switch int(nested ? 0...10 : 0...4) {
     case 0, 1, 2:
       let stores = (0..<int(0...2)).map { _ in ChartStore(path: path(), value: value(), at: at) }
       return ChartNode(
@@ -113,25 +113,88 @@ struct RandomChart {
         .multipleCondition(
           ChartMultipleCondition(name: name(), isFinal: false, decision: decision, exits: exits)),
         at: at)
-    default:
-      let branches = (0..<int(1...3)).map { _ in
-        ChartBranch(name: chance(50) ? name() : nil, states: block(depth: depth + 1), at: at)
+    case 10 where chance(33):
+      let input: ChartWait.Input = chance(50) ? .handler("receive") : .store(path: path())
+      return ChartNode(.wait(ChartWait(name: name(), isFinal: chance(20), input: input)), at: at)
+    case 10 where chance(50):
+      let exits: ChartSubflow.Exits
+      switch int(0...2) {
+      case 0: exits = .none
+      case 1: exits = .yesNo(yes: block(depth: depth + 1), no: block(depth: depth + 1))
+      default:
+        exits = .keyed([
+          ChartExit(key: "Inner end", states: block(depth: depth + 1), at: at),
+          ChartExit(key: chance(50) ? nil : "Inner other", states: block(depth: depth + 1), at: at),
+        ])
       }
+      let subflow = ChartSubflow(
+        name: name(), isFinal: chance(20), chart: "inner.json",
+        contextPath: chance(50) ? nil : path(), exits: exits)
+      return ChartNode(.subflow(subflow), at: at)
+    case 10:
+      let source: ChartSource =
+        chance(50)
+        ? .file("inner.json")
+        : .states([
+          ChartNode(
+            .action(ChartAction(name: "Each \(int(1...9))", isFinal: true, handler: "work")),
+            at: at)
+        ])
+      let map = ChartMap(
+        name: name(), isFinal: chance(20), over: path(), into: chance(50) ? nil : path(),
+        chart: source, maxConcurrency: chance(50) ? nil : int(1...4),
+        toleratedFailures: chance(50) ? 0 : int(1...3))
+      return ChartNode(.map(map), at: at)
+    default:
+      var branchNames: [String] = []
+      let branches = (0..<int(1...3)).map { _ in
+        let branchName = chance(70) ? name() : nil
+        let after = chance(40) && !branchNames.isEmpty ? [branchNames[0]] : []
+        if let branchName { branchNames.append(branchName) }
+        return ChartBranch(
+          name: branchName, after: after, states: block(depth: depth + 1), at: at)
+      }
+      let joins: [ChartJoin] = [.all, .firstSuccess, .quorum(1), .toleratingFailures(2)]
       return ChartNode(
         .dispatch(
           ChartDispatch(
             name: name(), isFinal: chance(20), merge: chance(50) ? "merge" : nil,
+            maxConcurrency: chance(50) ? nil : int(1...3), join: joins[int(0...3)],
             branches: branches)),
         at: at)
     }
   }
 
+  /// The chart random subflows and maps run: two final states of the top level.
+  static let inner = ChartFile(
+    path: "inner.json",
+    states: [
+      ChartNode(
+        .condition(
+          ChartCondition(
+            name: "Inner end", decision: .test(ChartTest(.present(path: "a"), at: innerAt)),
+            yes: [ChartNode(.action(ChartAction(name: "Inner other", isFinal: true)), at: innerAt)]
+          )), at: innerAt),
+      ChartNode(.action(ChartAction(name: "Inner last", isFinal: true)), at: innerAt),
+    ])
+  static let innerAt = SourceLocation(fileID: "inner.json", line: 1, column: 1)
+
   /// A random chart file.
   mutating func file() -> ChartFile {
     let states = block(depth: 1)
-    var file = ChartFile(path: "random", states: states)
+    var file = ChartFile(path: "random", states: states, includedFiles: ["inner.json": Self.inner])
     if chance(20), let name = names.last {
       file.entryPoints = [ChartReference(name, at: location())]
+    }
+    if chance(10) {
+      let finals = states.compactMap(\.stateName)
+      let rules = (0..<int(0...2)).map { index in
+        ChartOutcomeRule(
+          outcome: "outcome \(index)",
+          state: finals.isEmpty ? "Nowhere" : finals[int(0...finals.count - 1)],
+          decision: [nil, .yes, .no, .done, .key("a")][int(0...4)], at: location())
+      }
+      file.outcomes = ChartOutcomes(mapsEveryEnd: chance(20), rules: rules, at: location())
     }
     return file
   }
@@ -144,5 +207,6 @@ func randomChartHandlers() -> HandlerRegistry<ChartValue> {
   handlers["decide"] = .condition { $0[path: "a"] != nil }
   handlers["choose"] = .multipleCondition { _ in "a" }
   handlers["merge"] = .merge { _, _ in }
+  handlers["receive"] = .input(ChartValue.self) { $0[path: "received"] = $1 }
   return handlers
 }
