@@ -1,5 +1,3 @@
-import Synchronization
-
 /// What a group of flows is told from outside, read in one atomic load at each state
 /// boundary.
 ///
@@ -45,7 +43,7 @@ final class RunControl: Sendable {
     // Bits 3 and up are free for later flags.
   }
 
-  @usableFromInline let word = Atomic<UInt8>(0)
+  @usableFromInline let word = AtomicWord<UInt8>(0)
   /// The live run this control belongs to, or `nil` for a run nobody observes.
   @usableFromInline let monitor: (any RunMonitor)?
 
