@@ -1,7 +1,7 @@
 /// A run that is going: its result, its events, and the means to pause, resume or cancel
 /// it.
 ///
-/// ``Flowchart/start(with:stepLimit:clock:isPaused:isLogged:observer:)`` starts the run on a task
+/// ``Flowchart/start(with:stepLimit:clock:isPaused:isLogged:observer:isolation:)`` starts the run on a task
 /// the handle owns and returns at once. The handle is a `Sendable` value: copies refer to
 /// the same run, and any task may use them.
 ///
@@ -111,9 +111,15 @@ public struct RunHandle<Context: Sendable>: Sendable {
 extension Flowchart {
   /// Starts a run with `context` and returns its handle at once.
   ///
-  /// The run is the same as ``run(with:stepLimit:)``'s, on a task the handle owns: observe
-  /// it with ``RunHandle/events(bufferingNewest:)`` or `observer`, pause and resume it at
-  /// state boundaries, cancel it, and await its ``RunHandle/result``.
+  /// The run is the same as ``run(with:stepLimit:isolation:)``'s, on a task the handle owns:
+  /// observe it with ``RunHandle/events(bufferingNewest:)`` or `observer`, pause and resume it
+  /// at state boundaries, cancel it, and await its ``RunHandle/result``.
+  ///
+  /// The task runs the synchronous states on `isolation`, the caller's actor by default (a
+  /// run started from the main actor runs them on the main actor), and each asynchronous
+  /// state's closure and each dispatch branch on the global concurrent executor, as
+  /// ``run(with:stepLimit:isolation:)`` does; `observer`'s callbacks are called from the flow
+  /// that reports, wherever it runs.
   ///
   /// ```swift
   /// let handle = chart.start(with: context, isPaused: true)
@@ -124,7 +130,7 @@ extension Flowchart {
   ///
   /// - Parameters:
   ///   - context: The value the states read and change.
-  ///   - stepLimit: As for ``run(with:stepLimit:)``; an invalid limit fails the run.
+  ///   - stepLimit: As for ``run(with:stepLimit:isolation:)``; an invalid limit fails the run.
   ///   - clock: The clock that times the run's events; a `ContinuousClock` unless a test
   ///     wants times it controls.
   ///   - isPaused: Whether the run waits, before it reports anything, for
@@ -133,10 +139,13 @@ extension Flowchart {
   ///     before and after each state by reflection.
   ///   - observer: Callbacks the run calls as it enters and finishes states, and when it
   ///     ends.
+  ///   - isolation: The actor the synchronous states run on: by default the caller's
+  ///     (`#isolation`), or `nil` when the caller is not isolated to an actor.
   /// - Returns: The handle of the run, already going (or waiting for `resume()`).
   public func start<C: Clock>(
     with context: Context, stepLimit: Int? = nil, clock: C = ContinuousClock(),
-    isPaused: Bool = false, isLogged: Bool = false, observer: RunObserver? = nil
+    isPaused: Bool = false, isLogged: Bool = false, observer: RunObserver? = nil,
+    isolation: isolated (any Actor)? = #isolation
   ) -> RunHandle<Context> where C.Duration == Duration {
     let origin = clock.now
     let live = LiveRun(
@@ -147,7 +156,8 @@ extension Flowchart {
     let task = Task { () async -> Result<RunResult<Context>, RunError> in
       await LiveInbox.$current.withValue(live) {
         await chart.runLive(
-          live, from: first, with: context, stepLimit: stepLimit, isPaused: isPaused)
+          live, from: first, with: context, stepLimit: stepLimit, isPaused: isPaused,
+          isolation: isolation)
       }
     }
     return RunHandle(run: live, task: task)
@@ -156,7 +166,7 @@ extension Flowchart {
   /// The body of a live run's task.
   func runLive(
     _ live: LiveRun<Context>, from first: Int32, with context: Context, stepLimit: Int?,
-    isPaused: Bool
+    isPaused: Bool, isolation: isolated (any Actor)?
   ) async -> Result<RunResult<Context>, RunError> {
     if isPaused { await live.waitForStart() }
     live.started(at: first)

@@ -1,4 +1,4 @@
-/// Walks a compiled graph: the runtime behind ``Flowchart/run(with:stepLimit:)`` and
+/// Walks a compiled graph: the runtime behind ``Flowchart/run(with:stepLimit:isolation:)`` and
 /// ``Flowchart/runSynchronously(with:stepLimit:)``.
 ///
 /// ## The shape of a run
@@ -120,20 +120,24 @@ struct Interpreter<Context: Sendable>: Sendable {
   /// A cancellation handler on the task raises the run's ``RunControl``, which the loop
   /// reads at each boundary.
   @inlinable
-  func run(cursor: inout Cursor<Context>, context: inout Context) async throws(RunError) -> Decision
-  {
+  func run(
+    cursor: inout Cursor<Context>, context: inout Context,
+    isolation: isolated (any Actor)? = #isolation
+  ) async throws(RunError) -> Decision {
     try await run(cursor: &cursor, context: &context, topLevel: RunControl())
   }
 
   /// Runs the top-level flow under `control`: a live run's, which reports to its monitor.
   @inlinable
   func run(
-    cursor: inout Cursor<Context>, context: inout Context, topLevel control: RunControl
+    cursor: inout Cursor<Context>, context: inout Context, topLevel control: RunControl,
+    isolation: isolated (any Actor)? = #isolation
   ) async throws(RunError) -> Decision {
     let outcome = await withTaskCancellationHandler {
       () async -> Result<Decision, RunError> in
       do throws(RunError) {
-        return .success(try await run(cursor: &cursor, context: &context, control: control))
+        return .success(
+          try await run(cursor: &cursor, context: &context, control: control, isolation: isolation))
       } catch {
         return .failure(error)
       }
@@ -147,7 +151,8 @@ struct Interpreter<Context: Sendable>: Sendable {
   /// ``runSynchronousStates(cursor:context:control:reporting:)`` and runs the rest itself.
   @inlinable
   func run(
-    cursor: inout Cursor<Context>, context: inout Context, control: RunControl
+    cursor: inout Cursor<Context>, context: inout Context, control: RunControl,
+    isolation: isolated (any Actor)? = #isolation
   ) async throws(RunError) -> Decision {
     do throws(RunError) {
       return try await runFlow(cursor: &cursor, context: &context, control: control)
@@ -163,7 +168,8 @@ struct Interpreter<Context: Sendable>: Sendable {
   /// The body of ``run(cursor:context:control:)``.
   @inlinable
   func runFlow(
-    cursor: inout Cursor<Context>, context: inout Context, control: RunControl
+    cursor: inout Cursor<Context>, context: inout Context, control: RunControl,
+    isolation: isolated (any Actor)? = #isolation
   ) async throws(RunError) -> Decision {
     while true {
       var node = graph.nodeBase[Int(cursor.state)]
@@ -239,7 +245,7 @@ struct Interpreter<Context: Sendable>: Sendable {
   @inlinable @inline(never)
   func decideKey(
     _ node: Node, at state: Int32, cursor: inout Cursor<Context>, context: inout Context,
-    control: RunControl
+    control: RunControl, isolation: isolated (any Actor)? = #isolation
   ) async throws(RunError) -> Decision {
     let key: any Hashable & Sendable
     do {
@@ -266,7 +272,8 @@ struct Interpreter<Context: Sendable>: Sendable {
   @inlinable
   func runDispatch(
     _ plan: DispatchPlan, at state: Int32, cursor: inout Cursor<Context>,
-    context: inout Context, control parent: RunControl
+    context: inout Context, control parent: RunControl,
+    isolation: isolated (any Actor)? = #isolation
   ) async throws(RunError) {
     let original = context
     let interpreter = self
@@ -632,7 +639,8 @@ struct Interpreter<Context: Sendable>: Sendable {
   /// waiting, and the run stops there.
   @usableFromInline
   func waitWhilePaused(
-    before state: Int32, path: borrowing PathRecorder, flow: Int32, control: RunControl
+    before state: Int32, path: borrowing PathRecorder, flow: Int32, control: RunControl,
+    isolation: isolated (any Actor)? = #isolation
   ) async throws(RunError) {
     await control.monitor?.waitWhilePaused(before: state, flow: flow)
     if control.isCancelled || Task.isCancelled {

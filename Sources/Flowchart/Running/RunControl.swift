@@ -12,7 +12,7 @@
 ///
 /// ## Live runs
 ///
-/// A run started with ``Flowchart/start(with:stepLimit:clock:isPaused:isLogged:observer:)`` has a
+/// A run started with ``Flowchart/start(with:stepLimit:clock:isPaused:isLogged:observer:isolation:)`` has a
 /// ``monitor``, and every control of that run (its top-level flow's and each dispatch's)
 /// carries ``Flags/observed`` for the whole run: the boundary's slow path then reports the
 /// flow to the monitor, and ``Flags/paused`` makes the flows wait at their next boundary.
