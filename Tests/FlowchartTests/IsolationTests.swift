@@ -128,7 +128,7 @@ struct IsolationTests {
   }
 
   @available(macOS 14, iOS 17, tvOS 17, watchOS 10, visionOS 1, *)
-  @Test func dispatchBranchesRunInChildTasksAndTheMergeOnTheCallersActor() async throws {
+  @Test func dispatchBranchesAndTheMergeRunOffTheCallersActor() async throws {
     let chart = try Flowchart<Trace> {
       Dispatch(
         "Fan out",
@@ -144,7 +144,7 @@ struct IsolationTests {
     }
     let trace = try await QueueActor().run(chart)
     #expect(
-      trace.onActor == ["Branch 1": false, "Branch 2": false, "Merge": true, "After": true])
+      trace.onActor == ["Branch 1": false, "Branch 2": false, "Merge": false, "After": true])
   }
 
   @available(macOS 14, iOS 17, tvOS 17, watchOS 10, visionOS 1, *)

@@ -176,7 +176,8 @@ extension Flowchart {
       var context = context
       var cursor = Cursor<Context>(at: first, stepLimit: interpreter.stepLimit)
       let decision = try await interpreter.run(
-        cursor: &cursor, context: &context, topLevel: RunControl(monitor: live))
+        cursor: &cursor, context: &context, topLevel: RunControl(monitor: live),
+        isolation: isolation)
       outcome = .success(result(cursor, decision, context: context))
     } catch {
       outcome = .failure(error)

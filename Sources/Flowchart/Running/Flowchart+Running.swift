@@ -83,7 +83,8 @@ extension Flowchart {
     let interpreter = Interpreter(graph: graph, stepLimit: try validatedStepLimit(stepLimit))
     var context = context
     var cursor = Cursor<Context>(at: first, stepLimit: interpreter.stepLimit)
-    let decision = try await interpreter.run(cursor: &cursor, context: &context)
+    let decision = try await interpreter.run(
+      cursor: &cursor, context: &context, isolation: isolation)
     return result(cursor, decision, context: context)
   }
 

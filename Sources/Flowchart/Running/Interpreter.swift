@@ -121,17 +121,16 @@ struct Interpreter<Context: Sendable>: Sendable {
   /// reads at each boundary.
   @inlinable
   func run(
-    cursor: inout Cursor<Context>, context: inout Context,
-    isolation: isolated (any Actor)? = #isolation
+    cursor: inout Cursor<Context>, context: inout Context, isolation: (any Actor)? = nil
   ) async throws(RunError) -> Decision {
-    try await run(cursor: &cursor, context: &context, topLevel: RunControl())
+    try await run(cursor: &cursor, context: &context, topLevel: RunControl(), isolation: isolation)
   }
 
   /// Runs the top-level flow under `control`: a live run's, which reports to its monitor.
   @inlinable
   func run(
     cursor: inout Cursor<Context>, context: inout Context, topLevel control: RunControl,
-    isolation: isolated (any Actor)? = #isolation
+    isolation: (any Actor)? = nil
   ) async throws(RunError) -> Decision {
     let outcome = await withTaskCancellationHandler {
       () async -> Result<Decision, RunError> in
@@ -152,10 +151,11 @@ struct Interpreter<Context: Sendable>: Sendable {
   @inlinable
   func run(
     cursor: inout Cursor<Context>, context: inout Context, control: RunControl,
-    isolation: isolated (any Actor)? = #isolation
+    isolation: (any Actor)? = nil
   ) async throws(RunError) -> Decision {
     do throws(RunError) {
-      return try await runFlow(cursor: &cursor, context: &context, control: control)
+      return try await runFlow(
+        cursor: &cursor, context: &context, control: control, isolation: isolation)
     } catch {
       // Whatever stopped the flow, it stopped at the cursor's state: a live run reports it.
       if _slowPath(control.isObserved) {
@@ -169,13 +169,16 @@ struct Interpreter<Context: Sendable>: Sendable {
   @inlinable
   func runFlow(
     cursor: inout Cursor<Context>, context: inout Context, control: RunControl,
-    isolation: isolated (any Actor)? = #isolation
+    isolation: (any Actor)? = nil
   ) async throws(RunError) -> Decision {
     while true {
       var node = graph.nodeBase[Int(cursor.state)]
       if !node.kind.suspends {
         let ended =
-          if _slowPath(control.isObserved) {
+          if let isolation {
+            try await runSynchronousStates(
+              on: isolation, cursor: &cursor, context: &context, control: control)
+          } else if _slowPath(control.isObserved) {
             try runSynchronousStates(
               cursor: &cursor, context: &context, control: control, reporting: Reported.self)
           } else {
@@ -245,7 +248,7 @@ struct Interpreter<Context: Sendable>: Sendable {
   @inlinable @inline(never)
   func decideKey(
     _ node: Node, at state: Int32, cursor: inout Cursor<Context>, context: inout Context,
-    control: RunControl, isolation: isolated (any Actor)? = #isolation
+    control: RunControl
   ) async throws(RunError) -> Decision {
     let key: any Hashable & Sendable
     do {
@@ -272,8 +275,7 @@ struct Interpreter<Context: Sendable>: Sendable {
   @inlinable
   func runDispatch(
     _ plan: DispatchPlan, at state: Int32, cursor: inout Cursor<Context>,
-    context: inout Context, control parent: RunControl,
-    isolation: isolated (any Actor)? = #isolation
+    context: inout Context, control parent: RunControl
   ) async throws(RunError) {
     let original = context
     let interpreter = self
@@ -639,8 +641,7 @@ struct Interpreter<Context: Sendable>: Sendable {
   /// waiting, and the run stops there.
   @usableFromInline
   func waitWhilePaused(
-    before state: Int32, path: borrowing PathRecorder, flow: Int32, control: RunControl,
-    isolation: isolated (any Actor)? = #isolation
+    before state: Int32, path: borrowing PathRecorder, flow: Int32, control: RunControl
   ) async throws(RunError) {
     await control.monitor?.waitWhilePaused(before: state, flow: flow)
     if control.isCancelled || Task.isCancelled {
