@@ -3,9 +3,9 @@ import PackageDescription
 
 let package = Package(
   name: "Flowchart",
-  // macOS 15 and its peers bring Synchronization's Atomic, which the run loop uses to notice
-  // cancellation in one load.
-  platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+  // Clock and Duration need macOS 13 and its peers. The run loop's atomic word and lock come
+  // from CFlowchartAtomics (C11 atomics, pthread), not from Synchronization (macOS 15).
+  platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
   products: [
     .library(name: "Flowchart", targets: ["Flowchart"]),
     .library(name: "FlowchartFiles", targets: ["FlowchartFiles"]),
@@ -15,7 +15,10 @@ let package = Package(
   ],
   dependencies: [],
   targets: [
-    .target(name: "Flowchart"),
+    .target(name: "Flowchart", dependencies: ["CFlowchartAtomics"]),
+    // The atomic word and the lock the core runs on: C11 `stdatomic.h` and a pthread mutex,
+    // `static inline` in one header. Part of the Flowchart library, not a package dependency.
+    .target(name: "CFlowchartAtomics"),
     .testTarget(name: "FlowchartTests", dependencies: ["Flowchart", "FlowchartTesting"]),
     // Charts in files (JSON and XML), bound to code by name; Foundation is allowed here.
     .target(name: "FlowchartFiles", dependencies: ["Flowchart"]),

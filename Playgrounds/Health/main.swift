@@ -8,7 +8,6 @@
 // Run it with `swift run Health`.
 
 import Flowchart
-import Synchronization
 
 /// The test subject: the answers the decisions read, and what the exercises leave behind.
 struct Subject: Sendable {
@@ -57,7 +56,9 @@ func makeHealthWorkflow() throws(DefinitionError) -> Flowchart<Subject> {
 /// ignored.
 final class HealthCheck: Sendable {
   let workflow: Flowchart<Subject>
-  private let running = Mutex<RunHandle<Subject>?>(nil)
+  // The package's own lock, so the playground runs from macOS 13; from macOS 15, use
+  // Synchronization's `Mutex` the same way.
+  private let running = Lock<RunHandle<Subject>?>(nil)
 
   init(workflow: Flowchart<Subject>) {
     self.workflow = workflow

@@ -1,7 +1,6 @@
 import Flowchart
 import FlowchartFiles
 import Foundation
-import Synchronization
 
 extension Tool {
   /// Runs the command `name` with its parsed arguments.

@@ -1,7 +1,6 @@
 import Flowchart
 import FlowchartFiles
 import Foundation
-import Synchronization
 
 extension Tool {
   /// `flowchart run <file> --context <json> --decide <state=decision> ... --log`.
@@ -227,7 +226,7 @@ private struct DecodedValue: Decodable {
 
 /// The steps a run reports to `--log`, in the order they happen.
 private final class StepLog: Sendable {
-  private let storage = Mutex<[(StateID, ObservedStep)]>([])
+  private let storage = Lock<[(StateID, ObservedStep)]>([])
 
   /// Records that `state` did `step`.
   func append(_ state: StateID, _ step: ObservedStep) {

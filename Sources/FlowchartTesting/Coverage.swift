@@ -1,5 +1,4 @@
 import Flowchart
-import Synchronization
 import Testing
 
 /// Records which states, exits and final decisions the runs of a chart took, and reports
@@ -34,7 +33,7 @@ public final class Coverage<Context: Sendable>: Sendable {
   public let chart: Flowchart<Context>
   /// The dispatch and branch exit each branch's first state stands for.
   private let branchStarts: [StateID: (dispatch: StateID, exit: Int)]
-  private let taken = Mutex(Taken())
+  private let taken = Lock(Taken())
 
   /// What the runs took so far.
   private struct Taken {

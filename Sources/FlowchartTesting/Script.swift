@@ -146,7 +146,7 @@ public struct ScriptError: Error, Sendable, CustomStringConvertible {
 extension Flowchart {
   /// A copy of the chart in which the states `script` names decide as it says.
   ///
-  /// The copy runs with the ordinary `Flowchart.run(with:stepLimit:)` and
+  /// The copy runs with the ordinary `Flowchart.run(with:stepLimit:isolation:)` and
   /// `Flowchart.runSynchronously(with:stepLimit:)`, so its results and errors are the
   /// ordinary ones, and so are dispatch, cancellation and step limits. A state whose
   /// asynchronous code is not kept becomes synchronous: a chart whose asynchronous states
@@ -210,7 +210,7 @@ extension Flowchart {
   ///
   /// - Throws: A ``ScriptError`` before anything runs when the script does not fit the
   ///   chart (see ``scripted(_:recordingInto:)``); otherwise what
-  ///   `Flowchart.run(with:stepLimit:)` throws.
+  ///   `Flowchart.run(with:stepLimit:isolation:)` throws.
   public func run(
     with context: Context, script: Script, recordingInto coverage: Coverage<Context>? = nil,
     stepLimit: Int? = nil

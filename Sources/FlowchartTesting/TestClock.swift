@@ -1,4 +1,4 @@
-import Synchronization
+import Flowchart
 import Testing
 
 /// A clock whose time moves only when the test advances it, so that no test sleeps.
@@ -239,6 +239,6 @@ extension TestClock {
 
   /// The timeline that copies of a clock share.
   final class Storage: Sendable {
-    let state = Mutex(State())
+    let state = Lock(State())
   }
 }

@@ -1,5 +1,4 @@
 import Flowchart
-import Synchronization
 import Testing
 
 /// The shorter forms of the declarations: work that ignores the context, and conditions with
@@ -92,7 +91,7 @@ struct DeclaringConvenienceTests {
 
 /// A thread-safe count, for work that cannot reach the context.
 final class Counter: Sendable {
-  private let count = Mutex(0)
+  private let count = Lock(0)
   var value: Int { count.withLock { $0 } }
   func increment() { count.withLock { $0 += 1 } }
 }

@@ -1,5 +1,4 @@
 import Flowchart
-import Synchronization
 import Testing
 
 /// Gates that also open when the branch parked at one is cancelled, so that a branch the
@@ -46,7 +45,7 @@ private actor CancellableGates {
 
 /// Counts how often a closure outside the chart ran.
 private final class CallCounter: Sendable {
-  private let storage = Mutex(0)
+  private let storage = Lock(0)
 
   func increment() { storage.withLock { $0 += 1 } }
 

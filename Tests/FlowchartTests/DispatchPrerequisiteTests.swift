@@ -1,5 +1,4 @@
 import Flowchart
-import Synchronization
 import Testing
 
 /// What the branches of a test dispatch did, in the order they did it.
@@ -11,7 +10,7 @@ fileprivate actor Journal {
 
 /// What the branches of a synchronous test dispatch did, in order.
 private final class SyncJournal: Sendable {
-  private let storage = Mutex<[String]>([])
+  private let storage = Lock<[String]>([])
 
   func note(_ entry: String) { storage.withLock { $0.append(entry) } }
 
@@ -173,7 +172,7 @@ struct DispatchPrerequisiteTests {
   }
 
   @Test func aDiamondRunsItsLastBranchOnceAfterBoth() async throws {
-    let runs = Mutex(0)
+    let runs = Lock(0)
     let chart = try Flowchart<Order> {
       Dispatch("Diamond") { order, branch in
         order.done.formUnion(branch.done)

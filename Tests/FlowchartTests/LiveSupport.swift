@@ -1,10 +1,9 @@
 import Flowchart
-import Synchronization
 
 /// A one-shot gate a state waits on and a test opens, so that a test decides when a state
 /// finishes without depending on timing.
 final class Gate: Sendable {
-  private let state = Mutex<(isOpen: Bool, waiters: [CheckedContinuation<Void, Never>])>(
+  private let state = Lock<(isOpen: Bool, waiters: [CheckedContinuation<Void, Never>])>(
     (false, []))
 
   func open() {
@@ -30,14 +29,14 @@ final class Gate: Sendable {
 /// A value set once, after the closures that read it were made: the handle a state's code
 /// pauses.
 final class Box<Value: Sendable>: Sendable {
-  private let value = Mutex<Value?>(nil)
+  private let value = Lock<Value?>(nil)
   func set(_ newValue: Value) { value.withLock { $0 = newValue } }
   var wrapped: Value? { value.withLock { $0 } }
 }
 
 /// Things observers collected, in the order they came.
 final class Recorder: Sendable {
-  private let lines = Mutex<[String]>([])
+  private let lines = Lock<[String]>([])
   func append(_ line: String) { lines.withLock { $0.append(line) } }
   var all: [String] { lines.withLock { $0 } }
 }
@@ -88,7 +87,7 @@ final class ManualClock: Clock, Sendable {
     static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
   }
 
-  private let current = Mutex<Duration>(.zero)
+  private let current = Lock<Duration>(.zero)
 
   var now: Instant { Instant(offset: current.withLock { $0 }) }
   var minimumResolution: Duration { .zero }

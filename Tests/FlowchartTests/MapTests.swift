@@ -1,5 +1,4 @@
 import Flowchart
-import Synchronization
 import Testing
 
 /// Flow's `FlowArrayGroupDispatcher` demo and Step Functions' Map: one run per element,
@@ -171,7 +170,7 @@ struct MapTests {
 
 /// Values a map's `collect` reports, read after the run.
 private final class Counts: Sendable {
-  private let storage = Mutex<[Int]>([])
+  private let storage = Lock<[Int]>([])
 
   func record(_ values: Int...) { storage.withLock { $0 += values } }
 

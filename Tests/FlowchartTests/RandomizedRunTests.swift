@@ -1,6 +1,5 @@
 import Flowchart
 import Foundation
-import Synchronization
 import Testing
 
 /// Random charts, run every way a run can be started, checked against a reference
@@ -247,7 +246,7 @@ struct RandomizedRunTests {
 
   /// Cancels the task it was armed with.
   final class Canceller: Sendable {
-    private let cancelTask = Mutex<(@Sendable () -> Void)?>(nil)
+    private let cancelTask = Lock<(@Sendable () -> Void)?>(nil)
 
     func arm(_ cancel: @escaping @Sendable () -> Void) {
       cancelTask.withLock { $0 = cancel }

@@ -21,7 +21,7 @@ extension FlowComponent {
   /// ``RunError`` of kind ``RunError/Kind/timedOut``.
   ///
   /// The limit is measured with the run's clock: a `ContinuousClock`, or the clock given to
-  /// ``Flowchart/run(with:stepLimit:clock:)`` or
+  /// ``Flowchart/run(with:stepLimit:clock:isolation:)`` or
   /// ``Flowchart/start(with:stepLimit:clock:isPaused:isLogged:observer:)``. A state with a
   /// timeout needs an asynchronous run.
   ///

@@ -1,5 +1,3 @@
-import Synchronization
-
 // Scripting: a copy of a compiled chart in which chosen states run other code.
 //
 // Tools of this package (the FlowchartTesting library, the command-line tool) use it to
@@ -546,7 +544,7 @@ private final class DecisionPicker: Sendable {
   private let count: Int
   private let stateName: String
   private let location: SourceLocation
-  private let visits = Atomic<Int>(0)
+  private let visits = AtomicWord<Int>(0)
 
   init(count: Int, stateName: String, location: SourceLocation) {
     self.count = count

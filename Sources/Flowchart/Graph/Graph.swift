@@ -1,5 +1,3 @@
-import Synchronization
-
 /// What the compiler produces, the same for every context type: the nodes, pointing into
 /// the boxes that hold the states' code, and everything else a ``Graph`` holds.
 @usableFromInline
@@ -60,7 +58,7 @@ final class Graph<Context: Sendable>: @unchecked Sendable {
   let entryPoints: [Int32]
   /// Every state's name, indexed on first use: only queries and runs that start at a named
   /// state need it, so compiling does not pay for it.
-  private let nameTable = Mutex<NameTable?>(nil)
+  private let nameTable = Lock<NameTable?>(nil)
   /// The states that are asynchronous: empty when the chart can run synchronously.
   let asynchronousStates: [Int32]
   /// The chart's declared outcomes, if any (see `Live/Outcomes.swift`).

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// The shared state of a live run: its subscribers, whether it is paused, its flows'
 /// positions, and the controls it pauses. The run loop reports to it through
 /// ``RunMonitor`` at each boundary; the ``RunHandle`` drives it.
@@ -54,11 +52,11 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving {
   private let observer: RunObserver?
   /// For a logged run: the context each flow had after its last state, to show what the
   /// next one changed.
-  private let loggedContexts: Mutex<[Int32: Context]>
+  private let loggedContexts: Lock<[Int32: Context]>
   private let isLogged: Bool
   /// Time since the run started, by the run's clock.
   private let elapsed: @Sendable () -> Duration
-  private let state: Mutex<State>
+  private let state: Lock<State>
   /// Where the run's failed flows stopped, for a retry.
   let resumePoints = ResumePoints<Context>()
 
@@ -73,8 +71,8 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving {
     state.isHeldAtStart = isPaused
     if loggedContext != nil { state.log = [] }
     isLogged = loggedContext != nil
-    loggedContexts = Mutex(loggedContext.map { [0: $0] } ?? [:])
-    self.state = Mutex(state)
+    loggedContexts = Lock(loggedContext.map { [0: $0] } ?? [:])
+    self.state = Lock(state)
   }
 
   var log: RunLog { state.withLock { RunLog(lines: $0.log ?? []) } }
@@ -320,7 +318,7 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving {
   // MARK: - Input
 
   /// The state each waiting state's slot belongs to; found on first use.
-  private let slotStates = Mutex<[ObjectIdentifier: Int32]?>(nil)
+  private let slotStates = Lock<[ObjectIdentifier: Int32]?>(nil)
 
   func receive(for slot: InputSlot) async -> (any Sendable)? {
     let state = slotStates.withLock { map -> Int32? in

@@ -1,6 +1,6 @@
 import Synchronization
 
-/// Where one flow of a failed live run stopped: what ``RunHandle/retry(clock:isPaused:isLogged:observer:updating:)``
+/// Where one flow of a failed live run stopped: what ``RunHandle/retry(clock:isPaused:isLogged:observer:updating:isolation:)``
 /// starts from.
 ///
 /// A flow that failed at a state is retried at that state, with the context it had before
@@ -219,13 +219,14 @@ extension Interpreter {
   /// Runs the top-level flow from where a failed run stopped, under a live run's control.
   func resume(
     _ point: FlowResumePoint<Context>, cursor: inout Cursor<Context>, context: inout Context,
-    topLevel control: RunControl
+    topLevel control: RunControl, isolation: (any Actor)? = nil
   ) async throws(RunError) -> Decision {
     let outcome = await withTaskCancellationHandler {
       () async -> Result<Decision, RunError> in
       do throws(RunError) {
         return .success(
-          try await resume(point, cursor: &cursor, context: &context, control: control))
+          try await resume(
+            point, cursor: &cursor, context: &context, control: control, isolation: isolation))
       } catch {
         return .failure(error)
       }
@@ -242,11 +243,12 @@ extension Interpreter {
   @usableFromInline
   func resume(
     _ point: FlowResumePoint<Context>, cursor: inout Cursor<Context>, context: inout Context,
-    control: RunControl
+    control: RunControl, isolation: (any Actor)? = nil
   ) async throws(RunError) -> Decision {
     cursor.state = point.state
     guard let dispatch = point.dispatch else {
-      return try await run(cursor: &cursor, context: &context, control: control)
+      return try await run(
+        cursor: &cursor, context: &context, control: control, isolation: isolation)
     }
     let state = point.state
     let node = graph.nodeBase[Int(state)]
@@ -273,7 +275,7 @@ extension Interpreter {
       }
       throw error
     }
-    return try await run(cursor: &cursor, context: &context, control: control)
+    return try await run(cursor: &cursor, context: &context, control: control, isolation: isolation)
   }
 }
 

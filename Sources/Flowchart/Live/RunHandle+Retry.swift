@@ -35,12 +35,15 @@ extension RunHandle {
   ///   - update: Fixes the context before the retry: applied to each context the retry
   ///     resumes a flow with (the failed state's, in each flow that failed, and the
   ///     context from before a dispatch that runs again), never to a finished branch's.
+  ///   - isolation: The actor the new run's synchronous states run on, as for
+  ///     ``Flowchart/start(with:stepLimit:clock:isPaused:isLogged:observer:isolation:)``.
   /// - Returns: The new run's handle.
   /// - Throws: A ``RetryError`` when this run has not ended, ended with a result, or
   ///   failed before it reached a state.
   public func retry<C: Clock>(
     clock: C = ContinuousClock(), isPaused: Bool = false, isLogged: Bool = false,
-    observer: RunObserver? = nil, updating update: (inout Context) -> Void = { _ in }
+    observer: RunObserver? = nil, updating update: (inout Context) -> Void = { _ in },
+    isolation: isolated (any Actor)? = #isolation
   ) throws(RetryError) -> RunHandle<Context> where C.Duration == Duration {
     let stopped = run.resumePoints.run
     guard run.hasEnded, let succeeded = stopped.succeeded else {
@@ -72,9 +75,13 @@ extension RunHandle {
       elapsed: { origin.duration(to: clock.now) })
     let chart = Flowchart(graph: run.graph)
     let stepLimit = stopped.stepLimit
+    let runClock = RunClock(clock)
     let task = Task { () async -> Result<RunResult<Context>, RunError> in
-      await LiveInbox.$current.withValue(live) {
-        await chart.runRetried(live, from: resumed, stepLimit: stepLimit, isPaused: isPaused)
+      await RunClock.$current.withValue(runClock) {
+        await LiveInbox.$current.withValue(live) {
+          await chart.runRetried(
+            live, from: resumed, stepLimit: stepLimit, isPaused: isPaused, isolation: isolation)
+        }
       }
     }
     return RunHandle(run: live, task: task)
@@ -84,14 +91,15 @@ extension RunHandle {
   /// `prepareForReuse` and Task.framework's reset. The same as `chart.start(with:)`, for
   /// code that holds only the handle.
   ///
-  /// - Parameters: As for ``Flowchart/start(with:stepLimit:clock:isPaused:isLogged:observer:)``.
+  /// - Parameters: As for ``Flowchart/start(with:stepLimit:clock:isPaused:isLogged:observer:isolation:)``.
   /// - Returns: The new run's handle.
   /// - Throws: A ``RetryError`` when this run has not ended: a chart may run any number of
   ///   times at once, but a handle's run is replaced only once it is over, so that two runs
   ///   are never started from one handle by mistake.
   public func restart<C: Clock>(
     with context: Context, stepLimit: Int? = nil, clock: C = ContinuousClock(),
-    isPaused: Bool = false, isLogged: Bool = false, observer: RunObserver? = nil
+    isPaused: Bool = false, isLogged: Bool = false, observer: RunObserver? = nil,
+    isolation: isolated (any Actor)? = #isolation
   ) throws(RetryError) -> RunHandle<Context> where C.Duration == Duration {
     guard run.hasEnded else {
       throw RetryError(
@@ -102,7 +110,7 @@ extension RunHandle {
     }
     return Flowchart(graph: run.graph).start(
       with: context, stepLimit: stepLimit, clock: clock, isPaused: isPaused,
-      isLogged: isLogged, observer: observer)
+      isLogged: isLogged, observer: observer, isolation: isolation)
   }
 
   /// Throws ``InputError/Kind-swift.struct/runEnded`` once the run has ended.
@@ -120,7 +128,7 @@ extension Flowchart {
   /// The body of a retried run's task.
   func runRetried(
     _ live: LiveRun<Context>, from point: FlowResumePoint<Context>, stepLimit: Int,
-    isPaused: Bool
+    isPaused: Bool, isolation: isolated (any Actor)?
   ) async -> Result<RunResult<Context>, RunError> {
     if isPaused { await live.waitForStart() }
     live.started(at: point.state)
@@ -130,7 +138,8 @@ extension Flowchart {
       var context = point.context
       var cursor = Cursor(resuming: point, stepLimit: stepLimit)
       let decision = try await interpreter.resume(
-        point, cursor: &cursor, context: &context, topLevel: RunControl(monitor: live))
+        point, cursor: &cursor, context: &context, topLevel: RunControl(monitor: live),
+        isolation: isolation)
       outcome = .success(result(cursor, decision, context: context))
     } catch {
       outcome = .failure(error)
@@ -141,8 +150,8 @@ extension Flowchart {
   }
 }
 
-/// Why ``RunHandle/retry(clock:isPaused:isLogged:observer:updating:)`` or
-/// ``RunHandle/restart(with:stepLimit:clock:isPaused:isLogged:observer:)`` refused: the
+/// Why ``RunHandle/retry(clock:isPaused:isLogged:observer:updating:isolation:)`` or
+/// ``RunHandle/restart(with:stepLimit:clock:isPaused:isLogged:observer:isolation:)`` refused: the
 /// handle and its run are unharmed.
 public struct RetryError: Error, Sendable, Hashable, CustomStringConvertible {
   /// What was wrong with the call.

@@ -1,7 +1,7 @@
 /// A run that is going: its result, its events, and the means to pause, resume or cancel
 /// it.
 ///
-/// ``Flowchart/start(with:stepLimit:clock:isPaused:isLogged:observer:)`` starts the run on a task
+/// ``Flowchart/start(with:stepLimit:clock:isPaused:isLogged:observer:isolation:)`` starts the run on a task
 /// the handle owns and returns at once. The handle is a `Sendable` value: copies refer to
 /// the same run, and any task may use them.
 ///
@@ -14,8 +14,8 @@
 /// ```
 ///
 /// A handle runs one run, once: there is no way to start it again. Once it has ended (see
-/// ``hasEnded``), ``retry(clock:isPaused:isLogged:observer:updating:)`` goes on from where a
-/// failed or cancelled run stopped, and ``restart(with:stepLimit:clock:isPaused:isLogged:observer:)``
+/// ``hasEnded``), ``retry(clock:isPaused:isLogged:observer:updating:isolation:)`` goes on from where a
+/// failed or cancelled run stopped, and ``restart(with:stepLimit:clock:isPaused:isLogged:observer:isolation:)``
 /// (or `chart.start(with:)`) runs the chart again from its start; each returns a new handle.
 /// An ended handle's ``pause()`` and ``resume()`` do nothing, and ``send(_:to:)-(_,String)``
 /// throws an ``InputError``.
@@ -120,9 +120,15 @@ public struct RunHandle<Context: Sendable>: Sendable {
 extension Flowchart {
   /// Starts a run with `context` and returns its handle at once.
   ///
-  /// The run is the same as ``run(with:stepLimit:)``'s, on a task the handle owns: observe
-  /// it with ``RunHandle/events(bufferingNewest:)`` or `observer`, pause and resume it at
-  /// state boundaries, cancel it, and await its ``RunHandle/result``.
+  /// The run is the same as ``run(with:stepLimit:isolation:)``'s, on a task the handle owns:
+  /// observe it with ``RunHandle/events(bufferingNewest:)`` or `observer`, pause and resume it
+  /// at state boundaries, cancel it, and await its ``RunHandle/result``.
+  ///
+  /// The task runs the synchronous states on `isolation`, the caller's actor by default (a
+  /// run started from the main actor runs them on the main actor), and each asynchronous
+  /// state's closure and each dispatch branch on the global concurrent executor, as
+  /// ``run(with:stepLimit:isolation:)`` does; `observer`'s callbacks are called from the flow
+  /// that reports, wherever it runs.
   ///
   /// ```swift
   /// let handle = chart.start(with: context, isPaused: true)
@@ -133,7 +139,7 @@ extension Flowchart {
   ///
   /// - Parameters:
   ///   - context: The value the states read and change.
-  ///   - stepLimit: As for ``run(with:stepLimit:)``; an invalid limit fails the run.
+  ///   - stepLimit: As for ``run(with:stepLimit:isolation:)``; an invalid limit fails the run.
   ///   - clock: The clock that times the run's events; a `ContinuousClock` unless a test
   ///     wants times it controls.
   ///   - isPaused: Whether the run waits, before it reports anything, for
@@ -142,10 +148,13 @@ extension Flowchart {
   ///     before and after each state by reflection.
   ///   - observer: Callbacks the run calls as it enters and finishes states, and when it
   ///     ends.
+  ///   - isolation: The actor the synchronous states run on: by default the caller's
+  ///     (`#isolation`), or `nil` when the caller is not isolated to an actor.
   /// - Returns: The handle of the run, already going (or waiting for `resume()`).
   public func start<C: Clock>(
     with context: Context, stepLimit: Int? = nil, clock: C = ContinuousClock(),
-    isPaused: Bool = false, isLogged: Bool = false, observer: RunObserver? = nil
+    isPaused: Bool = false, isLogged: Bool = false, observer: RunObserver? = nil,
+    isolation: isolated (any Actor)? = #isolation
   ) -> RunHandle<Context> where C.Duration == Duration {
     let origin = clock.now
     let live = LiveRun(
@@ -158,7 +167,8 @@ extension Flowchart {
       await RunClock.$current.withValue(runClock) {
         await LiveInbox.$current.withValue(live) {
           await chart.runLive(
-            live, from: first, with: context, stepLimit: stepLimit, isPaused: isPaused)
+            live, from: first, with: context, stepLimit: stepLimit, isPaused: isPaused,
+            isolation: isolation)
         }
       }
     }
@@ -168,7 +178,7 @@ extension Flowchart {
   /// The body of a live run's task.
   func runLive(
     _ live: LiveRun<Context>, from first: Int32, with context: Context, stepLimit: Int?,
-    isPaused: Bool
+    isPaused: Bool, isolation: isolated (any Actor)?
   ) async -> Result<RunResult<Context>, RunError> {
     if isPaused { await live.waitForStart() }
     live.started(at: first)
@@ -178,7 +188,8 @@ extension Flowchart {
       var context = context
       var cursor = Cursor<Context>(at: first, stepLimit: interpreter.stepLimit)
       let decision = try await interpreter.run(
-        cursor: &cursor, context: &context, topLevel: RunControl(monitor: live))
+        cursor: &cursor, context: &context, topLevel: RunControl(monitor: live),
+        isolation: isolation)
       outcome = .success(result(cursor, decision, context: context))
     } catch {
       outcome = .failure(error)

@@ -1,7 +1,7 @@
 /// A state that waits until the run is given a value from outside, applies it to the
 /// context, then follows its one exit: Task.framework's external-condition task.
 ///
-/// A live run (``Flowchart/start(with:stepLimit:clock:isPaused:isLogged:observer:)``) takes
+/// A live run (``Flowchart/start(with:stepLimit:clock:isPaused:isLogged:observer:isolation:)``) takes
 /// the value from ``RunHandle/send(_:to:)-(_,String)``. A value sent before the run reaches
 /// the state is kept until it does; the first value sent wins until the state takes it.
 /// While the state waits, the run reports ``RunEvent/Kind/waitingForInput``; cancelling the

@@ -10,6 +10,14 @@ extension Flowchart {
   /// print(result.finalStateName, result.decision)  // Injured? no
   /// ```
   ///
+  /// The run's synchronous states run on the caller's actor, `isolation`: called from the
+  /// main actor, they may update the interface; called from code that is not isolated to an
+  /// actor, they run on the global concurrent executor, as the rest of the run does. The
+  /// closures of asynchronous states run on the global concurrent executor whatever the
+  /// caller (they are `nonisolated` `async` closures), and a dispatch's branches run in child
+  /// tasks, concurrently, on the global concurrent executor; see
+  /// <doc:RunningFlowcharts#Isolation-where-your-code-runs> for every kind of state.
+  ///
   /// Cancelling the calling task cancels the run: the run checks at every state boundary,
   /// including after its last state returns, and the asynchronous state in progress sees
   /// `Task.isCancelled`. A run whose task was cancelled before the run ended throws a
@@ -23,60 +31,75 @@ extension Flowchart {
   ///     ``RunError/Kind/stepLimitExceeded``; each dispatch branch is held to the same
   ///     limit, and its states count toward its parent flow when it joins. `nil` for no
   ///     limit; a negative limit is a ``RunError/Kind/invalidStepLimit`` error.
+  ///   - isolation: The actor the synchronous states run on: by default the caller's
+  ///     (`#isolation`), or `nil` when the caller is not isolated to an actor.
   /// - Returns: The final state, its decision, the final context and the path.
   /// - Throws: A ``RunError`` naming the state where the run stopped, the path that led
   ///   there and the cause.
   @inlinable
   public func run(
-    with context: Context, stepLimit: Int? = nil
+    with context: Context, stepLimit: Int? = nil,
+    isolation: isolated (any Actor)? = #isolation
   ) async throws(RunError) -> RunResult<Context> {
     try await run(from: startIndex, with: context, stepLimit: stepLimit)
   }
 
   /// Runs the chart with `context` from the top-level state `start`.
   ///
+  /// The synchronous states run on `isolation`, the caller's actor by default, as for
+  /// ``run(with:stepLimit:isolation:)``.
+  ///
   /// - Throws: A ``RunError`` of kind ``RunError/Kind/unknownStartState`` when `start` is
   ///   not a state of the chart or is inside a dispatch branch, or any error
-  ///   ``run(with:stepLimit:)`` throws.
+  ///   ``run(with:stepLimit:isolation:)`` throws.
   @inlinable
   public func run(
-    with context: Context, startingAt start: StateID, stepLimit: Int? = nil
+    with context: Context, startingAt start: StateID, stepLimit: Int? = nil,
+    isolation: isolated (any Actor)? = #isolation
   ) async throws(RunError) -> RunResult<Context> {
     try await run(from: validatedStart(start), with: context, stepLimit: stepLimit)
   }
 
   /// Runs the chart with `context` from the top-level state named `name`.
   ///
+  /// The synchronous states run on `isolation`, the caller's actor by default, as for
+  /// ``run(with:stepLimit:isolation:)``.
+  ///
   /// - Throws: A ``RunError`` of kind ``RunError/Kind/unknownStartState`` when `name`
-  ///   names no top-level state or several, or any error ``run(with:stepLimit:)`` throws.
+  ///   names no top-level state or several, or any error ``run(with:stepLimit:isolation:)``
+  ///   throws.
   public func run(
-    with context: Context, startingAt name: String, stepLimit: Int? = nil
+    with context: Context, startingAt name: String, stepLimit: Int? = nil,
+    isolation: isolated (any Actor)? = #isolation
   ) async throws(RunError) -> RunResult<Context> {
     try await run(with: context, startingAt: startState(named: name), stepLimit: stepLimit)
   }
 
   @inlinable
   func run(
-    from first: Int32, with context: Context, stepLimit: Int?
+    from first: Int32, with context: Context, stepLimit: Int?,
+    isolation: isolated (any Actor)? = #isolation
   ) async throws(RunError) -> RunResult<Context> {
     let interpreter = Interpreter(graph: graph, stepLimit: try validatedStepLimit(stepLimit))
     var context = context
     var cursor = Cursor<Context>(at: first, stepLimit: interpreter.stepLimit)
-    let decision = try await interpreter.run(cursor: &cursor, context: &context)
+    let decision = try await interpreter.run(
+      cursor: &cursor, context: &context, isolation: isolation)
     return result(cursor, decision, context: context)
   }
 
   /// Runs a chart whose states are all synchronous, without `await`.
   ///
   /// The run never suspends; a dispatch runs its branches one after another, in
-  /// declaration order, and folds them back as a concurrent run would. Use
+  /// declaration order, and folds them back as a concurrent run would. Every state's code
+  /// runs where the caller runs, on its actor if it has one. Use
   /// ``isSynchronous`` to know beforehand whether a chart qualifies.
   ///
   /// ```swift
   /// let result = try chart.runSynchronously(with: Launch(isFirstLaunch: true))
   /// ```
   ///
-  /// Called from a task, the run follows the cancellation rule of ``run(with:stepLimit:)``
+  /// Called from a task, the run follows the cancellation rule of ``run(with:stepLimit:isolation:)``
   /// where it costs nothing per step: it checks whether its task was cancelled before its
   /// first state, at each dispatch, after the last state of each flow returns, when a
   /// state throws, and at least once every 4,096 states (see ``RunError/Kind/cancelled``).

@@ -74,7 +74,7 @@ private enum Recovery {
 }
 
 /// The clock that times a run's timeouts and backoff delays: the one given to
-/// ``Flowchart/run(with:stepLimit:clock:)`` or to a live run, or a `ContinuousClock`.
+/// ``Flowchart/run(with:stepLimit:clock:isolation:)`` or to a live run, or a `ContinuousClock`.
 ///
 /// A task-local, read only by modified states that wait, so that runs without modifiers
 /// carry no clock; a dispatch's branches inherit it.

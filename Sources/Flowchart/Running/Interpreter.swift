@@ -1,4 +1,4 @@
-/// Walks a compiled graph: the runtime behind ``Flowchart/run(with:stepLimit:)`` and
+/// Walks a compiled graph: the runtime behind ``Flowchart/run(with:stepLimit:isolation:)`` and
 /// ``Flowchart/runSynchronously(with:stepLimit:)``.
 ///
 /// ## The shape of a run
@@ -123,20 +123,23 @@ struct Interpreter<Context: Sendable>: Sendable {
   /// A cancellation handler on the task raises the run's ``RunControl``, which the loop
   /// reads at each boundary.
   @inlinable
-  func run(cursor: inout Cursor<Context>, context: inout Context) async throws(RunError) -> Decision
-  {
-    try await run(cursor: &cursor, context: &context, topLevel: RunControl())
+  func run(
+    cursor: inout Cursor<Context>, context: inout Context, isolation: (any Actor)? = nil
+  ) async throws(RunError) -> Decision {
+    try await run(cursor: &cursor, context: &context, topLevel: RunControl(), isolation: isolation)
   }
 
   /// Runs the top-level flow under `control`: a live run's, which reports to its monitor.
   @inlinable
   func run(
-    cursor: inout Cursor<Context>, context: inout Context, topLevel control: RunControl
+    cursor: inout Cursor<Context>, context: inout Context, topLevel control: RunControl,
+    isolation: (any Actor)? = nil
   ) async throws(RunError) -> Decision {
     let outcome = await withTaskCancellationHandler {
       () async -> Result<Decision, RunError> in
       do throws(RunError) {
-        return .success(try await run(cursor: &cursor, context: &context, control: control))
+        return .success(
+          try await run(cursor: &cursor, context: &context, control: control, isolation: isolation))
       } catch {
         return .failure(error)
       }
@@ -150,10 +153,12 @@ struct Interpreter<Context: Sendable>: Sendable {
   /// ``runSynchronousStates(cursor:context:control:reporting:)`` and runs the rest itself.
   @inlinable
   func run(
-    cursor: inout Cursor<Context>, context: inout Context, control: RunControl
+    cursor: inout Cursor<Context>, context: inout Context, control: RunControl,
+    isolation: (any Actor)? = nil
   ) async throws(RunError) -> Decision {
     do throws(RunError) {
-      return try await runFlow(cursor: &cursor, context: &context, control: control)
+      return try await runFlow(
+        cursor: &cursor, context: &context, control: control, isolation: isolation)
     } catch {
       // Whatever stopped the flow, it stopped at the cursor's state: a live run reports it.
       if _slowPath(control.isObserved) {
@@ -167,13 +172,17 @@ struct Interpreter<Context: Sendable>: Sendable {
   /// The body of ``run(cursor:context:control:)``.
   @inlinable
   func runFlow(
-    cursor: inout Cursor<Context>, context: inout Context, control: RunControl
+    cursor: inout Cursor<Context>, context: inout Context, control: RunControl,
+    isolation: (any Actor)? = nil
   ) async throws(RunError) -> Decision {
     while true {
       var node = graph.nodeBase[Int(cursor.state)]
       if !node.kind.suspends {
         let ended =
-          if _slowPath(control.isObserved) {
+          if let isolation {
+            try await runSynchronousStates(
+              on: isolation, cursor: &cursor, context: &context, control: control)
+          } else if _slowPath(control.isObserved) {
             try runSynchronousStates(
               cursor: &cursor, context: &context, control: control, reporting: Reported.self)
           } else {

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// What a group of flows is told from outside, read in one atomic load at each state
 /// boundary.
 ///
@@ -14,7 +12,7 @@ import Synchronization
 ///
 /// ## Live runs
 ///
-/// A run started with ``Flowchart/start(with:stepLimit:clock:isPaused:isLogged:observer:)`` has a
+/// A run started with ``Flowchart/start(with:stepLimit:clock:isPaused:isLogged:observer:isolation:)`` has a
 /// ``monitor``, and every control of that run (its top-level flow's and each dispatch's)
 /// carries ``Flags/observed`` for the whole run: the boundary's slow path then reports the
 /// flow to the monitor, and ``Flags/paused`` makes the flows wait at their next boundary.
@@ -45,7 +43,7 @@ final class RunControl: Sendable {
     // Bits 3 and up are free for later flags.
   }
 
-  @usableFromInline let word = Atomic<UInt8>(0)
+  @usableFromInline let word = AtomicWord<UInt8>(0)
   /// The live run this control belongs to, or `nil` for a run nobody observes.
   @usableFromInline let monitor: (any RunMonitor)?
 
