@@ -18,6 +18,42 @@ struct DiagramKindsTests {
     expectText(chart.dotDescription, DiagramKindCharts.prerequisitesDOT)
   }
 
+  @Test func catchRoutesAreDashedArrowsNamingTheErrorType() throws {
+    struct Offline: Error {}
+    // swift-format-ignore
+    let chart = try Flowchart<Switches> {
+      Action("Fetch") { _ in }
+        .catch(Offline.self, goTo: "Use cache") { _, _ in }
+        .catch(goTo: "Give up") { _, _ in }
+      Action("Done", isFinal: true)
+      Action("Use cache", isFinal: true)
+      Action("Give up", isFinal: true)
+    }
+    expectText(
+      chart.mermaidDescription,
+      """
+      flowchart TD
+        s0["Fetch"]
+        s1["Done"]
+        s2["Use cache"]
+        s3["Give up"]
+        s0 --> s1
+        s0 -.->|"catch Offline"| s2
+        s0 -.->|"catch"| s3
+        classDef final stroke-width:4px
+        class s1,s2,s3 final
+
+      """)
+    expectText(
+      chart.dotDescription.split(separator: "\n").filter { $0.contains("->") }
+        .joined(separator: "\n"),
+      """
+        s0 -> s1;
+        s0 -> s2 [label="catch Offline", style=dashed, color=red, fontcolor=red];
+        s0 -> s3 [label="catch", style=dashed, color=red, fontcolor=red];
+      """)
+  }
+
   @Test(.enabled(if: GraphvizDot.path != nil || GraphvizDot.isCI, "needs Graphviz's dot"))
   func graphvizReadsTheirDOT() throws {
     guard let dot = GraphvizDot.path else {

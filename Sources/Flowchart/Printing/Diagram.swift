@@ -11,6 +11,9 @@
 /// - Every exit is an arrow, labelled `yes`, `no`, the key, `default`, or the branch's name;
 ///   a dispatch's own exit leaves from its join bar; each final state inside a branch has an
 ///   arrow to its dispatch's join bar, which is how a branch is seen to end.
+/// - A catch route (see ``FlowComponent/catch(goTo:fileID:line:_:)``) is a dashed arrow
+///   labelled `catch`, or `catch` and the error type it takes, from the state to the route's
+///   target; it is never counted as an arrow back.
 /// - An arrow back is one that leads to a state still on the walk that reached it: the walk
 ///   goes depth first from the start (then from the entry points), taking each state's exits
 ///   in order, as the printed tree does. Those arrows close cycles.
@@ -67,6 +70,8 @@ struct Diagram {
     /// Whether the arrow orders two branches of a dispatch (labelled `before`) rather than
     /// being an exit.
     var isPrerequisite = false
+    /// Whether the arrow is a catch route: where the flow goes when the state's code fails.
+    var isCatch = false
   }
 
   /// The boxes, in state order, each dispatch's join bar right after its fork bar.
@@ -124,6 +129,12 @@ struct Diagram {
         arrows.append(Arrow(from: from, to: to, label: label, isBack: isBack[exitIndex]))
       }
       if isDispatch { arrows += Self.prerequisiteArrows(ofDispatch: state, in: graph) }
+      for route in graph.catchRoutes(of: state, record.declaration.modifiers) {
+        arrows.append(
+          Arrow(
+            from: here, to: End(state: route.target, isJoin: false),
+            label: route.errorType.map { "catch \($0)" } ?? "catch", isBack: false, isCatch: true))
+      }
       // A final state inside a branch ends the branch: an arrow to the join bar (from a
       // final dispatch's own join bar).
       let dispatch = joins[Int(record.flow)]

@@ -79,6 +79,9 @@ extension Flowchart {
       if arrow.isPrerequisite {
         attributes.append("style=dashed, arrowhead=empty")
       }
+      if arrow.isCatch {
+        attributes.append("style=dashed, color=red, fontcolor=red")
+      }
       text += attributes.isEmpty ? ";\n" : " [" + attributes.joined(separator: ", ") + "];\n"
     }
     text += "}\n"

@@ -57,7 +57,7 @@ extension Flowchart {
     }
     for arrow in diagram.arrows {
       text += "  " + Self.mermaidID(arrow.from)
-      text += arrow.isBack || arrow.isPrerequisite ? " -.->" : " -->"
+      text += arrow.isBack || arrow.isPrerequisite || arrow.isCatch ? " -.->" : " -->"
       if let label = arrow.label {
         text += "|\"" + Diagram.mermaidText(label) + "\"|"
       }

@@ -149,7 +149,9 @@ struct TreePrinter<Context: Sendable> {
     }
     // A state's catch routes come after its nested exits and before the state that follows
     // in its column.
-    let catches = catchRoutes(of: item.state, modifiers)
+    let catches = graph.catchRoutes(of: item.state, modifiers).map { route in
+      (prefix: route.errorType.map { "x- catch \($0): " } ?? "x- catch: ", target: route.target)
+    }
     let exits = graph.storedExits(of: Int(item.state))
     if !catches.isEmpty, !exits.contains(where: { $0.label == .next }) {
       for route in catches.reversed() {
@@ -188,20 +190,6 @@ struct TreePrinter<Context: Sendable> {
 
   /// Writes `|  ` `depth` times, from strings built once, up to a bounded depth, so
   /// that deep trees cost no more memory than their output.
-  /// The catch routes of `state`, whose modifiers are `modifiers`, as the tree shows them:
-  /// `x- catch: ` or `x- catch NetworkError: `, and where each leads.
-  private func catchRoutes(
-    of state: Int32, _ modifiers: StateModifiers?
-  ) -> [(prefix: String, target: Int32)] {
-    guard let modifiers, !modifiers.catches.isEmpty else { return [] }
-    let node = graph.nodeBase[Int(state)]
-    guard node.kind == .modified else { return [] }
-    let targets = ModifiedCode.of(node).catchTargets
-    return zip(modifiers.catches, targets).map { route, target in
-      (route.errorType.map { "x- catch \($0): " } ?? "x- catch: ", target)
-    }
-  }
-
   private mutating func writeIndent<Target: TextOutputStream>(
     _ depth: Int, to target: inout Target
   ) {

@@ -393,3 +393,19 @@ enum TimedAttempt<Context: Sendable>: Sendable {
   /// The timeout's sleep was cancelled: the run was.
   case clockStopped
 }
+
+extension Graph {
+  /// The catch routes of `state`, whose declaration's modifiers are `modifiers`, in
+  /// declaration order: the error type each takes (`nil` for any error) and its target. What
+  /// the tree printer and the diagrams draw.
+  func catchRoutes(
+    of state: Int32, _ modifiers: StateModifiers?
+  ) -> [(errorType: String?, target: Int32)] {
+    guard let modifiers, !modifiers.catches.isEmpty else { return [] }
+    let node = nodeBase[Int(state)]
+    guard node.kind == .modified else { return [] }
+    return zip(modifiers.catches, ModifiedCode.of(node).catchTargets).map { route, target in
+      (route.errorType, target)
+    }
+  }
+}
