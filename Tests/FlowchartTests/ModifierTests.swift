@@ -120,6 +120,44 @@ struct ModifierTests {
     #expect(caught.context.log == ["caught"])
   }
 
+  // swift-format-ignore
+  @Test func aCatchRouteInsideABranchStaysInItsBranch() async throws {
+    let chart = try Flowchart<Job> {
+      Dispatch("Work", merge: { job, branch in job.log += branch.log }) {
+        Branch("Upload") {
+          Action("Send") { _ in throw Glitch.permanent }
+            .catch(goTo: "Send failed") { job, _ in job.log.append("send failed") }
+          Action("Sent", isFinal: true)
+          Action("Send failed", isFinal: true)
+        }
+      }
+      Action("Done", isFinal: true)
+    }
+    let result = try await chart.run(with: Job())
+    #expect(result.finalStateName == "Done")
+    #expect(result.context.log == ["send failed"])
+    #expect(try chart.runSynchronously(with: Job()).context.log == ["send failed"])
+  }
+
+  // swift-format-ignore
+  @Test func aSubflowTakesModifiersLikeAnyState() async throws {
+    let attempts = AttemptCounter()
+    let inner = try Flowchart<Int> {
+      Action("Count", isFinal: true) { value in
+        if attempts.next() < 3 { throw Glitch.transient }
+        value += 1
+      }
+    }
+    let chart = try Flowchart<Job> {
+      Subflow("Inner", running: inner, context: ContextMapping(enter: { _ in 41 }, leave: { job, value in job.log.append("\(value)") }))
+        .retry(2)
+      Action("Done", isFinal: true)
+    }
+    let result = try await chart.run(with: Job())
+    #expect(attempts.value == 3)
+    #expect(result.context.log == ["42"])
+  }
+
   // MARK: - Retries without waiting
 
   // swift-format-ignore
