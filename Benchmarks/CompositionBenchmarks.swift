@@ -160,5 +160,6 @@ enum CompositionBenchmarks {
         + "its element. Baselines: a throwing task group keeping 8 child tasks in flight, "
         + "running the same closures, collecting by index, then merging (dispatch) or "
         + "returning the outputs in input order (map).")
+    try measureSubflow(configuration, into: &report)
   }
 }

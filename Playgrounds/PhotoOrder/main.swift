@@ -97,7 +97,7 @@ func makePhotoOrder(network: Network) throws(DefinitionError) -> Flowchart<Photo
 }
 
 /// Prints the events that tell the story: waits, decisions, failures and the end.
-func printEvents(_ events: AsyncStream<RunEvent>) async {
+func printEvents(_ events: RunEventStream) async {
   for await event in events {
     switch event.kind {
     case .waitingForInput, .stateDecided, .stateFailed, .runStarted, .runFinished, .runFailed,

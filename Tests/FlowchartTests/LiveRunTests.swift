@@ -344,7 +344,9 @@ struct LivePauseRoundTests {
       Condition("Again?") { _ in true } yes: { GoTo("Tick") } no: { Action("Never", isFinal: true) }
     }
     let handle = chart.start(with: 0, isPaused: true)
-    var events = handle.events(bufferingNewest: 64).makeAsyncIterator()
+    // Room for the events of an endless run between two reads: a stream's reader takes its
+    // events in batches, so it may trail the run by up to half its buffer.
+    var events = handle.events(bufferingNewest: 4096).makeAsyncIterator()
     handle.resume()
     for _ in 0..<50 {
       handle.pause()

@@ -53,12 +53,12 @@ extension RunEvent {
   }
 }
 
-extension AsyncStream.Iterator {
+extension RunEventStream.Iterator {
   /// Reads events until one satisfies `predicate`, and returns it; `nil` when the stream
   /// ends first.
   mutating func next(
     where predicate: (RunEvent) -> Bool
-  ) async -> RunEvent? where Element == RunEvent {
+  ) async -> RunEvent? {
     while let event = await next() {
       if predicate(event) { return event }
     }

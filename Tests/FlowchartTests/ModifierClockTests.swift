@@ -1,11 +1,10 @@
 import Flowchart
 import FlowchartTesting
-import Synchronization
 import Testing
 
 /// When each attempt of a state's code started, by a test clock.
 final class AttemptTimes: Sendable {
-  private let times = Mutex<[Duration]>([])
+  private let times = Lock<[Duration]>([])
   func record(_ clock: TestClock) { times.withLock { $0.append(clock.now.offset) } }
   var all: [Duration] { times.withLock { $0 } }
 }

@@ -1,6 +1,5 @@
 import Flowchart
 import FlowchartTesting
-import Synchronization
 import Testing
 
 /// What the modified states throw.
@@ -19,7 +18,7 @@ struct Job: Sendable {
 
 /// Counts the attempts of a state's code, across the context copies retries start from.
 final class AttemptCounter: Sendable {
-  private let count = Mutex(0)
+  private let count = Lock(0)
   /// Counts one attempt; returns its number, from 1.
   func next() -> Int {
     count.withLock { count in

@@ -1,12 +1,11 @@
 import Flowchart
-import Synchronization
 import Testing
 
 /// Fails its first `failures` calls, then succeeds; counts every call.
 private final class Flaky: Sendable {
-  private let state: Mutex<(failuresLeft: Int, calls: Int)>
+  private let state: Lock<(failuresLeft: Int, calls: Int)>
 
-  init(failures: Int = 1) { state = Mutex((failures, 0)) }
+  init(failures: Int = 1) { state = Lock((failures, 0)) }
 
   struct Failure: Error {}
 

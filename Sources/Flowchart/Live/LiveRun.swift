@@ -9,8 +9,8 @@
 /// boundary touches, so that reporting a boundary needs no generic metadata at run time
 /// (the monitor is called through an existential, so it is not specialized).
 private struct LiveRunState {
-  /// The event streams, by subscription number.
-  var subscribers: [Int: AsyncStream<RunEvent>.Continuation] = [:]
+  /// The event streams' channels, by subscription number.
+  var subscribers: [Int: EventChannel] = [:]
   var nextSubscriber = 0
   /// Whether ``RunHandle/pause()`` was called and ``RunHandle/resume()`` not since.
   var isPaused: Bool
@@ -30,7 +30,11 @@ private struct LiveRunState {
   var waited: Set<Int> = []
   var nextWait = 0
   /// The state each running flow is at, by flow number.
-  var positions: [Int32: Int32] = [:]
+  var positions = FlowPositions()
+  /// The time and flow of the last event, when it was a state's decision: the state that
+  /// flow enters next, at the same boundary, reports the same time rather than read the
+  /// clock again.
+  var lastDecision: (flow: Int32, time: Duration)?
   var nextFlow: Int32 = 1
   /// The run log's lines, when one was asked for.
   var log: [String]?
@@ -43,6 +47,29 @@ private struct LiveRunState {
   var inputWaiters:
     [Int32: (wait: Int, continuation: CheckedContinuation<(any Sendable)?, Never>)] =
       [:]
+}
+
+/// The state each running flow of a live run is at, by flow number: flows are numbered
+/// densely from 0 as they start, so an array indexed by flow.
+struct FlowPositions {
+  /// The state of each flow, or -1 for a flow that is not running.
+  private var byFlow: [Int32] = [-1]
+
+  subscript(flow: Int32) -> Int32? {
+    get { Int(flow) < byFlow.count && byFlow[Int(flow)] >= 0 ? byFlow[Int(flow)] : nil }
+    set {
+      while byFlow.count <= Int(flow) { byFlow.append(-1) }
+      byFlow[Int(flow)] = newValue ?? -1
+    }
+  }
+
+  /// The states of the running flows, by flow number.
+  var states: [Int32] { byFlow.filter { $0 >= 0 } }
+
+  /// The lowest-numbered flow at `state`.
+  func firstFlow(at state: Int32) -> Int32? {
+    byFlow.firstIndex(of: state).map(Int32.init)
+  }
 }
 
 final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving {
@@ -84,7 +111,7 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving {
 
   var positions: [StateID] {
     state.withLock { state in
-      state.positions.sorted { $0.key < $1.key }.map { StateID($0.value) }
+      state.positions.states.map(StateID.init)
     }
   }
 
@@ -108,23 +135,23 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving {
     for waiter in waiters { waiter.resume() }
   }
 
-  func events(bufferingNewest limit: Int) -> AsyncStream<RunEvent> {
-    let (stream, continuation) = AsyncStream.makeStream(
-      of: RunEvent.self, bufferingPolicy: .bufferingNewest(max(limit, 1)))
+  func events(bufferingNewest limit: Int) -> RunEventStream {
+    let channel = EventChannel(limit: limit)
     let subscriber = state.withLock { state -> Int? in
       guard !state.hasEnded else { return nil }
       state.nextSubscriber += 1
-      state.subscribers[state.nextSubscriber] = continuation
+      state.subscribers[state.nextSubscriber] = channel
       return state.nextSubscriber
     }
     guard let subscriber else {
-      continuation.finish()
-      return stream
+      channel.finish()
+      return RunEventStream(channel: channel, subscription: EventSubscription {})
     }
-    continuation.onTermination = { [weak self] _ in
+    let subscription = EventSubscription { [weak self] in
+      channel.finish()
       _ = self?.state.withLock { $0.subscribers.removeValue(forKey: subscriber) }
     }
-    return stream
+    return RunEventStream(channel: channel, subscription: subscription)
   }
 
   // MARK: - Run
@@ -154,7 +181,7 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving {
       defer {
         state.subscribers = [:]
         state.controls = [:]
-        state.positions = [:]
+        state.positions = FlowPositions()
         state.isPaused = false
       }
       return Array(state.subscribers.values)
@@ -302,17 +329,29 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving {
   ) -> RunEvent? {
     // Nobody listens: only the positions (updated by the caller) matter.
     guard observer != nil || locked.log != nil || !locked.subscribers.isEmpty else { return nil }
+    let time: Duration
+    if case .stateEntered = kind, let last = locked.lastDecision, last.flow == flow {
+      time = last.time
+    } else {
+      time = elapsed()
+    }
+    if case .stateDecided = kind {
+      locked.lastDecision = (flow, time)
+    } else {
+      locked.lastDecision = nil
+    }
     let event = RunEvent(
       kind: kind, state: state.map(StateID.init),
       stateName: state.map { graph.records[Int($0)].name } ?? "", flow: Int(flow),
-      time: elapsed())
-    for subscriber in locked.subscribers.values { subscriber.yield(event) }
+      time: time)
+    for subscriber in locked.subscribers.values { subscriber.append(event) }
     if locked.log != nil {
       let started = locked.enteredAt[flow]
       if case .stateEntered = kind { locked.enteredAt[flow] = event.time }
       locked.log?.append(RunLog.line(for: event, enteredAt: started) + suffix)
     }
-    return event
+    // Only the observer's callbacks need the event back.
+    return observer == nil ? nil : event
   }
 
   // MARK: - Input
@@ -335,7 +374,7 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving {
     }
     guard let state else { return nil }
     let flow = self.state.withLock { locked in
-      locked.positions.filter { $0.value == state }.map(\.key).min() ?? 0
+      locked.positions.firstFlow(at: state) ?? 0
     }
     return await receiveInput(at: state, flow: flow)
   }

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// Where one flow of a failed live run stopped: what ``RunHandle/retry(clock:isPaused:isLogged:observer:updating:isolation:)``
 /// starts from.
@@ -92,7 +91,7 @@ final class ResumePoints<Context: Sendable>: Sendable {
     var succeeded: Bool?
   }
 
-  private let state = Mutex(State())
+  private let state = Lock(State())
 
   /// The flow `flow` failed at `state` with `context` (from before the state).
   func flowFailed(
@@ -141,11 +140,11 @@ final class BranchEnds<Context: Sendable>: Sendable {
   }
 
   private let live: LiveRun<Context>
-  private let ends: Mutex<Ends>
+  private let ends: Lock<Ends>
 
   init(live: LiveRun<Context>, count: Int) {
     self.live = live
-    ends = Mutex(
+    ends = Lock(
       Ends(
         finished: Array(repeating: nil, count: count), points: Array(repeating: nil, count: count)))
   }

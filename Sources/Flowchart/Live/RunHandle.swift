@@ -108,11 +108,13 @@ public struct RunHandle<Context: Sendable>: Sendable {
   /// `isPaused: true`, subscribe, then ``resume()``.
   ///
   /// An observer that does not keep up never slows the run: each stream buffers at most
-  /// `limit` events, and when it is full the oldest event not yet read is dropped to make
-  /// room for the newest (so the last event, the run's end, always arrives).
+  /// `limit` events its reader has not taken yet, and when it is full the oldest of them is
+  /// dropped to make room for the newest (so the last event, the run's end, always
+  /// arrives). The reader takes the events waiting in batches; see ``RunEventStream``.
   ///
-  /// - Parameter limit: The most events the stream holds unread; at least 1.
-  public func events(bufferingNewest limit: Int = 1024) -> AsyncStream<RunEvent> {
+  /// - Parameter limit: The most events the stream holds before its reader takes them; at
+  ///   least 1.
+  public func events(bufferingNewest limit: Int = 1024) -> RunEventStream {
     run.events(bufferingNewest: limit)
   }
 }

@@ -75,8 +75,10 @@ struct Interpreter<Context: Sendable>: Sendable {
         guard try enter(state, path: &cursor.path, flow: cursor.flow, control: control) else {
           return nil
         }
-      } else {
+      } else if Reporting.readsFlags {
         try enterUnobserved(state, path: &cursor.path, control: control)
+      } else {
+        try enterUncontrolled(state, path: &cursor.path)
       }
       let outcome: Outcome
       // A live run keeps the context from before the state: a failed state is retried from it.
@@ -478,7 +480,7 @@ struct Interpreter<Context: Sendable>: Sendable {
         }
         while true {
           if let decision = try runSynchronousStates(
-            cursor: &cursor, context: &context, control: control, reporting: Unreported.self)
+            cursor: &cursor, context: &context, control: control, reporting: Uncontrolled.self)
           {
             try endFlow(at: cursor.state, path: cursor.path, control: control)
             guard
@@ -690,6 +692,18 @@ struct Interpreter<Context: Sendable>: Sendable {
     if _slowPath(control.flags.rawValue != 0) {
       throw cancellationError(at: state, path: path)
     }
+    if _slowPath(path.isAtCheckpoint) {
+      try enterAtCheckpoint(state, path: &path)
+    } else {
+      path.recordBeforeCheckpoint(state)
+    }
+  }
+
+  /// ``enter(_:path:flow:control:)`` for a synchronous run, whose control is
+  /// ``RunControl/inert``: nothing raises its flags, so the boundary reads none and only
+  /// records the state (a synchronous run asks its task at the path's checkpoints).
+  @inlinable @inline(__always)
+  func enterUncontrolled(_ state: Int32, path: inout PathRecorder) throws(RunError) {
     if _slowPath(path.isAtCheckpoint) {
       try enterAtCheckpoint(state, path: &path)
     } else {
@@ -946,24 +960,38 @@ extension String {
   var capitalizedFirst: String { prefix(1).uppercased() + dropFirst() }
 }
 
-/// Whether a specialization of the synchronous loop reports to a live run's monitor: a
-/// constant, so the unreported specialization has no code for it.
+/// Whether a specialization of the synchronous loop reports to a live run's monitor, and
+/// whether it reads its control's flags at all: constants, so the unreported
+/// specializations have no code for reporting, and the uncontrolled one no flags load.
 @usableFromInline
 protocol BoundaryReporting {
   /// Whether the loop reports.
   static var isOn: Bool { get }
+  /// Whether the loop reads its control's flags at each boundary.
+  static var readsFlags: Bool { get }
 }
 
-/// The synchronous loop of a run nobody observes.
+/// The synchronous loop of `runSynchronously`, whose control (``RunControl/inert``) nothing
+/// raises: a boundary reads no flag.
+@usableFromInline
+enum Uncontrolled: BoundaryReporting {
+  @inlinable static var isOn: Bool { false }
+  @inlinable static var readsFlags: Bool { false }
+}
+
+/// The synchronous loop of an asynchronous run nobody observes: a boundary reads the
+/// flags, of which only ``RunControl/Flags/cancelled`` can be raised.
 @usableFromInline
 enum Unreported: BoundaryReporting {
   @inlinable static var isOn: Bool { false }
+  @inlinable static var readsFlags: Bool { true }
 }
 
 /// The synchronous loop of a live run.
 @usableFromInline
 enum Reported: BoundaryReporting {
   @inlinable static var isOn: Bool { true }
+  @inlinable static var readsFlags: Bool { true }
 }
 
 /// A dispatch branch that ended at one of its final states: its context and its path.
