@@ -1,4 +1,3 @@
-
 /// One subscriber's events, between the run that appends them and the stream that reads
 /// them: a bounded ring the run appends to, which the reader takes whole.
 ///

@@ -1,4 +1,3 @@
-
 /// Where one flow of a failed live run stopped: what ``RunHandle/retry(clock:isPaused:isLogged:observer:updating:isolation:)``
 /// starts from.
 ///
