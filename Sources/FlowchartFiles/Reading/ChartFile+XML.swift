@@ -221,11 +221,28 @@ struct XMLChartBuilder {
     block(element.children, depth: depth)
   }
 
+  /// The elements whose states take modifiers (a `timeout` attribute, `<retry>` and
+  /// `<catch>` children).
+  static let modifiedElements: Set<String> = [
+    "action", "condition", "multipleCondition", "wait", "subflow", "map",
+  ]
+
+  /// A statement with its modifiers, for the kinds that take them.
   mutating func statement(_ element: XMLElementNode, depth: Int) -> ChartNode? {
+    guard Self.modifiedElements.contains(element.name) else {
+      return bareStatement(element, depth: depth)
+    }
+    let (bare, modifiers) = splitModifiers(element)
+    guard var statement = bareStatement(bare, depth: depth) else { return nil }
+    statement.modifiers = modifiers
+    return statement
+  }
+
+  mutating func bareStatement(_ element: XMLElementNode, depth: Int) -> ChartNode? {
     let at = element.location
     switch element.name {
     case "action":
-      check(element, attributes: ["name", "final", "run"], text: false)
+      check(element, attributes: ["name", "final", "run", "fail"], text: false)
       var stores: [ChartStore] = []
       for child in element.children {
         guard child.name == "storeValue" else {
@@ -242,7 +259,7 @@ struct XMLChartBuilder {
       guard let name = required("name", of: element) else { return nil }
       let action = ChartAction(
         name: name, isFinal: isFinal(element), handler: element.attributes["run"],
-        stores: stores)
+        stores: stores, failure: element.attributes["fail"])
       return ChartNode(.action(action), at: at)
     case "condition":
       check(element, attributes: ["name", "final", "run"], text: false)
