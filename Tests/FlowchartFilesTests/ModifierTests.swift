@@ -322,3 +322,22 @@ struct ModifierTests {
     #expect(found[5].contains("<dispatch> holds <retry>"))
   }
 }
+
+/// Inputs the fuzzing found that crash `XMLParser` on Linux, refused before it reads them.
+struct XMLParserCrashTests {
+  @Test func aProcessingInstructionWithoutDataIsALocatedError() {
+    let found = problems { () throws(DefinitionError) in
+      _ = try parse(
+        "<?xm?>\n<flowchart>\n  <action name=\"A\" final=\"true\"/>\n</flowchart>", .xml)
+    }
+    #expect(found.count == 1, "\(found)")
+    #expect(found.first?.hasPrefix("test.xml:1:1:") == true, "\(found)")
+    #expect(found.first?.contains("processing instruction") == true, "\(found)")
+  }
+
+  @Test func theXMLDeclarationIsNoProcessingInstruction() throws {
+    let file = try parse(
+      "<?xml version=\"1.0\"?>\n<flowchart><action name=\"A\" final=\"true\"/></flowchart>", .xml)
+    #expect(file.states.count == 1)
+  }
+}
