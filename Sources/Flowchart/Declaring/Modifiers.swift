@@ -22,7 +22,7 @@ extension FlowComponent {
   ///
   /// The limit is measured with the run's clock: a `ContinuousClock`, or the clock given to
   /// ``Flowchart/run(with:stepLimit:clock:isolation:)`` or
-  /// ``Flowchart/start(with:stepLimit:clock:isPaused:isLogged:observer:)``. A state with a
+  /// ``Flowchart/start(with:stepLimit:clock:isPaused:isLogged:observer:isolation:)``. A state with a
   /// timeout needs an asynchronous run.
   ///
   /// ```swift
