@@ -175,6 +175,27 @@ struct ModifierTests {
     #expect(result.context[path: "note"] == .string("flaky!"))
   }
 
+  struct Declined: Error {}
+
+  @Test func anErrorTypeRegisteredByItsNameIsCaughtByThatName() throws {
+    var handlers = HandlerRegistry<ChartValue>()
+    handlers["decline"] = .action { _ in throw Declined() }
+    handlers.registerErrors(Declined.self)
+    #expect(handlers.names.contains("Declined"))
+    let file = try parse(
+      """
+      {"flowchart": [
+        {"action": "Pay", "run": "decline",
+         "catch": [{"goTo": "Timed out", "errors": "timeout"}, {"goTo": "Declined", "errors": "Declined"}]},
+        {"action": "Paid", "final": true},
+        {"action": "Timed out", "final": true},
+        {"action": "Declined", "final": true}
+      ]}
+      """, .json)
+    let result = try file.flowchart(handlers: handlers).runSynchronously(with: .object([:]))
+    #expect(result.pathNames == ["Pay", "Declined"])
+  }
+
   @Test func anErrorFilterThatRejectsTheErrorIsNotRetried() throws {
     let attempts = CallCounter()
     var handlers = HandlerRegistry<ChartValue>()

@@ -80,3 +80,17 @@ extension Binder {
     return declaration
   }
 }
+
+extension HandlerRegistry {
+  /// Registers the errors of type `type` under the type's name (`"NetworkError"`), so that a
+  /// file's `retry` and `catch` routes can name them by type: the same as
+  /// `handlers["NetworkError"] = .errors(NetworkError.self)`.
+  ///
+  /// ```swift
+  /// handlers.registerErrors(NetworkError.self)
+  /// // {"catch": [{"goTo": "Offline", "errors": "NetworkError"}]}
+  /// ```
+  public mutating func registerErrors<Failure: Error>(_ type: Failure.Type) {
+    self[String(describing: type)] = .errors(type)
+  }
+}
