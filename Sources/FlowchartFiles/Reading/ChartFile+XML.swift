@@ -242,7 +242,7 @@ struct XMLChartBuilder {
     let at = element.location
     switch element.name {
     case "action":
-      check(element, attributes: ["name", "final", "run", "fail"], text: false)
+      check(element, attributes: ["name", "final", "run", "fail", "timeout"], text: false)
       var stores: [ChartStore] = []
       for child in element.children {
         guard child.name == "storeValue" else {
@@ -262,7 +262,7 @@ struct XMLChartBuilder {
         stores: stores, failure: element.attributes["fail"])
       return ChartNode(.action(action), at: at)
     case "condition":
-      check(element, attributes: ["name", "final", "run"], text: false)
+      check(element, attributes: ["name", "final", "run", "timeout"], text: false)
       let name = required("name", of: element)
       var yes: [ChartNode]?
       var no: [ChartNode]?
@@ -311,7 +311,7 @@ struct XMLChartBuilder {
         name: name, isFinal: isFinal(element), decision: decision, yes: yes, no: no)
       return ChartNode(.condition(condition), at: at)
     case "multipleCondition":
-      check(element, attributes: ["name", "final", "run", "value"], text: false)
+      check(element, attributes: ["name", "final", "run", "value", "timeout"], text: false)
       var exits: [ChartExit]?
       for child in element.children {
         switch child.name {
@@ -400,7 +400,9 @@ struct XMLChartBuilder {
         branches: branches)
       return ChartNode(.dispatch(dispatch), at: at)
     case "wait":
-      check(element, attributes: ["name", "final", "run", "storeAt"], text: false, children: false)
+      check(
+        element, attributes: ["name", "final", "run", "storeAt", "timeout"], text: false,
+        children: false)
       guard let name = required("name", of: element) else { return nil }
       let input: ChartWait.Input
       switch (element.attributes["run"], element.attributes["storeAt"]) {
@@ -419,7 +421,7 @@ struct XMLChartBuilder {
       return ChartNode(
         .wait(ChartWait(name: name, isFinal: isFinal(element), input: input)), at: at)
     case "subflow":
-      check(element, attributes: ["name", "final", "chart", "context"], text: false)
+      check(element, attributes: ["name", "final", "chart", "context", "timeout"], text: false)
       let name = element.attributes["name"]
       let exits = subflowExits(element, name: name, depth: depth)
       guard let name = required("name", of: element), let chart = required("chart", of: element),
@@ -434,6 +436,7 @@ struct XMLChartBuilder {
         element,
         attributes: [
           "name", "final", "over", "into", "chart", "maxConcurrency", "toleratedFailures",
+          "timeout",
         ], text: false)
       guard let name = required("name", of: element), let over = required("over", of: element)
       else { return nil }
