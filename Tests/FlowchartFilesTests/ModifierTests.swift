@@ -175,6 +175,16 @@ struct ModifierTests {
     #expect(result.context[path: "note"] == .string("flaky!"))
   }
 
+  @Test func backoffsInSecondsBecomeTheCoresBackoffs() {
+    #expect(ChartBackoff().backoff.description == "immediate")
+    #expect(ChartBackoff(schedule: .fixed(delay: 0.5)).backoff.description == "fixed 0.5s")
+    let exponential = ChartBackoff(
+      schedule: .exponential(initial: 0.1, multiplier: 3, maximum: 5), jitter: .full, seed: 1)
+    #expect(exponential.backoff.description == "exponential 0.1s×3…5s, full jitter")
+    let plain = ChartBackoff(schedule: .exponential(initial: 1, multiplier: 2, maximum: 5))
+    #expect((1...4).map(plain.backoff.delay(beforeRetry:)) == [1, 2, 4, 5].map(Duration.seconds))
+  }
+
   struct Declined: Error {}
 
   @Test func anErrorTypeRegisteredByItsNameIsCaughtByThatName() throws {
