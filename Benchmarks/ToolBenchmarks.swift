@@ -53,6 +53,8 @@ enum ToolBenchmarks {
               case .multipleCondition: .multipleCondition { _ in "" }
               case .merge: .merge { _, _ in }
               case .input: .input(ChartValue.self) { _, _ in }
+              case .errorFilter: .errors { _ in true }
+              case .catchHandler: .catch { _, _ in }
               }
             }
             count = try chart.flowchart(handlers: handlers).states.count

@@ -45,6 +45,8 @@ extension Tool {
     case .action: .action { _ in }
     case .merge: .merge { _, _ in }
     case .input: .input(ChartValue.self) { _, _ in }
+    case .errorFilter: .errors { _ in true }
+    case .catchHandler: .catch { _, _ in }
     case .condition: .condition { _ throws(CodeNeeded) in throw CodeNeeded(request: request) }
     case .multipleCondition:
       .multipleCondition { _ throws(CodeNeeded) in throw CodeNeeded(request: request) }

@@ -59,7 +59,7 @@ struct ErrorTests {
     ),
     (
       "{\"flowchart\": [{\"action\": \"A\", \"fnal\": true}]}",
-      "test.json:1:32: malformed file: Unknown key \"fnal\" for an action: its keys are \"final\", \"run\", \"store\"."
+      "test.json:1:32: malformed file: Unknown key \"fnal\" for an action: its keys are \"catch\", \"fail\", \"final\", \"retry\", \"run\", \"store\", \"timeout\"."
     ),
     (
       "{\"flowchart\": [{\"condition\": \"C\"}]}",

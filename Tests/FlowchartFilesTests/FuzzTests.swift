@@ -88,6 +88,8 @@ struct FuzzTests {
       case .multipleCondition: .multipleCondition { _ in "" }
       case .merge: .merge { _, _ in }
       case .input: .input(ChartValue.self) { _, _ in }
+      case .errorFilter: .errors { _ in true }
+      case .catchHandler: .catch { _, _ in }
       }
     }
     var outcomes = [0, 0, 0]  // loaded and compiled, refused by the reader, refused by the compiler

@@ -21,7 +21,9 @@ struct SchemaTests {
       "states", "default", "merge", "branches", "name", "equal", "less", "greater", "present",
       "matches", "pattern", "all", "any", "not", "maxConcurrency", "join", "after", "wait",
       "storeAt", "subflow", "chart", "context", "map", "over", "into", "toleratedFailures",
-      "outcomes", "mapsEveryEnd", "rules", "outcome", "decision", "key",
+      "outcomes", "mapsEveryEnd", "rules", "outcome", "decision", "key", "timeout", "retry",
+      "catch", "count", "backoff", "delay", "initial", "multiplier", "maximum", "jitter", "seed",
+      "errors", "fail",
     ]
     for key in keys {
       #expect(text.contains("\"\(key)\""), "the JSON Schema does not name \"\(key)\"")
@@ -38,7 +40,9 @@ struct SchemaTests {
       "less", "greater", "present", "matches", "all", "any", "not", "state", "path", "name",
       "final", "run", "value", "type", "key", "merge", "pattern", "maxConcurrency", "join",
       "after", "wait", "storeAt", "subflow", "chart", "context", "map", "over", "into",
-      "toleratedFailures", "outcomes", "outcome", "mapsEveryEnd", "decision",
+      "toleratedFailures", "outcomes", "outcome", "mapsEveryEnd", "decision", "timeout",
+      "retry", "catch", "goTo", "count", "backoff", "delay", "initial", "multiplier", "maximum",
+      "jitter", "seed", "errors", "fail",
     ]
     for name in names {
       #expect(text.contains("name=\"\(name)\""), "the XML Schema does not name \(name)")

@@ -68,3 +68,23 @@ extension DefinitionError.Problem {
     self.init(kind: kind, name: name, location: location, message: message)
   }
 }
+
+extension Declaration {
+  /// This state with one more catch route, written at `location` (a column included): to
+  /// `target`, for the errors `filter` accepts, shown as `errorName`; `handle` stores what
+  /// the target needs. What `.catch(goTo:_:)` adds, for a front end whose errors are named
+  /// rather than typed. A `GoTo` is returned unchanged.
+  package func addingCatch(
+    goTo target: String, at location: SourceLocation, errorName: String?,
+    if filter: @escaping @Sendable (any Error) -> Bool,
+    _ handle: @escaping @Sendable (inout Context, any Error) -> Void
+  ) -> Declaration {
+    guard case .state(let state) = node else { return self }
+    var values = ModifierValues(state.modifiers)
+    values.catches.append(
+      CatchRoute(
+        target: GoToDeclaration(name: target, location: location), filter: filter,
+        errorType: errorName, handler: CatchHandlerBox(handle)))
+    return Declaration(.state(state.modified(with: StateModifiers(values))))
+  }
+}

@@ -110,10 +110,19 @@ struct Binder<Context: Sendable> {
     declarations.append(declaration(node, in: file, depth: depth))
   }
 
-  /// The declaration of `node`, which is not an include.
+  /// The declaration of `node`, which is not an include, with its modifiers.
   mutating func declaration(_ node: ChartNode, in file: ChartFile, depth: Int) -> Declaration<
     Context
   > {
+    let declaration = bareDeclaration(node, in: file, depth: depth)
+    guard !node.modifiers.isEmpty else { return declaration }
+    return modified(declaration, with: node.modifiers, of: node)
+  }
+
+  /// The declaration of `node` without its modifiers.
+  mutating func bareDeclaration(_ node: ChartNode, in file: ChartFile, depth: Int)
+    -> Declaration<Context>
+  {
     let at = node.location
     switch node.kind {
     case .action(let action):
@@ -313,7 +322,7 @@ struct Binder<Context: Sendable> {
     guard let found else {
       problems.add(
         .unboundName,
-        "\(what) '\(request.stateName)' names the \(request.kind) '\(request.name)', which is not registered. Register it (handlers[\"\(request.name)\"] = .\(request.kind.rawValue) { … }), or fix the name\(suggestion(for: request)).",
+        "\(what) '\(request.stateName)' names the \(request.kind) '\(request.name)', which is not registered. Register it (handlers[\"\(request.name)\"] = .\(request.kind.registration) { … }), or fix the name\(suggestion(for: request)).",
         at: request.location, name: request.stateName)
       return nil
     }
@@ -388,6 +397,32 @@ struct Binder<Context: Sendable> {
       }
     }
     let (name, isFinal) = (action.name, action.isFinal)
+    if let message = action.failure {
+      let failure = ChartFailure(stateName: name, message: message)
+      let store = store
+      switch handler?.code {
+      case .asyncAction(let perform)?:
+        return Lowering.action(name, isFinal: isFinal, at: location) {
+          (context: inout Context) async throws in
+          store?(&context)
+          try await perform(&context)
+          throw failure
+        }
+      case .action(let perform)?:
+        return Lowering.action(name, isFinal: isFinal, at: location) {
+          (context: inout Context) throws in
+          store?(&context)
+          try perform(&context)
+          throw failure
+        }
+      default:
+        return Lowering.action(name, isFinal: isFinal, at: location) {
+          (context: inout Context) throws in
+          store?(&context)
+          throw failure
+        }
+      }
+    }
     switch (handler?.code, store) {
     case (.action(let perform)?, let store?):
       return Lowering.action(name, isFinal: isFinal, at: location) { context in

@@ -21,6 +21,8 @@ public struct Handler<Context: Sendable>: Sendable {
     /// Declares a waiting state that applies its typed input: given the state's name, its
     /// finality and its location.
     case input(@Sendable (String, Bool, SourceLocation) -> Declaration<Context>)
+    case errorFilter(@Sendable (any Error) -> Bool)
+    case catchHandler(@Sendable (inout Context, any Error) -> Void)
   }
 
   let code: Code
@@ -33,6 +35,8 @@ public struct Handler<Context: Sendable>: Sendable {
     case .multipleCondition, .asyncMultipleCondition: .multipleCondition
     case .merge: .merge
     case .input: .input
+    case .errorFilter: .errorFilter
+    case .catchHandler: .catchHandler
     }
   }
 
@@ -40,7 +44,8 @@ public struct Handler<Context: Sendable>: Sendable {
   public var isAsynchronous: Bool {
     switch code {
     case .asyncAction, .asyncCondition, .asyncMultipleCondition: true
-    case .action, .condition, .multipleCondition, .merge, .input: false
+    case .action, .condition, .multipleCondition, .merge, .input, .errorFilter, .catchHandler:
+      false
     }
   }
 
@@ -101,6 +106,37 @@ public struct Handler<Context: Sendable>: Sendable {
     Self(code: .merge(merge))
   }
 
+  /// Which errors a retry retries or a catch route catches (`"errors": "…"`,
+  /// `errors="…"`).
+  ///
+  /// ```swift
+  /// handlers["offline"] = .errors { ($0 as? URLError)?.code == .notConnectedToInternet }
+  /// ```
+  public static func errors(_ accepts: @escaping @Sendable (any Error) -> Bool) -> Self {
+    Self(code: .errorFilter(accepts))
+  }
+
+  /// The errors of type `type`, for a retry or a catch route.
+  ///
+  /// ```swift
+  /// handlers["networkError"] = .errors(NetworkError.self)
+  /// ```
+  public static func errors<Failure: Error>(_ type: Failure.Type) -> Self {
+    Self(code: .errorFilter { $0 is Failure })
+  }
+
+  /// What a catch route stores in the context before it goes to its target (`"run": "…"`
+  /// of a catch route).
+  ///
+  /// ```swift
+  /// handlers["noteFailure"] = .catch { context, error in context.failure = "\(error)" }
+  /// ```
+  public static func `catch`(
+    _ handle: @escaping @Sendable (_ context: inout Context, _ error: any Error) -> Void
+  ) -> Self {
+    Self(code: .catchHandler(handle))
+  }
+
   /// How a waiting state applies the value a live run is sent (see `Wait`): a chart file's
   /// `wait` with `run` naming this handler waits for a value of type `Input`.
   ///
@@ -130,6 +166,10 @@ public enum HandlerKind: String, Hashable, Sendable, CaseIterable, CustomStringC
   case merge
   /// How a waiting state applies its input (`run` of a wait).
   case input
+  /// Which errors a retry or a catch route takes (`errors` of a retry or a catch).
+  case errorFilter
+  /// What a catch route stores before it goes on (`run` of a catch).
+  case catchHandler
 
   /// The kind in words: `action`, `condition`, `multiple condition`, `merge`.
   public var description: String {
@@ -139,6 +179,19 @@ public enum HandlerKind: String, Hashable, Sendable, CaseIterable, CustomStringC
     case .multipleCondition: "multiple condition"
     case .merge: "merge"
     case .input: "input"
+    case .errorFilter: "error filter"
+    case .catchHandler: "catch handler"
+    }
+  }
+}
+
+extension HandlerKind {
+  /// The name of the ``Handler`` function that makes a handler of the kind.
+  var registration: String {
+    switch self {
+    case .errorFilter: "errors"
+    case .catchHandler: "catch"
+    default: rawValue
     }
   }
 }
@@ -216,6 +269,8 @@ public struct HandlerRegistry<Context: Sendable>: Sendable {
       case .multipleCondition: .multipleCondition { (_: inout Context) in "" }
       case .merge: .merge { (_: inout Context, _: Context) in }
       case .input: .input(ChartValue.self) { (_: inout Context, _: ChartValue) in }
+      case .errorFilter: .errors { (_: any Error) in true }
+      case .catchHandler: .catch { (_: inout Context, _: any Error) in }
       }
     }
   }

@@ -115,11 +115,15 @@ public struct ChartNode: Hashable, Sendable {
   public var kind: Kind
   /// Where it was written: the start of its element (XML) or object (JSON).
   public var location: SourceLocation
+  /// The state's timeout, retries and catch routes; empty for a `goTo`, an `include` and a
+  /// dispatch, which take none.
+  public var modifiers: ChartModifiers
 
   /// Creates a statement.
-  public init(_ kind: Kind, at location: SourceLocation) {
+  public init(_ kind: Kind, at location: SourceLocation, modifiers: ChartModifiers = .init()) {
     self.kind = kind
     self.location = location
+    self.modifiers = modifiers
   }
 
   /// The kinds of statement.
@@ -171,15 +175,20 @@ public struct ChartAction: Hashable, Sendable {
   /// Values the action stores in a data context before it runs its handler, in order
   /// (WorkflowSchema's `storeValue`).
   public var stores: [ChartStore]
+  /// The message of the built-in failure the action throws after its stores and its
+  /// handler (a ``ChartFailure``), or `nil` for none.
+  public var failure: String?
 
   /// Creates an action.
   public init(
-    name: String, isFinal: Bool = false, handler: String? = nil, stores: [ChartStore] = []
+    name: String, isFinal: Bool = false, handler: String? = nil, stores: [ChartStore] = [],
+    failure: String? = nil
   ) {
     self.name = name
     self.isFinal = isFinal
     self.handler = handler
     self.stores = stores
+    self.failure = failure
   }
 }
 

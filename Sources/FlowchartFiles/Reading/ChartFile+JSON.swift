@@ -17,13 +17,16 @@ struct JSONChartBuilder {
 
   /// The keys each kind of statement may have besides its own.
   static let allowedKeys: [String: Set<String>] = [
-    "action": ["final", "run", "store"],
-    "condition": ["final", "run", "test", "yes", "no"],
-    "multipleCondition": ["final", "run", "value", "exits"],
+    "action": ["final", "run", "store", "fail", "timeout", "retry", "catch"],
+    "condition": ["final", "run", "test", "yes", "no", "timeout", "retry", "catch"],
+    "multipleCondition": ["final", "run", "value", "exits", "timeout", "retry", "catch"],
     "dispatch": ["final", "merge", "maxConcurrency", "join", "branches"],
-    "wait": ["final", "run", "storeAt"],
-    "subflow": ["final", "chart", "context", "yes", "no", "exits"],
-    "map": ["final", "over", "into", "chart", "states", "maxConcurrency", "toleratedFailures"],
+    "wait": ["final", "run", "storeAt", "timeout", "retry", "catch"],
+    "subflow": ["final", "chart", "context", "yes", "no", "exits", "timeout", "retry", "catch"],
+    "map": [
+      "final", "over", "into", "chart", "states", "maxConcurrency", "toleratedFailures",
+      "timeout", "retry", "catch",
+    ],
     "goTo": [],
     "include": [],
   ]
@@ -92,7 +95,29 @@ struct JSONChartBuilder {
     return elements.compactMap { statement($0, depth: depth) }
   }
 
+  /// A statement with its modifiers (`timeout`, `retry`, `catch`), for the kinds that take
+  /// them.
   mutating func statement(_ node: JSONNode, depth: Int) -> ChartNode? {
+    guard var statement = bareStatement(node, depth: depth),
+      case .object(let members) = node.kind
+    else { return nil }
+    switch statement.kind {
+    case .goTo, .include, .dispatch: return statement
+    default: break
+    }
+    let name = statement.stateName
+    for member in members {
+      switch member.key {
+      case "timeout": statement.modifiers.timeout = timeout(member.value, state: name)
+      case "retry": statement.modifiers.retry = retry(member.value, state: name)
+      case "catch": statement.modifiers.catches = catches(member.value, state: name)
+      default: break
+      }
+    }
+    return statement
+  }
+
+  mutating func bareStatement(_ node: JSONNode, depth: Int) -> ChartNode? {
     guard case .object(let members) = node.kind else {
       problems.malformed(
         "A state is a JSON object such as {\"action\": \"Name\"}, not \(node.typeName).",
@@ -133,7 +158,7 @@ struct JSONChartBuilder {
       if let store = fields["store"] { stores = self.stores(store) }
       let action = ChartAction(
         name: name, isFinal: isFinal, handler: optionalString(fields["run"], what: "\"run\""),
-        stores: stores)
+        stores: stores, failure: optionalString(fields["fail"], what: "\"fail\""))
       return ChartNode(.action(action), at: node.location)
     case "condition":
       let decision: ChartCondition.Decision

@@ -221,11 +221,28 @@ struct XMLChartBuilder {
     block(element.children, depth: depth)
   }
 
+  /// The elements whose states take modifiers (a `timeout` attribute, `<retry>` and
+  /// `<catch>` children).
+  static let modifiedElements: Set<String> = [
+    "action", "condition", "multipleCondition", "wait", "subflow", "map",
+  ]
+
+  /// A statement with its modifiers, for the kinds that take them.
   mutating func statement(_ element: XMLElementNode, depth: Int) -> ChartNode? {
+    guard Self.modifiedElements.contains(element.name) else {
+      return bareStatement(element, depth: depth)
+    }
+    let (bare, modifiers) = splitModifiers(element)
+    guard var statement = bareStatement(bare, depth: depth) else { return nil }
+    statement.modifiers = modifiers
+    return statement
+  }
+
+  mutating func bareStatement(_ element: XMLElementNode, depth: Int) -> ChartNode? {
     let at = element.location
     switch element.name {
     case "action":
-      check(element, attributes: ["name", "final", "run"], text: false)
+      check(element, attributes: ["name", "final", "run", "fail", "timeout"], text: false)
       var stores: [ChartStore] = []
       for child in element.children {
         guard child.name == "storeValue" else {
@@ -242,10 +259,10 @@ struct XMLChartBuilder {
       guard let name = required("name", of: element) else { return nil }
       let action = ChartAction(
         name: name, isFinal: isFinal(element), handler: element.attributes["run"],
-        stores: stores)
+        stores: stores, failure: element.attributes["fail"])
       return ChartNode(.action(action), at: at)
     case "condition":
-      check(element, attributes: ["name", "final", "run"], text: false)
+      check(element, attributes: ["name", "final", "run", "timeout"], text: false)
       let name = required("name", of: element)
       var yes: [ChartNode]?
       var no: [ChartNode]?
@@ -294,7 +311,7 @@ struct XMLChartBuilder {
         name: name, isFinal: isFinal(element), decision: decision, yes: yes, no: no)
       return ChartNode(.condition(condition), at: at)
     case "multipleCondition":
-      check(element, attributes: ["name", "final", "run", "value"], text: false)
+      check(element, attributes: ["name", "final", "run", "value", "timeout"], text: false)
       var exits: [ChartExit]?
       for child in element.children {
         switch child.name {
@@ -383,7 +400,9 @@ struct XMLChartBuilder {
         branches: branches)
       return ChartNode(.dispatch(dispatch), at: at)
     case "wait":
-      check(element, attributes: ["name", "final", "run", "storeAt"], text: false, children: false)
+      check(
+        element, attributes: ["name", "final", "run", "storeAt", "timeout"], text: false,
+        children: false)
       guard let name = required("name", of: element) else { return nil }
       let input: ChartWait.Input
       switch (element.attributes["run"], element.attributes["storeAt"]) {
@@ -402,7 +421,7 @@ struct XMLChartBuilder {
       return ChartNode(
         .wait(ChartWait(name: name, isFinal: isFinal(element), input: input)), at: at)
     case "subflow":
-      check(element, attributes: ["name", "final", "chart", "context"], text: false)
+      check(element, attributes: ["name", "final", "chart", "context", "timeout"], text: false)
       let name = element.attributes["name"]
       let exits = subflowExits(element, name: name, depth: depth)
       guard let name = required("name", of: element), let chart = required("chart", of: element),
@@ -417,6 +436,7 @@ struct XMLChartBuilder {
         element,
         attributes: [
           "name", "final", "over", "into", "chart", "maxConcurrency", "toleratedFailures",
+          "timeout",
         ], text: false)
       guard let name = required("name", of: element), let over = required("over", of: element)
       else { return nil }

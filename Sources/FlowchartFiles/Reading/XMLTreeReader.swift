@@ -28,6 +28,14 @@ enum XMLTreeReader {
         message: "A chart file may not have a document type declaration (<!DOCTYPE …>): remove it.",
         location: lines.location(ofOffset: offset, path: path))
     }
+    // `XMLParser` on Linux crashes on a processing instruction without data (`<?xm?>`), so
+    // a chart file holds none but its XML declaration.
+    if let offset = firstProcessingInstruction(in: bytes) {
+      throw SyntaxError(
+        message:
+          "A chart file may not hold a processing instruction (<?…?>) other than its XML declaration at the start: remove it.",
+        location: lines.location(ofOffset: offset, path: path))
+    }
     // `XMLParser` on Linux crashes on some invalid UTF-8 (in an element's name, for one), so
     // the bytes are checked first.
     if let offset = firstInvalidUTF8(in: bytes) {
@@ -94,6 +102,25 @@ enum XMLTreeReader {
       case .error: return offset
       }
     }
+  }
+
+  /// The offset of the first `<?` that does not start the XML declaration (`<?xml` and a
+  /// space, at the start of the file or after its byte order mark), if any.
+  static func firstProcessingInstruction(in bytes: [UInt8]) -> Int? {
+    let start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+    var index = 0
+    while index + 1 < bytes.count {
+      if bytes[index] == UInt8(ascii: "<") && bytes[index + 1] == UInt8(ascii: "?") {
+        let isDeclaration =
+          index == start && bytes[index...].starts(with: Array("<?xml".utf8))
+          && index + 5 < bytes.count
+          && [UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r")]
+            .contains(bytes[index + 5])
+        if !isDeclaration { return index }
+      }
+      index += 1
+    }
+    return nil
   }
 
   static func find(_ needle: [UInt8], in bytes: [UInt8]) -> Int? {

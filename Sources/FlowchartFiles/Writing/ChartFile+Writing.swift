@@ -184,6 +184,10 @@ struct TextWriter {
   }
 
   mutating func jsonNode(_ node: ChartNode, last: Bool) {
+    guard node.modifiers.isEmpty else {
+      jsonModifiedNode(node, last: last)
+      return
+    }
     let comma = last ? "" : ","
     var fields: [String] = []
     switch node.kind {
@@ -203,6 +207,7 @@ struct TextWriter {
         }
         fields.append("\"store\": [\(stores.joined(separator: ", "))]")
       }
+      if let failure = action.failure { fields.append("\"fail\": \(Self.quoted(failure))") }
       line("{" + fields.joined(separator: ", ") + "}" + comma)
     case .condition(let condition):
       fields.append("\"condition\": \(Self.quoted(condition.name))")
@@ -434,6 +439,10 @@ struct TextWriter {
   }
 
   mutating func xmlNode(_ node: ChartNode) {
+    guard node.modifiers.isEmpty else {
+      xmlModifiedNode(node)
+      return
+    }
     switch node.kind {
     case .goTo(let target):
       line("<goTo\(Self.attributes([("state", target)]))/>")
@@ -442,6 +451,7 @@ struct TextWriter {
     case .action(let action):
       let attributes = [
         ("name", action.name), ("final", action.isFinal ? "true" : nil), ("run", action.handler),
+        ("fail", action.failure),
       ]
       xmlElement("action", attributes, isEmpty: action.stores.isEmpty) { writer in
         for store in action.stores {

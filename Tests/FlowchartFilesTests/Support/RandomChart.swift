@@ -68,7 +68,42 @@ struct RandomChart {
   }
 
   mutating func block(depth: Int) -> [ChartNode] {
-    (0..<int(1...3)).map { _ in node(depth: depth) }
+    (0..<int(1...3)).map { _ in modified(node(depth: depth)) }
+  }
+
+  /// `node`, sometimes with a timeout, a retry and catch routes, when its kind takes them.
+  mutating func modified(_ node: ChartNode) -> ChartNode {
+    switch node.kind {
+    case .goTo, .include, .dispatch: return node
+    default: break
+    }
+    guard chance(30) else { return node }
+    var node = node
+    if chance(50) { node.modifiers.timeout = [30, 0.5, 0.125, 2][int(0...3)] }
+    if chance(50) {
+      let schedules: [ChartBackoff.Schedule] = [
+        .immediate, .fixed(delay: 0.25), .exponential(initial: 0.1, multiplier: 2, maximum: 5),
+        .exponential(initial: 1, multiplier: 1.5, maximum: 10),
+      ]
+      var backoff = ChartBackoff(schedule: schedules[int(0...3)])
+      if chance(30) {
+        backoff.jitter = chance(50) ? .full : .equal
+        if chance(50) { backoff.seed = UInt64(int(0...1000)) }
+      }
+      let errors = chance(30) ? ["timeout", "retryable", "failure"][int(0...2)] : nil
+      node.modifiers.retry = ChartRetry(
+        count: int(0...3), backoff: backoff, errors: errors, at: location())
+    }
+    for _ in 0..<int(0...2) {
+      let target =
+        chance(90) && !names.isEmpty ? names[int(0...names.count - 1)] : "Nowhere"
+      let store = chance(40)
+      node.modifiers.catches.append(
+        ChartCatch(
+          target: target, errors: chance(30) ? "failure" : nil, storeAt: store ? path() : nil,
+          handler: !store && chance(40) ? "note" : nil, at: location()))
+    }
+    return node
   }
 
   mutating func node(depth: Int) -> ChartNode {
@@ -80,7 +115,8 @@ struct RandomChart {
       return ChartNode(
         .action(
           ChartAction(
-            name: name(), isFinal: chance(30), handler: chance(50) ? "work" : nil, stores: stores)),
+            name: name(), isFinal: chance(30), handler: chance(50) ? "work" : nil, stores: stores,
+            failure: chance(10) ? "Failed <&> \"here\"" : nil)),
         at: at)
     case 3:
       let target = names.isEmpty ? "Nowhere" : names[int(0...names.count - 1)]
@@ -208,5 +244,7 @@ func randomChartHandlers() -> HandlerRegistry<ChartValue> {
   handlers["choose"] = .multipleCondition { _ in "a" }
   handlers["merge"] = .merge { _, _ in }
   handlers["receive"] = .input(ChartValue.self) { $0[path: "received"] = $1 }
+  handlers["retryable"] = .errors { $0 is ChartFailure }
+  handlers["note"] = .catch { context, error in context[path: "error"] = .string("\(error)") }
   return handlers
 }
