@@ -380,8 +380,9 @@ public struct Backoff: Sendable, CustomStringConvertible {
     case .immediate: text = "immediate"
     case .fixed(let delay): text = "fixed \(ModifierText.duration(delay))"
     case .exponential(let initial, let multiplier, let maximum):
+      // A whole multiplier reads without its `.0`; the test needs no libm rounding.
       let factor =
-        multiplier == multiplier.rounded() && abs(multiplier) < 1e6
+        multiplier.isFinite && abs(multiplier) < 1e6 && multiplier == Double(Int(multiplier))
         ? String(Int(multiplier)) : String(multiplier)
       text =
         "exponential \(ModifierText.duration(initial))×\(factor)…\(ModifierText.duration(maximum))"
