@@ -188,10 +188,19 @@ extension Flowchart {
     with context: Context, stepLimit: Int?, clock: C, isPaused: Bool, isLogged: Bool,
     observer: RunObserver?, isolation: isolated (any Actor)?, flow: @escaping LiveFlow
   ) -> RunHandle<Context> where C.Duration == Duration {
-    let origin = clock.now
+    let elapsed: @Sendable () -> Duration
+    if C.self == ContinuousClock.self {
+      // The usual clock, read without generic code: an observed run reads it for most
+      // events, and this function is not specialized for the clock.
+      let origin = ContinuousClock.now
+      elapsed = { origin.duration(to: .now) }
+    } else {
+      let origin = clock.now
+      elapsed = { origin.duration(to: clock.now) }
+    }
     let live = LiveRun(
       graph: graph, isPaused: isPaused, observer: observer,
-      loggedContext: isLogged ? context : nil, elapsed: { origin.duration(to: clock.now) })
+      loggedContext: isLogged ? context : nil, elapsed: elapsed)
     let chart = self
     let first = startIndex
     let runClock = RunClock(clock)
