@@ -153,14 +153,14 @@ extension Flowchart {
   ///   - isolation: The actor the synchronous states run on: by default the caller's
   ///     (`#isolation`), or `nil` when the caller is not isolated to an actor.
   /// - Returns: The handle of the run, already going (or waiting for `resume()`).
-  // Inlinable, so that the run's interpreter is specialized for the caller's context: the
-  // rest of the start (the live run, its task) is not generic over it and stays here.
   @inlinable
   public func start<C: Clock>(
     with context: Context, stepLimit: Int? = nil, clock: C = ContinuousClock(),
     isPaused: Bool = false, isLogged: Bool = false, observer: RunObserver? = nil,
     isolation: isolated (any Actor)? = #isolation
   ) -> RunHandle<Context> where C.Duration == Duration {
+    // Inlinable, so that the run's interpreter is specialized for the caller's context: the
+    // rest of the start (the live run, its task) is not generic over it and stays inside.
     start(
       with: context, stepLimit: stepLimit, clock: clock, isPaused: isPaused, isLogged: isLogged,
       observer: observer, isolation: isolation
