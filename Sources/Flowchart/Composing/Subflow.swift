@@ -71,6 +71,7 @@ public struct Subflow<Context: Sendable>: FlowComponent, Sendable {
   ///     step limit counts the subflow as one step.
   ///   - fileID: The file of the declaration, for definition errors; keep the default.
   ///   - line: The line of the declaration, for definition errors; keep the default.
+  @inlinable
   public init<Inner: Sendable>(
     _ name: String,
     isFinal: Bool = false,
@@ -80,7 +81,22 @@ public struct Subflow<Context: Sendable>: FlowComponent, Sendable {
     fileID: String = #fileID,
     line: Int = #line
   ) {
-    let run = SubflowRun(chart: chart, mapping: context, stepLimit: stepLimit)
+    self.init(
+      name, isFinal: isFinal, running: chart, context: context, stepLimit: stepLimit,
+      fileID: fileID, line: line,
+      innerRun: Self.synchronousRun(of: chart, mapping: context, stepLimit: stepLimit))
+  }
+
+  /// ``init(_:isFinal:running:context:stepLimit:fileID:line:)`` with the inner run made by
+  /// the caller, specialized for both contexts.
+  @usableFromInline
+  init<Inner: Sendable>(
+    _ name: String, isFinal: Bool, running chart: Flowchart<Inner>,
+    context: ContextMapping<Context, Inner>, stepLimit: Int?, fileID: String, line: Int,
+    innerRun: @escaping SubflowRun<Context, Inner>.SynchronousRun
+  ) {
+    let run = SubflowRun(
+      chart: chart, mapping: context, stepLimit: stepLimit, synchronousRun: innerRun)
     let code =
       chart.isSynchronous
       ? DeclaredCode(.action, ActionBox<Context> { outer in _ = try run.synchronously(&outer) })
@@ -115,7 +131,24 @@ public struct Subflow<Context: Sendable>: FlowComponent, Sendable {
     @FlowBuilder<Context> yes: () -> [Declaration<Context>],
     @FlowBuilder<Context> no: () -> [Declaration<Context>]
   ) {
-    let run = SubflowRun(chart: chart, mapping: context, stepLimit: stepLimit)
+    self.init(
+      name, isFinal: isFinal, running: chart, context: context, stepLimit: stepLimit,
+      fileID: fileID, line: line,
+      innerRun: Self.synchronousRun(of: chart, mapping: context, stepLimit: stepLimit),
+      yes: yes, no: no)
+  }
+
+  /// ``init(_:isFinal:running:context:stepLimit:fileID:line:yes:no:)`` with the inner run
+  /// made by the caller, specialized for both contexts.
+  @usableFromInline
+  init<Inner: Sendable>(
+    _ name: String, isFinal: Bool, running chart: Flowchart<Inner>,
+    context: ContextMapping<Context, Inner>, stepLimit: Int?, fileID: String, line: Int,
+    innerRun: @escaping SubflowRun<Context, Inner>.SynchronousRun,
+    yes: () -> [Declaration<Context>], no: () -> [Declaration<Context>]
+  ) {
+    let run = SubflowRun(
+      chart: chart, mapping: context, stepLimit: stepLimit, synchronousRun: innerRun)
     let code =
       chart.isSynchronous
       ? DeclaredCode(
@@ -154,7 +187,24 @@ public struct Subflow<Context: Sendable>: FlowComponent, Sendable {
     line: Int = #line,
     @ExitBuilder<Context, String> exits: () -> [KeyedExit<Context, String>]
   ) {
-    let run = SubflowRun(chart: chart, mapping: context, stepLimit: stepLimit)
+    self.init(
+      name, isFinal: isFinal, running: chart, context: context, stepLimit: stepLimit,
+      fileID: fileID, line: line,
+      innerRun: Self.synchronousRun(of: chart, mapping: context, stepLimit: stepLimit),
+      exits: exits)
+  }
+
+  /// ``init(_:isFinal:running:context:stepLimit:fileID:line:exits:)`` with the inner run
+  /// made by the caller, specialized for both contexts.
+  @usableFromInline
+  init<Inner: Sendable>(
+    _ name: String, isFinal: Bool, running chart: Flowchart<Inner>,
+    context: ContextMapping<Context, Inner>, stepLimit: Int?, fileID: String, line: Int,
+    innerRun: @escaping SubflowRun<Context, Inner>.SynchronousRun,
+    exits: () -> [KeyedExit<Context, String>]
+  ) {
+    let run = SubflowRun(
+      chart: chart, mapping: context, stepLimit: stepLimit, synchronousRun: innerRun)
     let decide: KeyedDecision.Decide<Context, String> =
       chart.isSynchronous
       ? .synchronous { outer in try run.finalStateName(of: run.synchronously(&outer)) }
@@ -170,6 +220,24 @@ public struct Subflow<Context: Sendable>: FlowComponent, Sendable {
     declaration = .state(
       name, isFinal: isFinal, fileID: fileID, line: line, kind: .subflow,
       body: .keyed(decision, hasExits: true), attachment: run)
+  }
+}
+
+extension Subflow {
+  /// A synchronous subflow's visit: the inner run on the mapped context, written back.
+  /// Made in the (inlinable) declaration, so that the inner run is specialized for both
+  /// contexts where they are known: a generic inner run costs many times the state it
+  /// stands for. (Only called for a chart that ``Flowchart/isSynchronous``.)
+  @inlinable
+  static func synchronousRun<Inner: Sendable>(
+    of chart: Flowchart<Inner>, mapping: ContextMapping<Context, Inner>, stepLimit: Int?
+  ) -> SubflowRun<Context, Inner>.SynchronousRun {
+    { outer in
+      let ending = try chart.runToEndSynchronously(
+        with: mapping.enter(outer), stepLimit: stepLimit)
+      try mapping.leave(&outer, ending.context)
+      return ending
+    }
   }
 }
 
@@ -214,27 +282,37 @@ extension ContextMapping where Outer == Inner {
 
 /// What a subflow's code runs: its chart with the mapping, synchronously or not. Also what
 /// the subflow's declaration keeps for printing the chart nested (see ``NestedChart``).
+@usableFromInline
 final class SubflowRun<Outer: Sendable, Inner: Sendable>: NestedChart {
   let chart: Flowchart<Inner>
   let mapping: ContextMapping<Outer, Inner>
   let stepLimit: Int?
+  /// The synchronous visit, specialized where the subflow was declared.
+  private let synchronousRun: SynchronousRun
 
-  init(chart: Flowchart<Inner>, mapping: ContextMapping<Outer, Inner>, stepLimit: Int?) {
+  @usableFromInline
+  init(
+    chart: Flowchart<Inner>, mapping: ContextMapping<Outer, Inner>, stepLimit: Int?,
+    synchronousRun: @escaping SynchronousRun
+  ) {
     self.chart = chart
     self.mapping = mapping
     self.stepLimit = stepLimit
+    self.synchronousRun = synchronousRun
   }
 
   /// How an inner run ended: its decision and its final state. (Not a ``RunResult``,
   /// whose path a subflow would copy out on every visit for nothing.)
+  @usableFromInline
   typealias Ending = (context: Inner, decision: Decision, finalState: Int32)
+
+  /// A synchronous visit: runs the chart on the mapped context, and writes the result back.
+  @usableFromInline
+  typealias SynchronousRun = @Sendable (inout Outer) throws -> Ending
 
   /// Runs the chart synchronously on the mapped context, and writes the result back.
   func synchronously(_ outer: inout Outer) throws -> Ending {
-    let ending = try chart.runToEndSynchronously(
-      with: mapping.enter(outer), stepLimit: stepLimit)
-    try mapping.leave(&outer, ending.context)
-    return ending
+    try synchronousRun(&outer)
   }
 
   /// Runs the chart on the mapped context, and writes the result back.

@@ -67,9 +67,12 @@ final class EventChannel: Sendable {
         pending.ring[pending.head] = event
         pending.head = pending.head + 1 == limit ? 0 : pending.head + 1
       }
-      guard let waiter = pending.waiter, pending.ring.count >= waiter.wakesAt else { return nil }
-      pending.waiter = nil
-      return waiter
+      // Tests the waiter in place: copying it (a continuation and a timer) costs retains.
+      guard let wakesAt = pending.waiter?.wakesAt, pending.ring.count >= wakesAt else {
+        return nil
+      }
+      defer { pending.waiter = nil }
+      return pending.waiter
     }
     if let waiter {
       waiter.timer?.cancel()

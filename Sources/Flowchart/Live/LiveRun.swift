@@ -10,7 +10,11 @@
 /// (the monitor is called through an existential, so it is not specialized).
 private struct LiveRunState {
   /// The event streams' channels, by subscription number.
-  var subscribers: [Int: EventChannel] = [:]
+  var subscribers: [Int: EventChannel] = [:] {
+    didSet { channels = Array(subscribers.values) }
+  }
+  /// The values of ``subscribers``, for the events to go through without hashing.
+  private(set) var channels: [EventChannel] = []
   var nextSubscriber = 0
   /// Whether ``RunHandle/pause()`` was called and ``RunHandle/resume()`` not since.
   var isPaused: Bool
@@ -293,10 +297,21 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving {
 
   /// ``emit(_:at:flow:update:)`` for a state that decided, leaving `context`: a run log
   /// shows what it changed.
+  ///
+  /// Generic code, out of line: only a logged run goes there, so that a run nobody logs
+  /// instantiates no generic metadata at each decision.
   private func emit<C>(
     _ kind: RunEvent.Kind, at state: Int32, flow: Int32, context: borrowing C
   ) -> RunEvent? {
-    guard isLogged, let context = copy context as? Context else {
+    guard isLogged else { return emit(kind, at: state, flow: flow) }
+    return emitLogged(kind, at: state, flow: flow, context: context)
+  }
+
+  @inline(never)
+  private func emitLogged<C>(
+    _ kind: RunEvent.Kind, at state: Int32, flow: Int32, context: borrowing C
+  ) -> RunEvent? {
+    guard let context = copy context as? Context else {
       return emit(kind, at: state, flow: flow)
     }
     let before = loggedContexts.withLock { contexts in
@@ -328,7 +343,7 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving {
     logging suffix: String = ""
   ) -> RunEvent? {
     // Nobody listens: only the positions (updated by the caller) matter.
-    guard observer != nil || locked.log != nil || !locked.subscribers.isEmpty else { return nil }
+    guard observer != nil || locked.log != nil || !locked.channels.isEmpty else { return nil }
     let time: Duration
     if case .stateEntered = kind, let last = locked.lastDecision, last.flow == flow {
       time = last.time
@@ -344,7 +359,7 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving {
       kind: kind, state: state.map(StateID.init),
       stateName: state.map { graph.records[Int($0)].name } ?? "", flow: Int(flow),
       time: time)
-    for subscriber in locked.subscribers.values { subscriber.append(event) }
+    for channel in locked.channels { channel.append(event) }
     if locked.log != nil {
       let started = locked.enteredAt[flow]
       if case .stateEntered = kind { locked.enteredAt[flow] = event.time }

@@ -153,15 +153,54 @@ extension Flowchart {
   ///   - isolation: The actor the synchronous states run on: by default the caller's
   ///     (`#isolation`), or `nil` when the caller is not isolated to an actor.
   /// - Returns: The handle of the run, already going (or waiting for `resume()`).
+  @inlinable
   public func start<C: Clock>(
     with context: Context, stepLimit: Int? = nil, clock: C = ContinuousClock(),
     isPaused: Bool = false, isLogged: Bool = false, observer: RunObserver? = nil,
     isolation: isolated (any Actor)? = #isolation
   ) -> RunHandle<Context> where C.Duration == Duration {
-    let origin = clock.now
+    // Inlinable, so that the run's interpreter is specialized for the caller's context: the
+    // rest of the start (the live run, its task) is not generic over it and stays inside.
+    start(
+      with: context, stepLimit: stepLimit, clock: clock, isPaused: isPaused, isLogged: isLogged,
+      observer: observer, isolation: isolation
+    ) { interpreter, control, first, context, isolation throws(RunError) in
+      var context = context
+      var cursor = Cursor<Context>(at: first, stepLimit: interpreter.stepLimit)
+      let decision = try await interpreter.run(
+        cursor: &cursor, context: &context, topLevel: control, isolation: isolation)
+      return self.result(cursor, decision, context: context)
+    }
+  }
+
+  /// What a live run's task runs once it is under way: its top-level flow from `first`,
+  /// under `control`. Made where the context's type is known, so it is specialized.
+  @usableFromInline
+  typealias LiveFlow =
+    @Sendable (
+      Interpreter<Context>, RunControl, Int32, Context, (any Actor)?
+    ) async throws(RunError) -> RunResult<Context>
+
+  /// ``start(with:stepLimit:clock:isPaused:isLogged:observer:isolation:)`` with the run's
+  /// top-level flow made by the caller.
+  @usableFromInline
+  func start<C: Clock>(
+    with context: Context, stepLimit: Int?, clock: C, isPaused: Bool, isLogged: Bool,
+    observer: RunObserver?, isolation: isolated (any Actor)?, flow: @escaping LiveFlow
+  ) -> RunHandle<Context> where C.Duration == Duration {
+    let elapsed: @Sendable () -> Duration
+    if C.self == ContinuousClock.self {
+      // The usual clock, read without generic code: an observed run reads it for most
+      // events, and this function is not specialized for the clock.
+      let origin = ContinuousClock.now
+      elapsed = { origin.duration(to: .now) }
+    } else {
+      let origin = clock.now
+      elapsed = { origin.duration(to: clock.now) }
+    }
     let live = LiveRun(
       graph: graph, isPaused: isPaused, observer: observer,
-      loggedContext: isLogged ? context : nil, elapsed: { origin.duration(to: clock.now) })
+      loggedContext: isLogged ? context : nil, elapsed: elapsed)
     let chart = self
     let first = startIndex
     let runClock = RunClock(clock)
@@ -170,7 +209,7 @@ extension Flowchart {
         await LiveInbox.$current.withValue(live) {
           await chart.runLive(
             live, from: first, with: context, stepLimit: stepLimit, isPaused: isPaused,
-            isolation: isolation)
+            isolation: isolation, flow: flow)
         }
       }
     }
@@ -180,19 +219,15 @@ extension Flowchart {
   /// The body of a live run's task.
   func runLive(
     _ live: LiveRun<Context>, from first: Int32, with context: Context, stepLimit: Int?,
-    isPaused: Bool, isolation: isolated (any Actor)?
+    isPaused: Bool, isolation: isolated (any Actor)?, flow: LiveFlow
   ) async -> Result<RunResult<Context>, RunError> {
     if isPaused { await live.waitForStart() }
     live.started(at: first)
     let outcome: Result<RunResult<Context>, RunError>
     do throws(RunError) {
       let interpreter = Interpreter(graph: graph, stepLimit: try validatedStepLimit(stepLimit))
-      var context = context
-      var cursor = Cursor<Context>(at: first, stepLimit: interpreter.stepLimit)
-      let decision = try await interpreter.run(
-        cursor: &cursor, context: &context, topLevel: RunControl(monitor: live),
-        isolation: isolation)
-      outcome = .success(result(cursor, decision, context: context))
+      outcome = .success(
+        try await flow(interpreter, RunControl(monitor: live), first, context, isolation))
     } catch {
       outcome = .failure(error)
     }

@@ -29,7 +29,7 @@ struct Cursor<Context: Sendable>: ~Copyable {
   @usableFromInline var flow: Int32
 
   /// A cursor at `state`, with nothing entered yet.
-  @usableFromInline
+  @inlinable
   init(at state: Int32, stepLimit: Int, flow: Int32 = 0) {
     self.state = state
     path = PathRecorder(limit: stepLimit)

@@ -484,8 +484,8 @@ struct Interpreter<Context: Sendable>: Sendable {
           {
             try endFlow(at: cursor.state, path: cursor.path, control: control)
             guard
-              let ended = try endBranch(
-                cursor: &cursor, context: &context, ended: .success(decision))
+              let ended = try endFlowSucceeded(
+                cursor: &cursor, context: &context, decision: decision)
             else { continue }
             return ended
           }
@@ -518,8 +518,8 @@ struct Interpreter<Context: Sendable>: Sendable {
             }
             try endFlow(at: state, path: cursor.path, control: control)
             guard
-              let ended = try endBranch(
-                cursor: &cursor, context: &context, ended: .success(decision))
+              let ended = try endFlowSucceeded(
+                cursor: &cursor, context: &context, decision: decision)
             else { continue }
             return ended
           case .asyncAction, .asyncCondition, .asyncSelect, .asyncDecideKey:
@@ -533,6 +533,17 @@ struct Interpreter<Context: Sendable>: Sendable {
         branchError = error
       }
     }
+  }
+
+  /// ``endBranch(cursor:context:ended:)`` for a flow that succeeded: the top-level flow of
+  /// a run with no dispatch pending ends here, without the generic code out of line (a
+  /// subflow's inner run ends this way at each visit).
+  @inlinable @inline(__always)
+  func endFlowSucceeded(
+    cursor: inout Cursor<Context>, context: inout Context, decision: Decision
+  ) throws(RunError) -> Decision? {
+    if cursor.joins.isEmpty { return decision }
+    return try endBranch(cursor: &cursor, context: &context, ended: .success(decision))
   }
 
   /// Ends a synchronous run's flow at the cursor: the run itself, or a branch of the
