@@ -60,6 +60,22 @@ private actor QueueActor {
   func start(_ chart: Flowchart<Trace>) -> RunHandle<Trace> {
     chart.start(with: Trace())
   }
+
+  func retry(_ handle: RunHandle<Trace>) throws -> RunHandle<Trace> {
+    try handle.retry()
+  }
+}
+
+/// Counts calls, so that a state fails only the first time.
+private final class Calls: Sendable {
+  private let count = Lock(0)
+  /// Counts a call; returns its number, from 1.
+  func next() -> Int {
+    count.withLock {
+      $0 += 1
+      return $0
+    }
+  }
 }
 
 /// Runs `chart` from a function that is not isolated to an actor.
@@ -169,6 +185,26 @@ struct IsolationTests {
     let handle = try await QueueActor().start(mixedChart())
     let trace = try await handle.result.context
     #expect(trace.onActor == Self.mixedOnActor)
+  }
+
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, visionOS 1, *)
+  @Test func aRunRetriedOnAnActorRunsItsSynchronousStatesThere() async throws {
+    struct Once: Error {}
+    let calls = Calls()
+    let chart = try Flowchart<Trace> {
+      Action("Before") { $0.record("Before") }
+      Action("Flaky") { trace in
+        trace.record("Flaky")
+        if calls.next() == 1 { throw Once() }
+      }
+      Action("After", isFinal: true) { $0.record("After") }
+    }
+    // Started off any actor, retried on one: only the retried run's states run there.
+    let handle = chart.start(with: Trace())
+    _ = await #expect(throws: RunError.self) { try await handle.result }
+    let retried = try await QueueActor().retry(handle)
+    let trace = try await retried.result.context
+    #expect(trace.onActor == ["Before": false, "Flaky": true, "After": true])
   }
 
   @Test func aLiveRunStartedOffAnyActorRunsNoStateOnOne() async throws {

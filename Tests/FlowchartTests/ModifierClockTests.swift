@@ -304,4 +304,30 @@ struct ModifierClockTests {
           3.000s  run finished at 'Report' deciding done, after 2 states
         """)
   }
+
+  @Test func aRetriedLiveRunWaitsItsBackoffOnTheRetrysClock() async throws {
+    // Fails three times: two attempts in the first run, one more in the retried run, whose
+    // backoff the retry's clock must time (a real clock would wait an hour).
+    let attempts = AttemptCounter()
+    let chart = try Flowchart<Job> {
+      Action("Upload", isFinal: true) { job in
+        if attempts.next() <= 3 { throw Glitch.transient }
+        job.log.append("uploaded")
+      }
+      .retry(1, backoff: .fixed(.seconds(3600)))
+    }
+    let first = TestClock()
+    let handle = chart.start(with: Job(), clock: first)
+    try await first.waitForSleepers(1)
+    first.advance(by: .seconds(3600))
+    _ = await #expect(throws: RunError.self) { try await handle.result }
+
+    let second = TestClock()
+    let retried = try handle.retry(clock: second)
+    try await second.waitForSleepers(1)
+    second.advance(by: .seconds(3600))
+    let result = try await retried.result
+    #expect(result.context.log == ["uploaded"])
+    #expect(attempts.value == 4)
+  }
 }

@@ -169,15 +169,16 @@ extension Interpreter {
       } catch {
         thrown = error
       }
+      // As in an asynchronous run, the state leaves the context as it found it however it
+      // ends: retried, caught or failed.
+      context = original
       if Task.isCancelled {
         throw failure(thrown, at: state, path: cursor.path, control: .inert)
       }
       switch recovery(after: thrown, attempt: attempt, code: code) {
       case .retry:
-        context = original
         attempt += 1
       case .caught(let index):
-        context = original
         take(code, route: index, for: thrown, at: state, cursor: &cursor, context: &context)
         return .caught
       case .fail:
