@@ -228,14 +228,31 @@ extension Subflow {
   /// Made in the (inlinable) declaration, so that the inner run is specialized for both
   /// contexts where they are known: a generic inner run costs many times the state it
   /// stands for. (Only called for a chart that ``Flowchart/isSynchronous``.)
+  ///
+  /// What can be settled once is settled here, not on each visit: the step limit, the
+  /// interpreter and the start. A visit runs the chart as a nested run (see
+  /// ``Interpreter/runNested(from:context:control:)``): the outer run's boundaries read
+  /// the cancellation before and after it.
   @inlinable
   static func synchronousRun<Inner: Sendable>(
     of chart: Flowchart<Inner>, mapping: ContextMapping<Context, Inner>, stepLimit: Int?
   ) -> SubflowRun<Context, Inner>.SynchronousRun {
-    { outer in
-      let ending = try chart.runToEndSynchronously(
-        with: mapping.enter(outer), stepLimit: stepLimit)
-      try mapping.leave(&outer, ending.context)
+    guard chart.isSynchronous, let limit = try? chart.validatedStepLimit(stepLimit) else {
+      // Every visit fails, with the error an ordinary run of the chart throws.
+      return { outer in
+        let ending = try chart.runToEndSynchronously(
+          with: mapping.enter(outer), stepLimit: stepLimit)
+        try mapping.leave(&outer, ending.context)
+        return (ending.decision, ending.finalState)
+      }
+    }
+    let interpreter = Interpreter(graph: chart.graph, stepLimit: limit)
+    let start = chart.startIndex
+    let control = RunControl.inert
+    return { outer in
+      var inner = try mapping.enter(outer)
+      let ending = try interpreter.runNested(from: start, context: &inner, control: control)
+      try mapping.leave(&outer, inner)
       return ending
     }
   }
@@ -302,9 +319,11 @@ final class SubflowRun<Outer: Sendable, Inner: Sendable>: NestedChart {
   }
 
   /// How an inner run ended: its decision and its final state. (Not a ``RunResult``,
-  /// whose path a subflow would copy out on every visit for nothing.)
+  /// whose path a subflow would copy out on every visit for nothing, nor the inner context,
+  /// which is already written back: a tuple of concrete types, so the subflow's box, which
+  /// is generic code, handles it without looking up metadata.)
   @usableFromInline
-  typealias Ending = (context: Inner, decision: Decision, finalState: Int32)
+  typealias Ending = (decision: Decision, finalState: Int32)
 
   /// A synchronous visit: runs the chart on the mapped context, and writes the result back.
   @usableFromInline
@@ -319,7 +338,7 @@ final class SubflowRun<Outer: Sendable, Inner: Sendable>: NestedChart {
   func callAsFunction(_ outer: inout Outer) async throws -> Ending {
     let ending = try await chart.runToEnd(with: mapping.enter(outer), stepLimit: stepLimit)
     try mapping.leave(&outer, ending.context)
-    return ending
+    return (ending.decision, ending.finalState)
   }
 
   /// The name of the state an inner run ended at: a keyed subflow's key.

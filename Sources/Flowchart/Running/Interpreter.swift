@@ -78,7 +78,7 @@ struct Interpreter<Context: Sendable>: Sendable {
       } else if Reporting.readsFlags {
         try enterUnobserved(state, path: &cursor.path, control: control)
       } else {
-        try enterUncontrolled(state, path: &cursor.path)
+        try enterUncontrolled(state, path: &cursor.path, asksTask: Reporting.asksTaskAtStart)
       }
       let outcome: Outcome
       // A live run keeps the context from before the state: a failed state is retried from it.
@@ -535,6 +535,32 @@ struct Interpreter<Context: Sendable>: Sendable {
     }
   }
 
+  /// Runs the chart from `start` to a final state on `context`, without suspending: the
+  /// inner run of a synchronous subflow's visit, or of a map's element run inline.
+  ///
+  /// The run is a part of one state of an outer run, so its boundaries are those of the
+  /// ``Nested`` loop: it does not ask its task whether it was cancelled before its first
+  /// state or after its last (the outer run's boundaries do), only at its path's later
+  /// checkpoints and when a state throws. A chart with dispatches or modified states goes on
+  /// in ``runSynchronously(cursor:context:)`` from the first of them.
+  ///
+  /// - Parameter control: ``RunControl/inert``, which the caller keeps at hand (reading the
+  ///   global costs a call on every visit).
+  /// - Precondition: the chart is synchronous.
+  @inlinable
+  func runNested(
+    from start: Int32, context: inout Context, control: RunControl
+  ) throws(RunError) -> (decision: Decision, finalState: Int32) {
+    var cursor = Cursor<Context>(at: start, stepLimit: stepLimit)
+    if let decision = try runSynchronousStates(
+      cursor: &cursor, context: &context, control: control, reporting: Nested.self)
+    {
+      return (decision, cursor.state)
+    }
+    let decision = try runSynchronously(cursor: &cursor, context: &context)
+    return (decision, cursor.state)
+  }
+
   /// ``endBranch(cursor:context:ended:)`` for a flow that succeeded: the top-level flow of
   /// a run with no dispatch pending ends here, without the generic code out of line (a
   /// subflow's inner run ends this way at each visit).
@@ -713,10 +739,19 @@ struct Interpreter<Context: Sendable>: Sendable {
   /// ``enter(_:path:flow:control:)`` for a synchronous run, whose control is
   /// ``RunControl/inert``: nothing raises its flags, so the boundary reads none and only
   /// records the state (a synchronous run asks its task at the path's checkpoints).
+  ///
+  /// `asksTask` is `false` for a nested run (see ``Nested``), which does not ask its task at
+  /// its first state: the outer run's boundaries do.
   @inlinable @inline(__always)
-  func enterUncontrolled(_ state: Int32, path: inout PathRecorder) throws(RunError) {
+  func enterUncontrolled(
+    _ state: Int32, path: inout PathRecorder, asksTask: Bool = true
+  ) throws(RunError) {
     if _slowPath(path.isAtCheckpoint) {
-      try enterAtCheckpoint(state, path: &path)
+      if asksTask || path.count != 0 {
+        try enterAtCheckpoint(state, path: &path)
+      } else if !path.recordSlowly(state) {
+        throw stepLimitError(at: state, path: path)
+      }
     } else {
       path.recordBeforeCheckpoint(state)
     }
@@ -980,6 +1015,13 @@ protocol BoundaryReporting {
   static var isOn: Bool { get }
   /// Whether the loop reads its control's flags at each boundary.
   static var readsFlags: Bool { get }
+  /// Whether a loop that reads no flags asks its task whether it was cancelled before the
+  /// flow's first state (as at every checkpoint of its path).
+  static var asksTaskAtStart: Bool { get }
+}
+
+extension BoundaryReporting {
+  @inlinable static var asksTaskAtStart: Bool { true }
 }
 
 /// The synchronous loop of `runSynchronously`, whose control (``RunControl/inert``) nothing
@@ -996,6 +1038,18 @@ enum Uncontrolled: BoundaryReporting {
 enum Unreported: BoundaryReporting {
   @inlinable static var isOn: Bool { false }
   @inlinable static var readsFlags: Bool { true }
+}
+
+/// The synchronous loop of a nested run: a synchronous subflow's inner run, or a map's
+/// element run inline (``Interpreter/runNested(from:context:control:)``). It is one state of the
+/// outer run, whose boundaries read the cancellation: so it does not ask its task before its
+/// first state nor after its last, only at the later checkpoints of its path (its second
+/// state, and at least every ``PathRecorder/checkInterval`` states) and when a state throws.
+@usableFromInline
+enum Nested: BoundaryReporting {
+  @inlinable static var isOn: Bool { false }
+  @inlinable static var readsFlags: Bool { false }
+  @inlinable static var asksTaskAtStart: Bool { false }
 }
 
 /// The synchronous loop of a live run.

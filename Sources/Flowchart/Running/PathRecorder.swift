@@ -13,9 +13,9 @@ struct PathRecorder: ~Copyable {
   /// Owns the ring's memory; `nil` until the flow enters its second state, so a flow of
   /// one state, such as a short dispatch branch, allocates nothing.
   @usableFromInline var storage: PathStorage?
-  /// The ring's first element, cached from ``storage``; a placeholder, never written,
-  /// while there is no storage.
-  @usableFromInline var base: UnsafeMutablePointer<Int32>
+  /// The ring's first element, cached from ``storage``; `nil` while there is no storage,
+  /// when the checkpoint sends every state to ``recordSlowly(_:)``, which makes the ring.
+  @usableFromInline var base: UnsafeMutablePointer<Int32>?
   /// The ring's capacity less one: a power of two less one, so `count & mask` is the ring
   /// position.
   @usableFromInline var mask = 0
@@ -31,9 +31,12 @@ struct PathRecorder: ~Copyable {
   @usableFromInline let limit: Int
 
   /// Creates an empty recorder for a flow that may enter at most `limit` states.
-  @usableFromInline
+  ///
+  /// Inlinable, so a flow started on every visit of a subflow or for every element of a
+  /// map makes its recorder without a call.
+  @inlinable
   init(limit: Int) {
-    base = PathStorage.placeholder
+    base = nil
     self.limit = max(limit, 0)
   }
 
@@ -44,7 +47,7 @@ struct PathRecorder: ~Copyable {
   @usableFromInline
   init(resuming path: RecordedPath, limit: Int) {
     storage = path.storage
-    base = path.storage?.elements ?? PathStorage.placeholder
+    base = path.storage?.elements
     mask = path.mask
     first = path.first
     count = path.count
@@ -69,7 +72,8 @@ struct PathRecorder: ~Copyable {
   /// - Precondition: ``isAtCheckpoint`` is `false`.
   @inlinable @inline(__always)
   mutating func recordBeforeCheckpoint(_ state: Int32) {
-    base[count & mask] = state
+    // Not `nil`: a recorder without a ring is always at a checkpoint.
+    base.unsafelyUnwrapped[count & mask] = state
     count &+= 1
   }
 
@@ -91,7 +95,7 @@ struct PathRecorder: ~Copyable {
       return true
     }
     growIfFull()
-    base[count & mask] = state
+    base.unsafelyUnwrapped[count & mask] = state
     count += 1
     // Once the ring is as large as it gets, the step limit and the check interval stop the
     // fast path.
@@ -144,7 +148,7 @@ struct PathRecorder: ~Copyable {
         first = state
       } else {
         growIfFull()
-        base[count & mask] = state
+        base.unsafelyUnwrapped[count & mask] = state
       }
       count += 1
     }
@@ -219,11 +223,6 @@ final class PathStorage: ManagedBuffer<Void, Int32> {
     // ManagedBuffer.create returns the dynamic type it was called on.
     unsafeDowncast(create(minimumCapacity: capacity) { _ in }, to: PathStorage.self)
   }
-
-  /// Where a recorder without storage points: never written, since such a recorder's
-  /// checkpoint sends every write to the slow path.
-  @usableFromInline
-  nonisolated(unsafe) static let placeholder = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
 
   /// The first element. Stable for the object's life: a managed buffer's elements never
   /// move.
