@@ -34,8 +34,10 @@
 ///
 /// A map whose chart ``Flowchart/isSynchronous`` and whose `maxConcurrency` is `1` runs its
 /// elements one after another inside the outer run's synchronous stretch; otherwise the map
-/// is an asynchronous state and its runs are child tasks of the outer run's task, so
-/// cancelling the outer run cancels them. The map counts as one step of the outer run;
+/// is an asynchronous state and its runs go in child tasks of the outer run's task, at most
+/// `maxConcurrency` of them, each taking the next element in input order as it finishes
+/// one, so cancelling the outer run cancels them: the runs under way stop at their next
+/// boundary and no element starts after that. The map counts as one step of the outer run;
 /// each inner run has `stepLimit` of its own.
 ///
 /// The tree printer shows a map as one state with the letter `E` (for each); see
@@ -59,6 +61,9 @@ public struct Map<Context: Sendable>: FlowComponent, Sendable {
   ///   - line: The line of the declaration, for definition errors; keep the default.
   ///   - collect: Writes the results back into the context once every run has ended (or
   ///     failed, within the tolerance).
+  // Inlinable, so that the runs are specialized for both types where they are known (as a
+  // subflow's are): generic element runs cost more than the elements' own work.
+  @inlinable
   public init<Element: Sendable>(
     _ name: String,
     isFinal: Bool = false,
@@ -75,10 +80,31 @@ public struct Map<Context: Sendable>: FlowComponent, Sendable {
       chart: chart, elements: elements, collect: collect,
       maxConcurrency: max(1, maxConcurrency ?? .max), toleratedFailures: max(0, toleratedFailures),
       stepLimit: stepLimit)
+    if chart.isSynchronous && run.maxConcurrency == 1 {
+      self.init(
+        name, isFinal: isFinal, fileID: fileID, line: line, run: run,
+        synchronous: { context in try run.synchronously(&context) }, asynchronous: nil)
+    } else {
+      self.init(
+        name, isFinal: isFinal, fileID: fileID, line: line, run: run, synchronous: nil,
+        asynchronous: { context in try await run(&context) })
+    }
+  }
+
+  /// The declaration of a map whose code the caller made, specialized: `synchronous` when
+  /// the map runs inside the outer run's synchronous stretch, else `asynchronous`.
+  @usableFromInline
+  init<Element: Sendable>(
+    _ name: String, isFinal: Bool, fileID: String, line: Int, run: MapRun<Context, Element>,
+    synchronous: (@Sendable (inout Context) throws -> Void)?,
+    asynchronous: (@Sendable (inout Context) async throws -> Void)?
+  ) {
     let code =
-      chart.isSynchronous && run.maxConcurrency == 1
-      ? DeclaredCode(.action, ActionBox<Context> { context in try run.synchronously(&context) })
-      : DeclaredCode(.asyncAction, AsyncActionBox<Context> { context in try await run(&context) })
+      if let synchronous {
+        DeclaredCode(.action, ActionBox<Context>(synchronous))
+      } else {
+        DeclaredCode(.asyncAction, AsyncActionBox<Context>(asynchronous!))
+      }
     declaration = .state(
       name, isFinal: isFinal, fileID: fileID, line: line, kind: .map, body: .next, code: code,
       attachment: run)
@@ -94,6 +120,12 @@ public struct MapResults<Element: Sendable>: Sendable {
     public let index: Int
     /// How the element's run failed.
     public let error: RunError
+
+    @usableFromInline
+    init(index: Int, error: RunError) {
+      self.index = index
+      self.error = error
+    }
   }
 
   /// The final context of each run that ended at a final state, in input order.
@@ -104,24 +136,54 @@ public struct MapResults<Element: Sendable>: Sendable {
   public let failures: [Failure]
   /// How many elements the map took from the context.
   public let elementCount: Int
+
+  @usableFromInline
+  init(outputs: [Element], indices: [Int], failures: [Failure], elementCount: Int) {
+    self.outputs = outputs
+    self.indices = indices
+    self.failures = failures
+    self.elementCount = elementCount
+  }
 }
 
 /// Thrown by a map whose failures exceeded its tolerance: the element whose run failed.
+@usableFromInline
 struct MapElementFailure: Error {
   let index: Int
   let elementCount: Int
   let error: RunError
+
+  @usableFromInline
+  init(index: Int, elementCount: Int, error: RunError) {
+    self.index = index
+    self.elementCount = elementCount
+    self.error = error
+  }
 }
 
 /// What a map's code runs, and what its declaration keeps for printing its chart.
+///
+/// Its runs are specialized for the element type where the map is declared (its members
+/// are inlinable). Asynchronously, at most ``maxConcurrency`` child tasks, the map's
+/// workers, each take the next element from a shared counter (``MapClaims``) as they finish
+/// one, so elements start in input order and a map of any size makes no more tasks than
+/// its limit; each worker has one cancellation handler and one ``RunControl`` for all its
+/// runs, and keeps its outputs until the map gathers them in input order.
+@usableFromInline
 final class MapRun<Context: Sendable, Element: Sendable>: NestedChart {
-  let chart: Flowchart<Element>
-  let elements: @Sendable (Context) throws -> [Element]
-  let collect: @Sendable (inout Context, MapResults<Element>) throws -> Void
-  let maxConcurrency: Int
-  let toleratedFailures: Int
-  let stepLimit: Int?
+  @usableFromInline let chart: Flowchart<Element>
+  @usableFromInline let elements: @Sendable (Context) throws -> [Element]
+  @usableFromInline let collect: @Sendable (inout Context, MapResults<Element>) throws -> Void
+  @usableFromInline let maxConcurrency: Int
+  @usableFromInline let toleratedFailures: Int
+  /// Every element's run, with the step limit validated once.
+  @usableFromInline let interpreter: Interpreter<Element>
+  /// The step limit's error, which every element's run fails with, when it is invalid.
+  @usableFromInline let stepLimitError: RunError?
+  @usableFromInline let start: Int32
+  @usableFromInline let isSynchronous: Bool
 
+  @inlinable
   init(
     chart: Flowchart<Element>, elements: @escaping @Sendable (Context) throws -> [Element],
     collect: @escaping @Sendable (inout Context, MapResults<Element>) throws -> Void,
@@ -132,17 +194,40 @@ final class MapRun<Context: Sendable, Element: Sendable>: NestedChart {
     self.collect = collect
     self.maxConcurrency = maxConcurrency
     self.toleratedFailures = toleratedFailures
-    self.stepLimit = stepLimit
+    var limit = Int.max
+    var limitError: RunError? = nil
+    do throws(RunError) {
+      limit = try chart.validatedStepLimit(stepLimit)
+    } catch {
+      limitError = error
+    }
+    interpreter = Interpreter(graph: chart.graph, stepLimit: limit)
+    stepLimitError = limitError
+    start = chart.startIndex
+    isSynchronous = chart.isSynchronous
   }
 
-  /// Runs the elements one after another, synchronously.
+  /// How many elements a synchronous map runs between two questions to its task.
+  @inlinable static var checkInterval: Int { 1_024 }
+
+  /// Runs the elements one after another, synchronously, each as a nested run (see
+  /// ``Interpreter/runNested(from:context:control:)``); asks the task whether it was
+  /// cancelled every ``checkInterval`` elements.
+  @inlinable
   func synchronously(_ context: inout Context) throws {
     let input = try elements(context)
-    var results = Collector(count: input.count, toleratedFailures: toleratedFailures)
-    for (index, element) in input.enumerated() {
-      do {
-        try results.add(
-          chart.runToEndSynchronously(with: element, stepLimit: stepLimit).context, at: index)
+    var results = MapCollector<Element>(
+      count: input.count, toleratedFailures: toleratedFailures)
+    let control = RunControl.inert
+    for index in input.indices {
+      if index % Self.checkInterval == Self.checkInterval - 1, Task.isCancelled {
+        throw CancellationError()
+      }
+      var element = input[index]
+      do throws(RunError) {
+        if let stepLimitError { throw stepLimitError }
+        _ = try interpreter.runNested(from: start, context: &element, control: control)
+        results.add(element, at: index)
       } catch {
         try results.add(error, at: index)
       }
@@ -150,86 +235,154 @@ final class MapRun<Context: Sendable, Element: Sendable>: NestedChart {
     try collect(&context, results.finish())
   }
 
-  /// Runs the elements as child tasks, at most ``maxConcurrency`` at once.
+  /// Runs one element's chart to its end under `control`, its worker's.
+  @inlinable
+  func run(_ element: Element, control: RunControl) async -> Result<Element, RunError> {
+    var context = element
+    do throws(RunError) {
+      if let stepLimitError { throw stepLimitError }
+      if isSynchronous {
+        _ = try interpreter.runNested(from: start, context: &context, control: control)
+      } else {
+        var cursor = Cursor<Element>(at: start, stepLimit: interpreter.stepLimit)
+        _ = try await interpreter.run(cursor: &cursor, context: &context, control: control)
+      }
+      return .success(context)
+    } catch {
+      return .failure(error)
+    }
+  }
+
+  /// One worker: takes the next element and runs it until none is left, the map is
+  /// cancelled, or a failure exceeds the tolerance.
+  @inlinable
+  func work(on input: [Element], claims: MapClaims) async -> MapWork<Element> {
+    let control = RunControl()
+    return await withTaskCancellationHandler {
+      var done = MapWork<Element>()
+      while !control.isCancelled {
+        let index = claims.next.wrappingAdd(1, ordering: .relaxed).oldValue
+        guard index < input.count else { break }
+        switch await run(input[index], control: control) {
+        case .success(let output):
+          done.outputs.append((index, output))
+        case .failure(let error):
+          let failed = claims.failures.wrappingAdd(1, ordering: .relaxed).oldValue
+          guard failed < toleratedFailures else {
+            done.stop = MapElementFailure(index: index, elementCount: input.count, error: error)
+            return done
+          }
+          done.failures.append(MapResults.Failure(index: index, error: error))
+        }
+      }
+      return done
+    } onCancel: {
+      control.cancel()
+    }
+  }
+
+  /// Runs the elements in at most ``maxConcurrency`` child tasks.
+  @inlinable
   func callAsFunction(_ context: inout Context) async throws {
     let input = try elements(context)
-    var results = Collector(count: input.count, toleratedFailures: toleratedFailures)
-    let chart = chart
-    let stepLimit = stepLimit
-    try await withThrowingTaskGroup(of: (Int, Result<Element, RunError>).self) {
-      group in
-      var next = 0
-      func startNext() {
-        guard next < input.count else { return }
-        let index = next
-        let element = input[index]
-        next += 1
-        group.addTask {
-          do {
-            let output = try await chart.runToEnd(with: element, stepLimit: stepLimit).context
-            return (index, .success(output))
-          } catch let error as RunError {
-            return (index, .failure(error))
-          }
-        }
+    var results = MapCollector<Element>(
+      count: input.count, toleratedFailures: toleratedFailures)
+    let claims = MapClaims()
+    try await withThrowingTaskGroup(of: MapWork<Element>.self) { group in
+      for _ in 0..<min(maxConcurrency, input.count) {
+        group.addTask { await self.work(on: input, claims: claims) }
       }
-      while next < min(maxConcurrency, input.count) { startNext() }
-      while let (index, outcome) = try await group.next() {
-        switch outcome {
-        case .success(let result): results.add(result, at: index)
-        case .failure(let error):
-          do {
-            try results.add(error, at: index)
-          } catch {
-            group.cancelAll()
-            throw error
-          }
+      while let done = try await group.next() {
+        if let stop = done.stop {
+          group.cancelAll()
+          throw stop
         }
-        startNext()
+        results.add(done)
       }
     }
+    // Cancelled while elements were left: they never started.
+    if results.settled < input.count { throw CancellationError() }
     try collect(&context, results.finish())
   }
 
   func writeTree(to text: inout String) { chart.printTree(to: &text, expandingSubflows: true) }
+}
 
-  /// Gathers the runs' outcomes in input order, whatever order they come in.
-  private struct Collector {
-    private var outputs: [Element?]
-    private var failures: [MapResults<Element>.Failure] = []
-    private let toleratedFailures: Int
+/// The counters a map's workers share: the next element to take, and the failures so far.
+@usableFromInline
+final class MapClaims: Sendable {
+  @usableFromInline let next = AtomicWord<Int>(0)
+  @usableFromInline let failures = AtomicWord<Int>(0)
 
-    init(count: Int, toleratedFailures: Int) {
-      outputs = [Element?](repeating: nil, count: count)
-      self.toleratedFailures = toleratedFailures
+  @inlinable
+  init() {}
+}
+
+/// What one of a map's workers did: its outputs and tolerated failures, with their input
+/// positions, and the failure that stopped the map, if it met one.
+@usableFromInline
+struct MapWork<Element: Sendable>: Sendable {
+  @usableFromInline var outputs: [(Int, Element)] = []
+  @usableFromInline var failures: [MapResults<Element>.Failure] = []
+  @usableFromInline var stop: MapElementFailure?
+
+  @inlinable
+  init() {}
+}
+
+/// Gathers a map's outcomes in input order, whatever order they come in.
+@usableFromInline
+struct MapCollector<Element: Sendable> {
+  @usableFromInline var outputs: [Element?]
+  @usableFromInline var failures: [MapResults<Element>.Failure] = []
+  @usableFromInline let toleratedFailures: Int
+  /// How many elements ended, in success or failure.
+  @usableFromInline var settled = 0
+
+  @inlinable
+  init(count: Int, toleratedFailures: Int) {
+    outputs = [Element?](repeating: nil, count: count)
+    self.toleratedFailures = toleratedFailures
+  }
+
+  @inlinable
+  mutating func add(_ output: Element, at index: Int) {
+    outputs[index] = output
+    settled += 1
+  }
+
+  /// Records a failure; throws when it is one more than the tolerance.
+  @inlinable
+  mutating func add(_ error: RunError, at index: Int) throws {
+    guard failures.count < toleratedFailures else {
+      throw MapElementFailure(index: index, elementCount: outputs.count, error: error)
     }
+    failures.append(MapResults.Failure(index: index, error: error))
+    settled += 1
+  }
 
-    mutating func add(_ output: Element, at index: Int) {
-      outputs[index] = output
-    }
+  /// Takes a worker's outcomes, whose failures the worker already held to the tolerance.
+  @inlinable
+  mutating func add(_ work: MapWork<Element>) {
+    for (index, output) in work.outputs { outputs[index] = output }
+    failures += work.failures
+    settled += work.outputs.count + work.failures.count
+  }
 
-    /// Records a failure; throws when it is one more than the tolerance.
-    mutating func add(_ error: RunError, at index: Int) throws {
-      guard failures.count < toleratedFailures else {
-        throw MapElementFailure(index: index, elementCount: outputs.count, error: error)
+  @inlinable
+  func finish() -> MapResults<Element> {
+    var kept: [Element] = []
+    var indices: [Int] = []
+    kept.reserveCapacity(outputs.count - failures.count)
+    indices.reserveCapacity(outputs.count - failures.count)
+    for (index, output) in outputs.enumerated() {
+      if let output {
+        kept.append(output)
+        indices.append(index)
       }
-      failures.append(MapResults.Failure(index: index, error: error))
     }
-
-    func finish() -> MapResults<Element> {
-      var kept: [Element] = []
-      var indices: [Int] = []
-      kept.reserveCapacity(outputs.count - failures.count)
-      indices.reserveCapacity(outputs.count - failures.count)
-      for (index, output) in outputs.enumerated() {
-        if let output {
-          kept.append(output)
-          indices.append(index)
-        }
-      }
-      return MapResults(
-        outputs: kept, indices: indices, failures: failures.sorted { $0.index < $1.index },
-        elementCount: outputs.count)
-    }
+    return MapResults(
+      outputs: kept, indices: indices, failures: failures.sorted { $0.index < $1.index },
+      elementCount: outputs.count)
   }
 }
