@@ -212,7 +212,7 @@ final class MapRun<Context: Sendable, Element: Sendable>: NestedChart {
 
   /// Runs the elements one after another, synchronously, each as a nested run (see
   /// ``Interpreter/runNested(from:context:control:)``); asks the task whether it was
-  /// cancelled every ``checkInterval`` elements.
+  /// cancelled before the first element and every ``checkInterval`` elements after it.
   @inlinable
   func synchronously(_ context: inout Context) throws {
     let input = try elements(context)
@@ -220,7 +220,7 @@ final class MapRun<Context: Sendable, Element: Sendable>: NestedChart {
       count: input.count, toleratedFailures: toleratedFailures)
     let control = RunControl.inert
     for index in input.indices {
-      if index % Self.checkInterval == Self.checkInterval - 1, Task.isCancelled {
+      if index % Self.checkInterval == 0, Task.isCancelled {
         throw CancellationError()
       }
       var element = input[index]
