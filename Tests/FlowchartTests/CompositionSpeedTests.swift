@@ -19,14 +19,12 @@ struct CompositionSpeedTests {
     }
   }
 
-  static func doubleAll(tolerating failures: Int, maxConcurrency: Int) throws -> Flowchart<
-    [Int]
-  > {
+  static func doubleAll(tolerating failures: Int, limit: Int) throws -> Flowchart<[Int]> {
     let doubler = try doubler()
     return try Flowchart<[Int]> {
       Map(
         "Double all", isFinal: true, over: { $0 }, running: doubler,
-        maxConcurrency: maxConcurrency, toleratedFailures: failures
+        maxConcurrency: limit, toleratedFailures: failures
       ) { values, results in
         values = results.outputs + results.failures.map { -$0.index }
       }
@@ -37,7 +35,7 @@ struct CompositionSpeedTests {
 
   @Test(arguments: [1, 3, 16])
   func workersShareTheToleranceAndKeepInputOrder(maxConcurrency: Int) async throws {
-    let chart = try Self.doubleAll(tolerating: 10, maxConcurrency: maxConcurrency)
+    let chart = try Self.doubleAll(tolerating: 10, limit: maxConcurrency)
     let result = try await chart.run(with: Array(0..<20))
     let evens: [Int] = stride(from: 0, to: 20, by: 2).map { $0 * 2 }
     let odds: [Int] = stride(from: 1, to: 20, by: 2).map { 0 - $0 }
@@ -46,7 +44,7 @@ struct CompositionSpeedTests {
 
   @Test(arguments: [1, 3, 16])
   func oneFailureBeyondTheToleranceStopsTheMap(maxConcurrency: Int) async throws {
-    let chart = try Self.doubleAll(tolerating: 9, maxConcurrency: maxConcurrency)
+    let chart = try Self.doubleAll(tolerating: 9, limit: maxConcurrency)
     // 21 elements hold ten odd ones, one more than tolerated: the map fails, naming one.
     let error = try await #require(throws: RunError.self) {
       try await chart.run(with: Array(0..<21))

@@ -61,8 +61,6 @@ public struct Map<Context: Sendable>: FlowComponent, Sendable {
   ///   - line: The line of the declaration, for definition errors; keep the default.
   ///   - collect: Writes the results back into the context once every run has ended (or
   ///     failed, within the tolerance).
-  // Inlinable, so that the runs are specialized for both types where they are known (as a
-  // subflow's are): generic element runs cost more than the elements' own work.
   @inlinable
   public init<Element: Sendable>(
     _ name: String,
@@ -76,6 +74,8 @@ public struct Map<Context: Sendable>: FlowComponent, Sendable {
     line: Int = #line,
     collect: @escaping @Sendable (inout Context, MapResults<Element>) throws -> Void
   ) {
+    // Inlinable, so that the runs are specialized for both types where they are known (as a
+    // subflow's are): generic element runs cost more than the elements' own work.
     let run = MapRun(
       chart: chart, elements: elements, collect: collect,
       maxConcurrency: max(1, maxConcurrency ?? .max), toleratedFailures: max(0, toleratedFailures),
