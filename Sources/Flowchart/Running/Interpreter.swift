@@ -307,8 +307,16 @@ struct Interpreter<Context: Sendable>: Sendable {
     let ends =
       control.monitor == nil ? nil : branchEnds(of: control, count: plan.branchStarts.count)
     if let monitor = control.monitor { monitor.dispatchStarted(state, flow: parentFlow) }
+    // Limited, without prerequisites, unobserved and not retried: branches go to workers.
+    let inWorkers =
+      plan.maxConcurrency < plan.branchStarts.count && plan.prerequisites.isEmpty
+      && resumed == nil && control.monitor == nil
     let outcome = await withTaskCancellationHandler {
-      await withTaskGroup(of: BranchOutcome<Context>.self) { group in
+      if inWorkers {
+        return await runBranchesInWorkers(
+          plan, original: original, control: control, parent: parent)
+      }
+      return await withTaskGroup(of: BranchOutcome<Context>.self) { group in
         let count = plan.branchStarts.count
         var finished = [FinishedBranch<Context>?](repeating: nil, count: count)
         var tally = JoinTally()
@@ -445,6 +453,86 @@ struct Interpreter<Context: Sendable>: Sendable {
       }
       if let monitor = control.monitor { monitor.dispatchJoined(state, flow: parentFlow) }
     }
+  }
+
+  /// Runs a limited dispatch's branches in `plan.maxConcurrency` worker tasks, each taking
+  /// the next branch in declaration order as it finishes one: a dispatch of any size makes
+  /// no more tasks than its limit, and the dispatching task is not woken once per branch.
+  ///
+  /// For a dispatch whose branches wait for none, in a run nobody observes and not retried
+  /// (the others take the general path in ``runDispatch(_:at:cursor:context:control:resuming:)``).
+  /// The workers apply the join policy as the dispatching task would: the first outcome that
+  /// decides the dispatch (the quorum met, or a failure beyond the tolerance or in a
+  /// cancelled run) claims the decision and raises `control`, so no branch starts after it
+  /// and those under way stop at their next boundary; what they report then is dropped.
+  @inlinable
+  func runBranchesInWorkers(
+    _ plan: DispatchPlan, original: Context, control: RunControl, parent: RunControl
+  ) async -> DispatchOutcome<Context> {
+    let count = plan.branchStarts.count
+    let claims = BranchClaims()
+    let interpreter = self
+    let works = await withTaskGroup(of: BranchWork<Context>.self) { group in
+      for _ in 0..<plan.maxConcurrency {
+        group.addTask {
+          var work = BranchWork<Context>()
+          while !control.isCancelled {
+            let index = claims.next.wrappingAdd(1, ordering: .relaxed).oldValue
+            guard index < count else { break }
+            var context = original
+            var branch = Cursor<Context>(
+              at: plan.branchStarts[index], stepLimit: interpreter.stepLimit)
+            do throws(RunError) {
+              _ = try await interpreter.run(cursor: &branch, context: &context, control: control)
+              let successes = claims.successes.wrappingAdd(1, ordering: .relaxed).newValue
+              // After the quorum, a success is dropped, as the dispatching task would.
+              guard successes <= plan.quorum else { continue }
+              work.finished.append(
+                (index, FinishedBranch(context: context, path: branch.path.finish())))
+              if successes == plan.quorum, successes < count, claims.decide() {
+                control.cancel()
+                work.metQuorum = true
+              }
+            } catch {
+              guard !claims.isDecided else { continue }
+              let failures = claims.failures.wrappingAdd(1, ordering: .relaxed).newValue
+              if failures > plan.tolerance || parent.isCancelled || Task.isCancelled {
+                if claims.decide() {
+                  control.cancel()
+                  work.fatal = error
+                }
+                return work
+              }
+              work.failed.append((index, error))
+            }
+          }
+          return work
+        }
+      }
+      var works: [BranchWork<Context>] = []
+      works.reserveCapacity(plan.maxConcurrency)
+      for await work in group { works.append(work) }
+      return works
+    }
+    var finished = [FinishedBranch<Context>?](repeating: nil, count: count)
+    var tally = JoinTally()
+    var metQuorum = false
+    for work in works {
+      if let fatal = work.fatal { return .branchFailed(fatal) }
+      for (index, branch) in work.finished { finished[index] = branch }
+      tally.successes += work.finished.count
+      tally.failures += work.failed.count
+      tally.failed += work.failed.map { (index: $0.0, error: $0.1) }
+      metQuorum = metQuorum || work.metQuorum
+    }
+    let started = min(claims.next.load(ordering: .relaxed), count)
+    if started < count && !metQuorum {
+      // Cancelled before every branch started: the first that did not start stops there.
+      return .branchFailed(
+        cancellationError(at: plan.branchStarts[started], path: PathRecorder(limit: stepLimit)))
+    }
+    tally.failed.sort { $0.index < $1.index }
+    return .joined(finished, tally)
   }
 
   // MARK: - Synchronous flows
@@ -1101,6 +1189,45 @@ extension DispatchPlan {
         into: &context)
     }
   }
+}
+
+/// The counters a limited dispatch's workers share: the next branch to take, the successes
+/// and failures so far, and whether an outcome has decided the dispatch.
+@usableFromInline
+final class BranchClaims: Sendable {
+  @usableFromInline let next = AtomicWord<Int>(0)
+  @usableFromInline let successes = AtomicWord<Int>(0)
+  @usableFromInline let failures = AtomicWord<Int>(0)
+  @usableFromInline let decided = AtomicWord<Int>(0)
+
+  @inlinable
+  init() {}
+
+  /// Whether an outcome has decided the dispatch.
+  @inlinable
+  var isDecided: Bool { decided.load(ordering: .relaxed) != 0 }
+
+  /// Claims the decision; `false` when another outcome claimed it first.
+  @inlinable
+  func decide() -> Bool {
+    decided.compareExchange(expected: 0, desired: 1, ordering: .relaxed).exchanged
+  }
+}
+
+/// What one worker of a limited dispatch did: the branches it finished (kept) and those
+/// that failed within the tolerance, with their indices, and the outcome that decided the
+/// dispatch, if it claimed it.
+@usableFromInline
+struct BranchWork<Context: Sendable>: Sendable {
+  @usableFromInline var finished: [(Int, FinishedBranch<Context>)] = []
+  @usableFromInline var failed: [(Int, RunError)] = []
+  /// The failure that decided the dispatch.
+  @usableFromInline var fatal: RunError?
+  /// Whether this worker's success met the quorum.
+  @usableFromInline var metQuorum = false
+
+  @inlinable
+  init() {}
 }
 
 /// How the branches of a concurrent dispatch ended.
