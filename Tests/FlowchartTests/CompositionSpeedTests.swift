@@ -147,3 +147,122 @@ struct CompositionSpeedTests {
     #expect(visits.value <= 2_048)
   }
 }
+
+/// A limited dispatch whose branches wait for none runs them in worker tasks that apply the
+/// join policy themselves: the same outcomes as one task per branch.
+@Suite(.timeLimit(.minutes(1)))
+struct LimitedDispatchCompositionTests {
+  struct Broken: Error {}
+
+  /// Each branch's status, in declaration order, as the report gives it.
+  final class Statuses: Sendable {
+    private let storage = Lock<[String]>([])
+    func record(_ report: DispatchReport) {
+      storage.withLock { $0 = report.branches.map { "\($0.status)" } }
+    }
+    var values: [String] { storage.withLock { $0 } }
+  }
+
+  @Test func theFirstSuccessEndsALimitedDispatchAndTheRestNeverStart() async throws {
+    let statuses = Statuses()
+    let started = Counter()
+    let chart = try Flowchart<Int> {
+      Dispatch("Mirrors", isFinal: true, maxConcurrency: 1, join: .firstSuccess) {
+        Branch { Action("Fails", isFinal: true) { _ in throw Broken() } }
+        Branch { Action("Wins", isFinal: true) { _ in started.increment() } }
+        for number in 0..<3 {
+          Branch { Action("Late \(number)", isFinal: true) { _ in started.increment() } }
+        }
+      } report: { _, report in
+        statuses.record(report)
+      }
+    }
+    _ = try await chart.run(with: 0)
+    #expect(statuses.values == ["failed", "succeeded", "cancelled", "cancelled", "cancelled"])
+    #expect(started.value == 1)
+  }
+
+  @Test func theFirstSuccessCancelsABranchThatAwaits() async throws {
+    let statuses = Statuses()
+    let chart = try Flowchart<Int> {
+      Dispatch("Mirrors", isFinal: true, maxConcurrency: 2, join: .firstSuccess) {
+        Branch {
+          Action("Sleeps", isFinal: true) { _ in try await Task.sleep(for: .seconds(600)) }
+        }
+        Branch { Action("Wins", isFinal: true) }
+        Branch { Action("Late", isFinal: true) }
+      } report: { _, report in
+        statuses.record(report)
+      }
+    }
+    _ = try await chart.run(with: 0)
+    #expect(statuses.values == ["cancelled", "succeeded", "cancelled"])
+  }
+
+  @Test(arguments: [1, 2, 4])
+  func oneFailureBeyondTheToleranceFailsALimitedDispatch(limit: Int) async throws {
+    let chart = try Flowchart<Int> {
+      Dispatch("Fan out", isFinal: true, maxConcurrency: limit, join: .toleratingFailures(2)) {
+        for number in 0..<6 {
+          Branch {
+            Action("Work \(number)", isFinal: true) { _ in
+              if number.isMultiple(of: 2) { throw Broken() }
+            }
+          }
+        }
+      }
+    }
+    let error = try await #require(throws: RunError.self) { try await chart.run(with: 0) }
+    #expect(error.kind == .thrown)
+    #expect(error.underlyingError is Broken)
+  }
+
+  @Test(arguments: [1, 2, 4])
+  func toleratedFailuresLeaveTheOthersMerged(limit: Int) async throws {
+    let statuses = Statuses()
+    let chart = try Flowchart<Int> {
+      Dispatch(
+        "Fan out", isFinal: true, maxConcurrency: limit, join: .toleratingFailures(3),
+        merge: { total, branch in total += branch }
+      ) {
+        for number in 0..<6 {
+          Branch {
+            Action("Work \(number)", isFinal: true) { value in
+              if number.isMultiple(of: 2) { throw Broken() }
+              value = number
+            }
+          }
+        }
+      } report: { _, report in
+        statuses.record(report)
+      }
+    }
+    #expect(try await chart.run(with: 0).context == 1 + 3 + 5)
+    #expect(
+      statuses.values == ["failed", "succeeded", "failed", "succeeded", "failed", "succeeded"])
+  }
+
+  @Test func cancellingALimitedDispatchEndsTheRunCancelled() async throws {
+    let gates = Gates()
+    let started = Counter()
+    let chart = try Flowchart<Int> {
+      Dispatch("Limited", isFinal: true, maxConcurrency: 2, join: .toleratingFailures(10)) {
+        for number in 0..<6 {
+          Branch {
+            Action("Wait \(number)", isFinal: true) { _ in
+              started.increment()
+              await gates.park(number)
+              try await Task.sleep(for: .seconds(600))
+            }
+          }
+        }
+      }
+    }
+    let run = Task { try await chart.run(with: 0) }
+    for index in await gates.parked(count: 2) { await gates.open(index) }
+    run.cancel()
+    let error = try await #require(throws: RunError.self) { try await run.value }
+    #expect(error.kind == .cancelled)
+    #expect(started.value == 2)
+  }
+}

@@ -492,6 +492,7 @@ struct Interpreter<Context: Sendable>: Sendable {
               if successes == plan.quorum, successes < count, claims.decide() {
                 control.cancel()
                 work.metQuorum = true
+                return work
               }
             } catch {
               guard !claims.isDecided else { continue }
@@ -511,7 +512,12 @@ struct Interpreter<Context: Sendable>: Sendable {
       }
       var works: [BranchWork<Context>] = []
       works.reserveCapacity(plan.maxConcurrency)
-      for await work in group { works.append(work) }
+      for await work in group {
+        // The worker that decided the dispatch returned: the others' branches are
+        // cancelled, so that one awaiting something long stops too.
+        if work.fatal != nil || work.metQuorum { group.cancelAll() }
+        works.append(work)
+      }
       return works
     }
     var finished = [FinishedBranch<Context>?](repeating: nil, count: count)
