@@ -39,7 +39,11 @@
 ///
 /// The inner run is an ordinary run of its chart. It runs synchronously, inside the outer
 /// run's synchronous stretch, when its chart ``Flowchart/isSynchronous``; otherwise the
-/// subflow is an asynchronous state. Cancelling the outer run cancels the inner one. When
+/// subflow is an asynchronous state. Cancelling the outer run cancels the inner one. A
+/// synchronous inner run is part of the subflow's state: it asks its task whether it was
+/// cancelled when a state throws and at the checkpoints of its path after its first state
+/// (its second state, then at least every 4,096 states), while the outer run's own
+/// boundaries check before the subflow and after it. When
 /// the inner run fails, the outer run fails at the subflow with the inner error's kind; its
 /// ``RunError/underlyingError`` is the inner ``RunError``, whose message and path name the
 /// states of the inner chart, so the message names the way through both charts. A subflow
