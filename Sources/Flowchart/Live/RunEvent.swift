@@ -134,16 +134,23 @@ extension RunEvent.Kind: CustomStringConvertible {
 }
 
 /// Plain callbacks a live run calls as it goes, for code that is not `async`: Flow's
-/// will-start and did-finish blocks.
+/// will-start and did-finish blocks, and one callback that sees every event.
 ///
 /// The run calls them on the flow that reports the event, synchronously, before it goes
-/// on: keep them short. They may call the run's handle (to pause it, say).
+/// on: keep them short. They may call the run's handle (to pause it, say). Each flow's
+/// events come in order; events of different flows (dispatch branches) may come from
+/// different threads at once.
 ///
 /// ```swift
 /// let handle = chart.start(
 ///   with: context,
 ///   observer: RunObserver(willEnterState: { print("→", $0.stateName) }))
 /// ```
+///
+/// ``didReport`` gets every event a subscriber's stream gets, in the same order, including
+/// those no other callback names: attempts, retries and catches of a modified state,
+/// branches that failed, were skipped or were cancelled, waiting for input, pausing and
+/// resuming. For an event that another callback names too, ``didReport`` is called first.
 public struct RunObserver: Sendable {
   /// Called with each ``RunEvent/Kind/stateEntered`` event, before the state's code runs.
   public var willEnterState: @Sendable (RunEvent) -> Void
@@ -153,15 +160,40 @@ public struct RunObserver: Sendable {
   /// Called once, with the ``RunEvent/Kind/runFinished(_:)`` or
   /// ``RunEvent/Kind/runFailed(_:)`` event.
   public var didFinishRun: @Sendable (RunEvent) -> Void
+  /// Called with every event of the run, whatever its kind, before the callback that names
+  /// its kind (if any).
+  public var didReport: @Sendable (RunEvent) -> Void
 
   /// An observer with the given callbacks; leave out those you do not need.
+  ///
+  /// - Parameters:
+  ///   - willEnterState: Called as a flow enters a state, before the state's code runs.
+  ///   - didFinishState: Called as a state decides or fails.
+  ///   - didFinishRun: Called once, as the run ends.
+  ///   - didReport: Called with every event, whatever its kind.
   public init(
     willEnterState: @escaping @Sendable (RunEvent) -> Void = { _ in },
     didFinishState: @escaping @Sendable (RunEvent) -> Void = { _ in },
-    didFinishRun: @escaping @Sendable (RunEvent) -> Void = { _ in }
+    didFinishRun: @escaping @Sendable (RunEvent) -> Void = { _ in },
+    didReport: @escaping @Sendable (RunEvent) -> Void = { _ in }
   ) {
     self.willEnterState = willEnterState
     self.didFinishState = didFinishState
     self.didFinishRun = didFinishRun
+    self.didReport = didReport
+  }
+
+  /// Calls ``didReport``, then the callback that names the event's kind.
+  func report(_ event: RunEvent) {
+    didReport(event)
+    switch event.kind {
+    case .stateEntered: willEnterState(event)
+    case .stateDecided, .stateFailed: didFinishState(event)
+    case .runFinished, .runFailed: didFinishRun(event)
+    case .runStarted, .dispatchStarted, .branchStarted, .branchEnded, .dispatchJoined,
+      .waitingForInput, .paused, .resumed, .attemptFailed, .retrying, .caught, .branchFailed,
+      .branchSkipped, .branchCancelled:
+      break
+    }
   }
 }

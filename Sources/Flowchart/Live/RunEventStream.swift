@@ -21,70 +21,88 @@ public struct RunEventStream: AsyncSequence, Sendable {
   /// A stream's element: one event of the run.
   public typealias Element = RunEvent
 
-  let channel: EventChannel
+  let source: any EventSource
+  /// The subscriber's number in the run's ``EventLog``.
+  let reader: Int
+  /// The most events waiting for the subscriber.
+  let limit: Int
   let subscription: EventSubscription
 
-  init(channel: EventChannel, subscription: EventSubscription) {
-    self.channel = channel
+  init(source: any EventSource, reader: Int, limit: Int, subscription: EventSubscription) {
+    self.source = source
+    self.reader = reader
+    self.limit = limit
     self.subscription = subscription
   }
 
   /// Makes the stream's one iterator.
   public func makeAsyncIterator() -> Iterator {
-    Iterator(channel: channel, subscription: subscription)
+    Iterator(stream: self)
   }
 
   /// Reads a ``RunEventStream``'s events in order.
   public struct Iterator: AsyncIteratorProtocol {
-    let channel: EventChannel
-    let subscription: EventSubscription
-    /// The batch taken from the run: a ring, read from ``head``.
-    private var ring: [RunEvent] = []
-    private var head = 0
-    /// How many of the batch's events were read.
+    private let stream: RunEventStream
+    /// The batch taken from the run, as records, and the kinds of those tagged
+    /// ``EventTag/payload``, in order.
+    private var batch: [EventRecord] = []
+    private var payloads: [RunEvent.Kind] = []
+    /// How many of the batch's records, and of its payloads, were read.
     private var read = 0
+    private var payloadsRead = 0
     /// How long to wait for the next batch while the run keeps reporting, in nanoseconds.
-    private var delay = EventChannel.shortestDelay
+    private var delay = EventLog.shortestDelay
 
-    init(channel: EventChannel, subscription: EventSubscription) {
-      self.channel = channel
-      self.subscription = subscription
+    init(stream: RunEventStream) {
+      self.stream = stream
     }
 
     /// The next event, once the run reports it; `nil` after the run's last event, or once
     /// the reading task is cancelled.
     public mutating func next() async -> RunEvent? {
-      if read == ring.count {
+      if read == batch.count {
         // A batch that ends with a flow waiting says the run may be quiet for a while: then
         // the reader waits for the run to wake it rather than come back for more.
-        var lastBatch = ring.count
-        if lastBatch > 0, ring[(head + lastBatch - 1) % lastBatch].mayBeQuiet { lastBatch = 0 }
-        ring.removeAll(keepingCapacity: true)
+        var lastBatch = batch.count
+        if let last = batch.last, last.mayBeQuiet { lastBatch = 0 }
+        batch.removeAll(keepingCapacity: true)
+        payloads.removeAll(keepingCapacity: true)
         read = 0
+        payloadsRead = 0
         guard
-          await channel.take(into: &ring, head: &head, lastBatch: lastBatch, delay: &delay)
+          await stream.source.take(
+            for: stream.reader, limit: stream.limit, into: &batch, payloads: &payloads,
+            lastBatch: lastBatch, delay: &delay)
         else {
-          subscription.end()
+          stream.subscription.end()
           return nil
         }
       }
-      var index = head + read
-      if index >= ring.count { index -= ring.count }
+      let record = batch[read]
       read += 1
-      return ring[index]
+      var payload: RunEvent.Kind?
+      if record.tag == .payload, payloadsRead < payloads.count {
+        payload = payloads[payloadsRead]
+        payloadsRead += 1
+      }
+      return stream.source.event(from: record, payload: payload)
     }
   }
 }
 
-extension RunEvent {
-  /// Whether the event says its flow waits (paused, for input, or for a retry's backoff
+extension EventRecord {
+  /// Whether the record says its flow waits (paused, for input, or for a retry's backoff
   /// delay): the run may report nothing for a while.
+  ///
+  /// A retry's wait is recorded with its payload; telling it from the other payloads would
+  /// cost the reader a look at it, so a retry's wait is treated as possibly quiet along
+  /// with every payload kind: they are rare.
   fileprivate var mayBeQuiet: Bool {
-    switch kind {
-    case .paused, .waitingForInput, .retrying: true
-    case .runStarted, .stateEntered, .stateDecided, .stateFailed, .dispatchStarted,
-      .branchStarted, .branchEnded, .dispatchJoined, .resumed, .runFinished, .runFailed,
-      .attemptFailed, .caught, .branchFailed, .branchSkipped, .branchCancelled:
+    switch tag {
+    case .paused, .waitingForInput, .payload: true
+    case .runStarted, .entered, .decidedDone, .decidedYes, .decidedNo, .decidedExit,
+      .dispatchStarted, .branchStarted, .branchEnded, .dispatchJoined, .resumed,
+      .branchSkipped, .branchCancelled:
       false
     }
   }
