@@ -99,23 +99,25 @@ struct EventLog {
 
   // MARK: - The run's side
 
-  /// Appends `record`, with `payload` for a record tagged ``EventTag/payload``; returns
-  /// whether a reader waits for as many records as there now are (then call
-  /// ``wakeReaders()`` and resume them after the lock is released).
+  /// Appends `record`; returns whether a reader waits for as many records as there now are
+  /// (then call ``wakeReaders()`` and resume them after the lock is released).
   @inline(__always)
-  mutating func append(_ record: EventRecord, payload: RunEvent.Kind? = nil) -> Bool {
-    let slot: Int
+  mutating func append(_ record: EventRecord) -> Bool {
     if records.count < capacity {
-      slot = records.count
       records.append(record)
     } else {
-      slot = nextSlot
-      records[slot] = record
-      nextSlot = slot + 1 == capacity ? 0 : slot + 1
+      records[nextSlot] = record
+      nextSlot = nextSlot + 1 == capacity ? 0 : nextSlot + 1
     }
-    if let payload { keep(payload, at: slot) }
     total &+= 1
     return _slowPath(total >= nextWake)
+  }
+
+  /// ``append(_:)`` for a record tagged ``EventTag/payload``, whose kind the log keeps
+  /// beside it.
+  mutating func append(_ record: EventRecord, payload: RunEvent.Kind) -> Bool {
+    keep(payload, at: records.count < capacity ? records.count : nextSlot)
+    return append(record)
   }
 
   @inline(never)
@@ -308,6 +310,10 @@ protocol EventSource: AnyObject, Sendable {
   /// The event a record stands for; `payload` is its kind for a record tagged
   /// ``EventTag/payload``.
   func event(from record: EventRecord, payload: RunEvent.Kind?) -> RunEvent
+  /// Appends the events `records` stand for to `events`; `payloads` are the kinds of the
+  /// records tagged ``EventTag/payload``, in order.
+  func makeEvents(
+    from records: [EventRecord], payloads: [RunEvent.Kind], into events: inout [RunEvent])
 }
 
 extension EventSource {

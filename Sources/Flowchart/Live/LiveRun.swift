@@ -82,6 +82,8 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
   /// next one changed.
   private let loggedContexts: Lock<[Int32: Context]>
   private let isLogged: Bool
+  /// Whether the run makes each event as it reports it: it has an observer or a log.
+  private let isExpected: Bool
   /// Time since the run started, by the run's clock.
   private let elapsed: @Sendable () -> Duration
   private let state: Lock<State>
@@ -99,6 +101,7 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
     state.isHeldAtStart = isPaused
     if loggedContext != nil { state.log = [] }
     isLogged = loggedContext != nil
+    isExpected = observer != nil || loggedContext != nil
     loggedContexts = Lock(loggedContext.map { [0: $0] } ?? [:])
     self.state = Lock(state)
   }
@@ -140,7 +143,9 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
     let limit = max(limit, 1)
     // A run that ended has nothing more to append: the stream ends at once.
     let reader = state.withLock { $0.events.subscribe(limit: limit) }
-    let subscription = EventSubscription { [weak self] in self?.unsubscribe(reader) }
+    // The stream holds the run anyway: a weak reference would only make every retain of the
+    // run take the slow path through a side table.
+    let subscription = EventSubscription { self.unsubscribe(reader) }
     return RunEventStream(source: self, reader: reader, limit: limit, subscription: subscription)
   }
 
@@ -152,25 +157,24 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
 
   /// Ends the run: reports its result, then finishes every stream.
   func finish(_ result: Result<RunResult<Context>, RunError>) {
-    var reported: Reported
+    let payload: RunEvent.Kind
+    let state: Int32?
+    var suffix = ""
     switch result {
     case .success(let result):
       let outcome = result.outcome.map { ", outcome \($0)" } ?? ""
-      reported = state.withLock { locked in
-        locked.hasEnded = true
-        return publish(
-          .payload, payload: .runFinished(result.decision), at: Int32(result.finalState.index),
-          flow: 0, in: &locked, logging: "\(outcome), after \(result.stepCount) states")
-      }
+      payload = .runFinished(result.decision)
+      state = Int32(result.finalState.index)
+      suffix = "\(outcome), after \(result.stepCount) states"
     case .failure(let error):
-      reported = state.withLock { locked in
-        locked.hasEnded = true
-        return publish(
-          .payload, payload: .runFailed(error), at: error.state.map { Int32($0.index) },
-          flow: 0, in: &locked)
-      }
+      payload = .runFailed(error)
+      state = error.state.map { Int32($0.index) }
     }
-    let readers = state.withLock { state in
+    var reported = self.state.withLock { locked in
+      locked.hasEnded = true
+      return publish(payload: payload, at: state, flow: 0, in: &locked, logging: suffix)
+    }
+    let readers = self.state.withLock { state in
       defer {
         state.controls = [:]
         state.positions = FlowPositions()
@@ -180,7 +184,7 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
     }
     for reader in readers { reader.resume() }
     reported.wakes = false
-    deliver(reported)
+    deliver(reported, payload: payload)
   }
 
   /// Waits until the run is resumed, reporting nothing: a run started paused.
@@ -287,23 +291,16 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
 
   // MARK: - Events
 
-  /// What reporting an event under the lock leaves to do once the lock is released.
-  private struct Reported {
-    /// The event, for the observer; `nil` when the run has none.
-    var event: RunEvent?
-    /// Whether a subscriber waits for as many events as there now are.
-    var wakes = false
-
-    var needsDelivery: Bool { wakes || event != nil }
-  }
-
-  /// Wakes the subscribers `reported` says wait, and calls the observer: after the lock is
+  /// Wakes the subscribers `reported` says wait, and calls the observer with the event
+  /// (`payload` is its kind, for a record tagged ``EventTag/payload``): after the lock is
   /// released, since both may call the handle.
-  private func deliver(_ reported: Reported) {
+  private func deliver(_ reported: ReportedEvent, payload: RunEvent.Kind? = nil) {
     if reported.wakes {
       for reader in state.withLock({ $0.events.wakeReaders() }) { reader.resume() }
     }
-    if let event = reported.event, let observer { observer.report(event) }
+    if let record = reported.observed, let observer {
+      observer.report(event(from: record, payload: payload))
+    }
   }
 
   /// Reports an event of `kind`, after `update`, under the lock, so every subscriber sees
@@ -315,9 +312,10 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
     let (tag, value, payload) = Self.record(of: kind)
     let reported = self.state.withLock { locked in
       update(&locked)
-      return publish(tag, value: value, payload: payload, at: state, flow: flow, in: &locked)
+      if let payload { return publish(payload: payload, at: state, flow: flow, in: &locked) }
+      return publish(tag, value: value, at: state, flow: flow, in: &locked)
     }
-    if reported.needsDelivery { deliver(reported) }
+    if reported.needsDelivery { deliver(reported, payload: payload) }
   }
 
   /// Reports a state's decision in a logged run, which shows what the state changed in
@@ -339,56 +337,86 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
       changes = before.map { RunLog.changes(from: $0, to: context) } ?? []
     }
     let reported = self.state.withLock { locked in
-      let reported = publish(
-        tag, value: value, payload: payload, at: state, flow: flow, in: &locked)
+      let reported =
+        if let payload {
+          publish(payload: payload, at: state, flow: flow, in: &locked)
+        } else {
+          publish(tag, value: value, at: state, flow: flow, in: &locked)
+        }
       locked.log?.append(contentsOf: changes.map { RunLog.continuation + $0 })
       return reported
     }
-    if reported.needsDelivery { deliver(reported) }
+    if reported.needsDelivery { deliver(reported, payload: payload) }
   }
 
   /// Records an event for the subscribers, and makes it for the log and the observer; called
   /// under the lock.
   ///
   /// A subscriber's stream builds its events from the records; only a run with an observer
-  /// or a log makes each event here.
+  /// or a log makes each event here. For an event whose kind carries more than a number, see
+  /// ``publish(payload:at:flow:in:logging:)``.
   private func publish(
-    _ tag: EventTag, value: Int32 = 0, payload: RunEvent.Kind? = nil, at state: Int32?,
-    flow: Int32, in locked: inout State, logging suffix: String = ""
-  ) -> Reported {
+    _ tag: EventTag, value: Int32 = 0, at state: Int32?, flow: Int32, in locked: inout State
+  ) -> ReportedEvent {
     // Nobody listens: only the positions (updated by the caller) matter.
-    let isExpected = observer != nil || isLogged
-    guard isExpected || locked.events.hasReaders else { return Reported() }
+    guard isExpected || locked.events.hasReaders else { return ReportedEvent() }
+    let record = stamp(
+      tag, value: value, at: state, flow: flow, decides: tag.isDecision, in: &locked)
+    var reported = ReportedEvent()
+    if locked.events.hasReaders { reported.wakes = locked.events.append(record) }
+    if _slowPath(isExpected) { expect(record, payload: nil, in: &locked, reported: &reported) }
+    return reported
+  }
+
+  /// ``publish(_:value:at:flow:in:)`` for an event whose kind the log keeps whole, beside a
+  /// record tagged ``EventTag/payload``.
+  @inline(never)
+  private func publish(
+    payload: RunEvent.Kind, at state: Int32?, flow: Int32, in locked: inout State,
+    logging suffix: String = ""
+  ) -> ReportedEvent {
+    guard isExpected || locked.events.hasReaders else { return ReportedEvent() }
+    var decides = false
+    if case .stateDecided = payload { decides = true }
+    let record = stamp(.payload, value: 0, at: state, flow: flow, decides: decides, in: &locked)
+    var reported = ReportedEvent()
+    if locked.events.hasReaders { reported.wakes = locked.events.append(record, payload: payload) }
+    if isExpected {
+      expect(record, payload: payload, logging: suffix, in: &locked, reported: &reported)
+    }
+    return reported
+  }
+
+  /// The record of an event, timed: a state entered right after its flow's decision takes
+  /// the decision's time rather than read the clock again.
+  @inline(__always)
+  private func stamp(
+    _ tag: EventTag, value: Int32, at state: Int32?, flow: Int32, decides: Bool,
+    in locked: inout State
+  ) -> EventRecord {
     let time: Duration
     if tag == .entered, let last = locked.lastDecision, last.flow == flow {
       time = last.time
     } else {
       time = elapsed()
     }
-    switch tag {
-    case .decidedDone, .decidedYes, .decidedNo, .decidedExit:
-      locked.lastDecision = (flow, time)
-    case .payload:
-      if case .stateDecided = payload { locked.lastDecision = (flow, time) } else {
-        locked.lastDecision = nil
-      }
-    default:
-      locked.lastDecision = nil
-    }
-    let record = EventRecord(time: time, state: state ?? -1, flow: flow, tag: tag, value: value)
-    var reported = Reported()
-    if locked.events.hasReaders {
-      reported.wakes = locked.events.append(record, payload: payload)
-    }
-    guard _slowPath(isExpected) else { return reported }
-    let event = self.event(from: record, payload: payload)
+    locked.lastDecision = decides ? (flow, time) : nil
+    return EventRecord(time: time, state: state ?? -1, flow: flow, tag: tag, value: value)
+  }
+
+  /// Writes the log's line of `record`, and keeps it for the observer.
+  @inline(never)
+  private func expect(
+    _ record: EventRecord, payload: RunEvent.Kind?, logging suffix: String = "",
+    in locked: inout State, reported: inout ReportedEvent
+  ) {
     if locked.log != nil {
-      let started = locked.enteredAt[flow]
-      if tag == .entered { locked.enteredAt[flow] = event.time }
+      let event = self.event(from: record, payload: payload)
+      let started = locked.enteredAt[record.flow]
+      if record.tag == .entered { locked.enteredAt[record.flow] = event.time }
       locked.log?.append(RunLog.line(for: event, enteredAt: started) + suffix)
     }
-    if observer != nil { reported.event = event }
-    return reported
+    if observer != nil { reported.observed = record }
   }
 
   /// The tag, number and payload that record an event of `kind`.
@@ -451,6 +479,21 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
       kind: kind, state: state.map(StateID.init),
       stateName: state.map { graph.records[Int($0)].name } ?? "", flow: Int(record.flow),
       time: record.time)
+  }
+
+  func makeEvents(
+    from records: [EventRecord], payloads: [RunEvent.Kind], into events: inout [RunEvent]
+  ) {
+    events.reserveCapacity(records.count)
+    var nextPayload = 0
+    for record in records {
+      var payload: RunEvent.Kind?
+      if record.tag == .payload, nextPayload < payloads.count {
+        payload = payloads[nextPayload]
+        nextPayload += 1
+      }
+      events.append(event(from: record, payload: payload))
+    }
   }
 
   func withEventLog<Result>(_ body: (inout EventLog) -> Result) -> Result {
@@ -541,7 +584,7 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
     let value = await withTaskCancellationHandler {
       await withCheckedContinuation { (continuation: CheckedContinuation<(any Sendable)?, Never>) in
         let (immediate, reported) = self.state.withLock {
-          locked -> ((any Sendable)??, Reported) in
+          locked -> ((any Sendable)??, ReportedEvent) in
           if let value = locked.inputs.removeValue(forKey: state) { return (.some(value), .init()) }
           guard locked.pendingWaits.contains(wait) else { return (.some(nil), .init()) }
           locked.inputWaiters[state] = (wait, continuation)
@@ -576,7 +619,7 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
     }
     await withTaskCancellationHandler {
       await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-        let (isWaiting, reported) = state.withLock { locked -> (Bool, Reported) in
+        let (isWaiting, reported) = state.withLock { locked -> (Bool, ReportedEvent) in
           let isHeld = boundary == nil ? locked.isHeldAtStart : locked.isPaused
           guard isHeld, locked.pendingWaits.contains(wait) else { return (false, .init()) }
           locked.waiters[wait] = continuation
@@ -595,10 +638,10 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
       }
       waiter?.resume()
     }
-    let reported = state.withLock { locked -> Reported in
+    let reported = state.withLock { locked -> ReportedEvent in
       let didWait = locked.waited.remove(wait) != nil
       let wasResumed = locked.pendingWaits.remove(wait) != nil
-      guard didWait, wasResumed, let boundary else { return Reported() }
+      guard didWait, wasResumed, let boundary else { return ReportedEvent() }
       return publish(.resumed, at: boundary, flow: flow, in: &locked)
     }
     deliver(reported)
@@ -612,5 +655,28 @@ extension LiveRun {
   /// dispatch's branches that did not succeed.
   func report(_ kinds: [RunEvent.Kind], at state: Int32, flow: Int32) {
     for kind in kinds { emit(kind, at: state, flow: flow) }
+  }
+}
+
+/// What reporting an event under a live run's lock leaves to do once the lock is released.
+/// Plain values, so that a boundary copies and destroys nothing to carry it out of the lock.
+private struct ReportedEvent: BitwiseCopyable {
+  /// Whether a subscriber waits for as many events as there now are.
+  var wakes = false
+  /// The event's record, when the run has an observer to call with the event.
+  var observed: EventRecord?
+
+  var needsDelivery: Bool { wakes || observed != nil }
+}
+
+extension EventTag {
+  /// Whether the tag records a state's decision.
+  fileprivate var isDecision: Bool {
+    switch self {
+    case .decidedDone, .decidedYes, .decidedNo, .decidedExit: true
+    case .runStarted, .entered, .dispatchStarted, .branchStarted, .branchEnded, .dispatchJoined,
+      .waitingForInput, .paused, .resumed, .branchSkipped, .branchCancelled, .payload:
+      false
+    }
   }
 }

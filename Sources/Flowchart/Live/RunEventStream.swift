@@ -43,13 +43,15 @@ public struct RunEventStream: AsyncSequence, Sendable {
   /// Reads a ``RunEventStream``'s events in order.
   public struct Iterator: AsyncIteratorProtocol {
     private let stream: RunEventStream
-    /// The batch taken from the run, as records, and the kinds of those tagged
-    /// ``EventTag/payload``, in order.
-    private var batch: [EventRecord] = []
+    /// The events of the batch taken from the run, read from ``read``.
+    @usableFromInline var events: [RunEvent] = []
+    @usableFromInline var read = 0
+    /// The batch as the run recorded it, and the kinds of the records tagged
+    /// ``EventTag/payload``, in order: kept to take the next batch into without allocating.
+    private var records: [EventRecord] = []
     private var payloads: [RunEvent.Kind] = []
-    /// How many of the batch's records, and of its payloads, were read.
-    private var read = 0
-    private var payloadsRead = 0
+    /// How many events the last batch held, or 0 when it ended with a flow waiting.
+    private var lastBatch = 0
     /// How long to wait for the next batch while the run keeps reporting, in nanoseconds.
     private var delay = EventLog.shortestDelay
 
@@ -59,33 +61,39 @@ public struct RunEventStream: AsyncSequence, Sendable {
 
     /// The next event, once the run reports it; `nil` after the run's last event, or once
     /// the reading task is cancelled.
+    ///
+    /// Inlinable, so that reading an event of a batch already taken is a few instructions
+    /// in the caller's loop, with no asynchronous call.
+    @inlinable
     public mutating func next() async -> RunEvent? {
-      if read == batch.count {
-        // A batch that ends with a flow waiting says the run may be quiet for a while: then
-        // the reader waits for the run to wake it rather than come back for more.
-        var lastBatch = batch.count
-        if let last = batch.last, last.mayBeQuiet { lastBatch = 0 }
-        batch.removeAll(keepingCapacity: true)
-        payloads.removeAll(keepingCapacity: true)
-        read = 0
-        payloadsRead = 0
-        guard
-          await stream.source.take(
-            for: stream.reader, limit: stream.limit, into: &batch, payloads: &payloads,
-            lastBatch: lastBatch, delay: &delay)
-        else {
-          stream.subscription.end()
-          return nil
-        }
+      if read < events.count {
+        read += 1
+        return events[read - 1]
       }
-      let record = batch[read]
-      read += 1
-      var payload: RunEvent.Kind?
-      if record.tag == .payload, payloadsRead < payloads.count {
-        payload = payloads[payloadsRead]
-        payloadsRead += 1
+      return await nextBatch()
+    }
+
+    /// Takes the next batch from the run, and returns its first event.
+    @usableFromInline
+    mutating func nextBatch() async -> RunEvent? {
+      events.removeAll(keepingCapacity: true)
+      records.removeAll(keepingCapacity: true)
+      payloads.removeAll(keepingCapacity: true)
+      read = 0
+      guard
+        await stream.source.take(
+          for: stream.reader, limit: stream.limit, into: &records, payloads: &payloads,
+          lastBatch: lastBatch, delay: &delay)
+      else {
+        stream.subscription.end()
+        return nil
       }
-      return stream.source.event(from: record, payload: payload)
+      // A batch that ends with a flow waiting says the run may be quiet for a while: then
+      // the reader waits for the run to wake it rather than come back for more.
+      lastBatch = records.last?.mayBeQuiet == true ? 0 : records.count
+      stream.source.makeEvents(from: records, payloads: payloads, into: &events)
+      read = 1
+      return events[0]
     }
   }
 }
