@@ -1,6 +1,6 @@
 /// One event as a live run records it for its subscribers: plain values, copied without
-/// reference counting. The reader makes the ``RunEvent`` of it (see
-/// ``EventSource/event(from:payload:)``), so that the run builds none.
+/// reference counting. A ``RunEvent`` is the record and the run it came from: its kind and
+/// its state's name are made when read (see ``EventSource/kind(of:payload:)``).
 struct EventRecord: BitwiseCopyable {
   /// When it happened, by the run's clock.
   var time: Duration
@@ -307,16 +307,37 @@ struct EventLog {
 protocol EventSource: AnyObject, Sendable {
   /// Runs `body` on the run's event log, under the run's lock.
   func withEventLog<Result>(_ body: (inout EventLog) -> Result) -> Result
-  /// The event a record stands for; `payload` is its kind for a record tagged
-  /// ``EventTag/payload``.
-  func event(from record: EventRecord, payload: RunEvent.Kind?) -> RunEvent
-  /// Appends the events `records` stand for to `events`; `payloads` are the kinds of the
-  /// records tagged ``EventTag/payload``, in order.
-  func makeEvents(
-    from records: [EventRecord], payloads: [RunEvent.Kind], into events: inout [RunEvent])
+  /// The kind of event a record stands for; `payload` is the kind itself for a record
+  /// tagged ``EventTag/payload``.
+  func kind(of record: EventRecord, payload: RunEvent.Kind?) -> RunEvent.Kind
+  /// The name of the state `state`.
+  func stateName(of state: Int32) -> String
 }
 
 extension EventSource {
+  /// Appends the events `records` stand for to `events`; `payloads` are the kinds of the
+  /// records tagged ``EventTag/payload``, in order, and `details` serves the others.
+  func makeEvents(
+    from records: [EventRecord], payloads: [RunEvent.Kind], details: EventDetails,
+    into events: inout [RunEvent]
+  ) {
+    events.reserveCapacity(records.count)
+    if payloads.isEmpty {
+      for record in records { events.append(RunEvent(record: record, details: details)) }
+      return
+    }
+    var nextPayload = 0
+    for record in records {
+      if record.tag == .payload, nextPayload < payloads.count {
+        let payload = EventDetails(source: self, payload: payloads[nextPayload])
+        nextPayload += 1
+        events.append(RunEvent(record: record, details: payload))
+      } else {
+        events.append(RunEvent(record: record, details: details))
+      }
+    }
+  }
+
   /// Ends reader `id`'s subscription.
   func unsubscribe(_ id: Int) {
     withEventLog { $0.unsubscribe(id) }?.resume()

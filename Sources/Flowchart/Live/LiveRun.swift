@@ -452,48 +452,37 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
   /// The event `record` stands for; `payload` is its kind when it is tagged
   /// ``EventTag/payload``.
   func event(from record: EventRecord, payload: RunEvent.Kind?) -> RunEvent {
-    let kind: RunEvent.Kind
-    switch record.tag {
-    case .runStarted: kind = .runStarted
-    case .entered: kind = .stateEntered
-    case .decidedDone: kind = .stateDecided(.done)
-    case .decidedYes: kind = .stateDecided(.yes)
-    case .decidedNo: kind = .stateDecided(.no)
-    case .decidedExit:
-      let exit = graph.storedExits(of: Int(record.state)).first { $0.target == record.value }
-      kind = .stateDecided(
-        .key(exit.map { $0.label.label(keyLabels: graph.keyLabels).description } ?? ""))
-    case .dispatchStarted: kind = .dispatchStarted
-    case .branchStarted: kind = .branchStarted(Int(record.value))
-    case .branchEnded: kind = .branchEnded(Int(record.value))
-    case .dispatchJoined: kind = .dispatchJoined
-    case .waitingForInput: kind = .waitingForInput
-    case .paused: kind = .paused
-    case .resumed: kind = .resumed
-    case .branchSkipped: kind = .branchSkipped(Int(record.value))
-    case .branchCancelled: kind = .branchCancelled(Int(record.value))
-    case .payload: kind = payload ?? .runStarted
-    }
-    let state = record.state >= 0 ? record.state : nil
-    return RunEvent(
-      kind: kind, state: state.map(StateID.init),
-      stateName: state.map { graph.records[Int($0)].name } ?? "", flow: Int(record.flow),
-      time: record.time)
+    RunEvent(record: record, details: EventDetails(source: self, payload: payload))
   }
 
-  func makeEvents(
-    from records: [EventRecord], payloads: [RunEvent.Kind], into events: inout [RunEvent]
-  ) {
-    events.reserveCapacity(records.count)
-    var nextPayload = 0
-    for record in records {
-      var payload: RunEvent.Kind?
-      if record.tag == .payload, nextPayload < payloads.count {
-        payload = payloads[nextPayload]
-        nextPayload += 1
-      }
-      events.append(event(from: record, payload: payload))
+  func kind(of record: EventRecord, payload: RunEvent.Kind?) -> RunEvent.Kind {
+    switch record.tag {
+    case .runStarted: .runStarted
+    case .entered: .stateEntered
+    case .decidedDone: .stateDecided(.done)
+    case .decidedYes: .stateDecided(.yes)
+    case .decidedNo: .stateDecided(.no)
+    case .decidedExit:
+      .stateDecided(
+        .key(
+          graph.storedExits(of: Int(record.state)).first { $0.target == record.value }
+            .map { $0.label.label(keyLabels: graph.keyLabels).description } ?? ""))
+    case .dispatchStarted: .dispatchStarted
+    case .branchStarted: .branchStarted(Int(record.value))
+    case .branchEnded: .branchEnded(Int(record.value))
+    case .dispatchJoined: .dispatchJoined
+    case .waitingForInput: .waitingForInput
+    case .paused: .paused
+    case .resumed: .resumed
+    case .branchSkipped: .branchSkipped(Int(record.value))
+    case .branchCancelled: .branchCancelled(Int(record.value))
+    // A record tagged `payload` is always kept with its kind.
+    case .payload: payload ?? .runStarted
     }
+  }
+
+  func stateName(of state: Int32) -> String {
+    graph.records.indices.contains(Int(state)) ? graph.records[Int(state)].name : ""
   }
 
   func withEventLog<Result>(_ body: (inout EventLog) -> Result) -> Result {

@@ -73,25 +73,30 @@ public struct RunEvent: Sendable, CustomStringConvertible {
   }
 
   /// What happened.
-  public let kind: Kind
+  public var kind: Kind { details.source.kind(of: record, payload: details.payload) }
   /// The state it happened at; `nil` only for a run that failed before it reached a state
   /// (an invalid step limit).
-  public let state: StateID?
+  public var state: StateID? { record.state >= 0 ? StateID(record.state) : nil }
   /// The name of ``state``; empty when ``state`` is `nil`.
-  public let stateName: String
+  public var stateName: String {
+    record.state >= 0 ? details.source.stateName(of: record.state) : ""
+  }
   /// The flow it happened in: 0 for the run's top-level flow, then one number per dispatch
   /// branch, in the order the branches start.
-  public let flow: Int
+  public var flow: Int { Int(record.flow) }
   /// When it happened, as time since the run started, by the run's clock (monotonic: a
   /// `ContinuousClock` unless the run was started with another).
-  public let time: Duration
+  public var time: Duration { record.time }
 
-  init(kind: Kind, state: StateID?, stateName: String, flow: Int, time: Duration) {
-    self.kind = kind
-    self.state = state
-    self.stateName = stateName
-    self.flow = flow
-    self.time = time
+  /// The event as the run recorded it: plain values, copied without reference counting.
+  let record: EventRecord
+  /// Where the rest of the event comes from: the run, for the kind's payload and the state's
+  /// name, which are made only when read.
+  let details: EventDetails
+
+  init(record: EventRecord, details: EventDetails) {
+    self.record = record
+    self.details = details
   }
 
   /// `0.000412s #2 'Lift weights' entered`: the time, the state and what happened, with
@@ -130,6 +135,21 @@ extension RunEvent.Kind: CustomStringConvertible {
     case .branchSkipped(let index): "branch \(index + 1) skipped"
     case .branchCancelled(let index): "branch \(index + 1) cancelled"
     }
+  }
+}
+
+/// What a ``RunEvent`` holds besides its record: the run it came from, which names its
+/// state and makes its kind, and the kind itself when a record cannot hold it.
+///
+/// One instance serves every event without a payload that a subscriber's stream makes, so
+/// an event costs its reader one retain, not a copy of its kind and name.
+final class EventDetails: Sendable {
+  let source: any EventSource
+  let payload: RunEvent.Kind?
+
+  init(source: any EventSource, payload: RunEvent.Kind? = nil) {
+    self.source = source
+    self.payload = payload
   }
 }
 

@@ -43,6 +43,8 @@ public struct RunEventStream: AsyncSequence, Sendable {
   /// Reads a ``RunEventStream``'s events in order.
   public struct Iterator: AsyncIteratorProtocol {
     private let stream: RunEventStream
+    /// What the events without a payload share: the run that names their states.
+    private let details: EventDetails
     /// The events of the batch taken from the run, read from ``read``.
     @usableFromInline var events: [RunEvent] = []
     @usableFromInline var read = 0
@@ -57,6 +59,7 @@ public struct RunEventStream: AsyncSequence, Sendable {
 
     init(stream: RunEventStream) {
       self.stream = stream
+      details = EventDetails(source: stream.source)
     }
 
     /// The next event, once the run reports it; `nil` after the run's last event, or once
@@ -91,7 +94,8 @@ public struct RunEventStream: AsyncSequence, Sendable {
       // A batch that ends with a flow waiting says the run may be quiet for a while: then
       // the reader waits for the run to wake it rather than come back for more.
       lastBatch = records.last?.mayBeQuiet == true ? 0 : records.count
-      stream.source.makeEvents(from: records, payloads: payloads, into: &events)
+      stream.source.makeEvents(
+        from: records, payloads: payloads, details: details, into: &events)
       read = 1
       return events[0]
     }
