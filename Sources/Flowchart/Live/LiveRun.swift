@@ -12,8 +12,9 @@ struct LiveRunState {
   var isHeldAtStart = false
   /// Whether the run ended; then nothing changes any more.
   var hasEnded = false
-  /// The controls of the run's flows: the top level's and those of running dispatches.
-  var controls: [ObjectIdentifier: RunControl] = [:]
+  /// The controls of the run's flows: the top level's and those of running dispatches (an
+  /// array: a run has few at once, and a dictionary would cost each run an allocation more).
+  var controls: [RunControl] = []
   /// Flows waiting at a boundary while paused, by wait number.
   var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
   /// Waits that started and have not ended; a cancelled one leaves this set at once.
@@ -123,7 +124,7 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
     state.withLock { state in
       guard !state.hasEnded, !state.isPaused else { return }
       state.isPaused = true
-      for control in state.controls.values { control.setPaused(true) }
+      for control in state.controls { control.setPaused(true) }
     }
   }
 
@@ -132,7 +133,7 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
       guard state.isPaused else { return [] }
       state.isPaused = false
       state.isHeldAtStart = false
-      for control in state.controls.values { control.setPaused(false) }
+      for control in state.controls { control.setPaused(false) }
       defer { state.waiters = [:] }
       return Array(state.waiters.values)
     }
@@ -176,7 +177,7 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
     }
     let readers = self.state.withLock { state in
       defer {
-        state.controls = [:]
+        state.controls = []
         state.positions = FlowPositions()
         state.isPaused = false
       }
@@ -196,13 +197,17 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
 
   func register(_ control: RunControl) {
     state.withLock { state in
-      state.controls[ObjectIdentifier(control)] = control
+      state.controls.append(control)
       if state.isPaused { control.setPaused(true) }
     }
   }
 
   func unregister(_ control: RunControl) {
-    _ = state.withLock { $0.controls.removeValue(forKey: ObjectIdentifier(control)) }
+    state.withLock { state in
+      if let index = state.controls.lastIndex(where: { $0 === control }) {
+        state.controls.remove(at: index)
+      }
+    }
   }
 
   func entered(_ state: Int32, flow: Int32) {
