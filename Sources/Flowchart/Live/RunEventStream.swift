@@ -6,14 +6,14 @@
 /// reading task is cancelled. Make one iterator per stream: a stream is one subscriber, and
 /// two iterators of it would share its events between them.
 ///
-/// The run hands the stream its events in batches: it appends each event to the stream's
-/// buffer and wakes the reader only when the reader waits, and the reader takes every event
-/// waiting at once, then reads them without synchronizing with the run again. So a reader
-/// costs the run little, however fast the run goes. The buffer holds at most the limit given
-/// to ``RunHandle/events(bufferingNewest:)`` events not yet taken; when it is full, the
-/// oldest is dropped for the newest, so the run never waits for its reader, and the run's
-/// last event always arrives. Events taken in a batch and not yet read are the reader's:
-/// they count toward no limit.
+/// The run hands the stream its events in batches: it records each event once, for all its
+/// subscribers, and wakes a reader only when the reader waits; the reader takes every event
+/// waiting for it at once, makes the ``RunEvent``s, then reads them without synchronizing
+/// with the run again. So a reader costs the run little, however fast the run goes. At most
+/// the limit given to ``RunHandle/events(bufferingNewest:)`` events wait to be taken; when
+/// more came, the reader takes the newest that many (the oldest are dropped), so the run
+/// never waits for its reader, and the run's last event always arrives. Events taken in a
+/// batch and not yet read are the reader's: they count toward no limit.
 ///
 /// Releasing the stream and its iterator ends the subscription, as cancelling the reader
 /// does.
