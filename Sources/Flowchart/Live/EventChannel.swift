@@ -183,8 +183,9 @@ struct EventLog {
       if !payloads.isEmpty { payloads = Array(payloads[nextSlot...] + payloads[..<nextSlot]) }
     }
     nextSlot = 0
+    // The ring grows as the run appends, up to its length: a subscriber of a run that reports
+    // little (or has ended) costs little.
     capacity = newCapacity
-    records.reserveCapacity(min(newCapacity, 1024))
   }
 
   // MARK: - The reader's side
