@@ -144,6 +144,7 @@ struct EventLog {
   /// Ends every stream after the records appended so far; returns the readers to wake.
   mutating func finish() -> [CheckedContinuation<Void, Never>] {
     isFinished = true
+    if readers.isEmpty { release() }
     var woken: [CheckedContinuation<Void, Never>] = []
     for index in readers.indices {
       guard let waiter = readers[index].waiter else { continue }
@@ -172,7 +173,18 @@ struct EventLog {
     let reader = readers.remove(at: index)
     reader.timer?.cancel()
     updateNextWake()
+    if readers.isEmpty { release() }
     return reader.waiter
+  }
+
+  /// Lets the ring go once no reader needs it: a reader that subscribes later takes only what
+  /// the run appends after it, and events kept after their stream was released (which refer
+  /// to the run) do not keep the ring.
+  private mutating func release() {
+    records = []
+    payloads = []
+    capacity = 0
+    nextSlot = 0
   }
 
   /// Makes the ring `capacity` long, keeping its records in order.

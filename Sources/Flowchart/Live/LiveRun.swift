@@ -60,9 +60,12 @@ struct FlowPositions {
   /// The states of the running flows, by flow number.
   var states: [Int32] { byFlow.filter { $0 >= 0 } }
 
-  /// The lowest-numbered flow at `state`.
-  func firstFlow(at state: Int32) -> Int32? {
-    byFlow.firstIndex(of: state).map(Int32.init)
+  /// The lowest-numbered flow at a state that satisfies `isWanted`, and its state.
+  func firstFlow(where isWanted: (Int32) -> Bool) -> (state: Int32, flow: Int32)? {
+    for (flow, state) in byFlow.enumerated() where state >= 0 && isWanted(state) {
+      return (state, Int32(flow))
+    }
+    return nil
   }
 }
 
@@ -496,27 +499,15 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
 
   // MARK: - Input
 
-  /// The state each waiting state's slot belongs to; found on first use.
-  private let slotStates = Lock<[ObjectIdentifier: Int32]?>(nil)
-
   func receive(for slot: InputSlot) async -> (any Sendable)? {
-    let state = slotStates.withLock { map -> Int32? in
-      if map == nil {
-        var found: [ObjectIdentifier: Int32] = [:]
-        for (index, record) in graph.records.enumerated() {
-          if let slot = record.attachment as? InputSlot {
-            found[ObjectIdentifier(slot)] = Int32(index)
-          }
-        }
-        map = found
-      }
-      return map?[ObjectIdentifier(slot)]
+    // The flow that asks is at the waiting state (it entered it before the state's code
+    // ran): the first flow at a state with this slot. A scan of the running flows, not of
+    // the chart, and no table kept per run.
+    let found = state.withLock { locked in
+      locked.positions.firstFlow { graph.records[Int($0)].attachment === slot }
     }
-    guard let state else { return nil }
-    let flow = self.state.withLock { locked in
-      locked.positions.firstFlow(at: state) ?? 0
-    }
-    return await receiveInput(at: state, flow: flow)
+    guard let found else { return nil }
+    return await receiveInput(at: found.state, flow: found.flow)
   }
 
   /// Checks that `value` may go to the state `states` names, then sends it.
