@@ -8,6 +8,9 @@ import Flowchart
 //   run's lock), so this row says what a handle costs when nobody watches;
 // - observed: the same with one subscriber reading every event in a task of its own,
 //   against the same run nobody observes (the target: at most 2× per transition).
+//   Each sample checks how many events its reader got: a reader that falls behind its run
+//   by more than its buffer loses the oldest events, and the notes say so;
+// - pause → resume: see LivePauseBenchmarks.swift.
 
 /// Runs the asynchronous cycle through a handle; with `observed`, one task reads every
 /// event until the run ends.
@@ -55,10 +58,14 @@ enum LiveBenchmarks {
     // One subscriber reading every event, against the same handle run nobody observes (the
     // issue's target: at most 2x per transition).
     let observedTransitions = max(transitions / 10, 1)
+    let missed = Counter()
     let observed = try await Interleaver.run(
       repetitions: configuration.repetitions,
       [
-        { try await liveSample(chart, transitions: observedTransitions, observed: true) },
+        {
+          try await liveSample(
+            chart, transitions: observedTransitions, observed: true, missed: missed)
+        },
         { try await liveSample(chart, transitions: observedTransitions, observed: false) },
       ])
     report.rows.append(
@@ -72,18 +79,51 @@ enum LiveBenchmarks {
         + "same process, then observed against unobserved. A live run reports every "
         + "boundary to its handle (positions, events); `run(with:)` and `runSynchronously` "
         + "pay one relaxed load per boundary for the flag that turns that on. A subscriber's "
-        + "stream takes the events in batches: the run wakes it only when it waits.")
+        + "stream takes the events in batches: the run wakes it only when it waits. In the "
+        + "observed row, \(missed.summary).")
+    try await LivePauseBenchmarks.measure(configuration, into: &report)
   }
 
-  /// One sample of a run through a handle: nanoseconds per transition.
+  /// One sample of a run through a handle: nanoseconds per transition. An observed sample
+  /// adds the events its reader missed to `missed`.
   private static func liveSample(
-    _ chart: Flowchart<CycleContext>, transitions: Int, observed: Bool
+    _ chart: Flowchart<CycleContext>, transitions: Int, observed: Bool,
+    missed: Counter? = nil
   ) async throws -> Double {
-    var result: RunResult<CycleContext>?
+    var outcome: (RunResult<CycleContext>, events: Int)?
     let elapsed = try await Stopwatch.nanoseconds {
-      result = try await runLiveChart(chart, transitions: transitions, observed: observed).0
+      outcome = try await runLiveChart(chart, transitions: transitions, observed: observed)
     }
-    try expect(result?.context.counter, equals: transitions, "live chart")
+    try expect(outcome?.0.context.counter, equals: transitions, "live chart")
+    if observed, let (result, events) = outcome {
+      // The run's start and end, and each state's entry and decision.
+      missed?.add(expected: 2 * result.stepCount + 2, got: events)
+    }
     return elapsed / Double(transitions)
+  }
+}
+
+/// Counts the events observed samples expected and got.
+final class Counter: Sendable {
+  private let counts = Lock<(samples: Int, short: Int, expected: Int, got: Int)>((0, 0, 0, 0))
+
+  func add(expected: Int, got: Int) {
+    counts.withLock {
+      $0.samples += 1
+      if got < expected { $0.short += 1 }
+      $0.expected += expected
+      $0.got += got
+    }
+  }
+
+  /// `every event in 12 of 12 samples`, or how many were missed.
+  var summary: String {
+    counts.withLock { counts in
+      if counts.short == 0 { return "its reader got every event in all \(counts.samples) samples" }
+      return
+        "its reader missed events in \(counts.short) of \(counts.samples) samples "
+        + "(\(counts.expected - counts.got) of \(counts.expected) in all): it fell behind the run "
+        + "by more than its buffer"
+    }
   }
 }

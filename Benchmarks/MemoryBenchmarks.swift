@@ -48,6 +48,7 @@ enum MemoryBenchmarks {
         + "row compares the chart's peak at the larger step count ('Flowchart') with the "
         + "smaller ('Baseline'): ~1.0 means memory does not grow with the run's length (the issue "
         + "sets no number; the 1.05 limit is this benchmark's).")
+    try SuspensionBenchmarks.measure(configuration, into: &report)
   }
 
   /// Runs one probe child and returns its peak resident memory in MiB.

@@ -18,7 +18,9 @@
 // - MemoryBenchmarks.swift: peak resident memory of long runs, in child processes;
 // - FileBenchmarks.swift: loading chart files (JSON and XML) of growing size;
 // - ToolBenchmarks.swift: the `flowchart` tool's `validate` on a large file;
-// - LiveBenchmarks.swift: runs through a run handle, observed or not, against run(with:).
+// - LiveBenchmarks.swift: runs through a run handle, observed or not, against run(with:);
+//   LivePauseBenchmarks.swift: pause → resume latency;
+// - SuspensionBenchmarks.swift: memory of many live runs suspended on a Wait (`memory` group).
 //
 // Profiling: a run that selects only synchronous groups starts no Swift task, so
 // `valgrind --tool=callgrind <executable> --filter sync --transitions 1000000
@@ -54,6 +56,8 @@ struct Options: Sendable {
   var filters: [String] = []
   /// Set in a memory-probe child: the number of steps to run, and which side.
   var memoryProbe: (steps: Int, side: MemoryBenchmarks.Side)?
+  /// Set in a suspension-probe child: how many runs to suspend, and which side.
+  var suspensionProbe: (count: Int, side: SuspensionBenchmarks.Side)?
   var showsHelp = false
 
   /// Parses `arguments` (without the executable's path).
@@ -65,6 +69,8 @@ struct Options: Sendable {
     var transitions: Int?
     var probeSteps: Int?
     var probeSide = MemoryBenchmarks.Side.flowchart
+    var suspensionCount: Int?
+    var suspensionSide = SuspensionBenchmarks.Side.flowchart
     func value(for option: String) throws -> String {
       guard let value = remaining.popFirst() else {
         throw BenchmarkError.usage("\(option) needs a value")
@@ -90,6 +96,8 @@ struct Options: Sendable {
       case "--transitions": transitions = try count(for: argument)
       case "--memory-probe": probeSteps = try count(for: argument)
       case "--memory-probe-baseline": probeSide = .baseline
+      case "--suspension-probe": suspensionCount = try count(for: argument)
+      case "--suspension-probe-baseline": suspensionSide = .baseline
       case "--help", "-h": showsHelp = true
       default: throw BenchmarkError.usage("unknown argument '\(argument)'")
       }
@@ -100,6 +108,7 @@ struct Options: Sendable {
       configuration.asyncTransitions = transitions
     }
     if let probeSteps { memoryProbe = (probeSteps, probeSide) }
+    if let suspensionCount { suspensionProbe = (suspensionCount, suspensionSide) }
     if !filters.isEmpty && selectedGroups.isEmpty {
       throw BenchmarkError.usage(
         "--filter \(filters.joined(separator: ",")) selects no group of "
@@ -220,6 +229,8 @@ do {
     print(Options.usage)
   } else if let probe = options.memoryProbe {
     try MemoryBenchmarks.runProbe(steps: probe.steps, side: probe.side)
+  } else if let probe = options.suspensionProbe {
+    try SuspensionBenchmarks.runProbe(count: probe.count, side: probe.side)
   } else {
     try BenchmarkRunner(options: options).run()
   }

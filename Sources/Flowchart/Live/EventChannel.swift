@@ -1,150 +1,309 @@
-/// One subscriber's events, between the run that appends them and the stream that reads
-/// them: a bounded ring the run appends to, which the reader takes whole.
-///
-/// Waking a reader for each event (as an `AsyncStream`'s continuation does) costs the run a
-/// thread wake-up per event, many times the cost of the event itself. So the reader comes
-/// for its events in batches instead:
-///
-/// - the run appends each event under the channel's lock, and wakes the reader only when
-///   the reader waits for an event (after the run was quiet), or when half the limit waits;
-/// - the reader takes every event waiting in one step (the two sides swap rings), reads them
-///   without touching the run's side, and while the run keeps reporting, comes back after
-///   a delay it adapts to the run's pace (so that a batch stays under a quarter of the
-///   limit), at most ``pollInterval``; when it then finds nothing, it waits to be woken.
-///
-/// So an event reaches a busy reader at most about ``pollInterval`` late, and a reader that
-/// waits at once; the run wakes its reader about once per quiet spell or per half limit.
-///
-/// The policy the handle documents holds: events arrive in the order the run appended them;
-/// at most `limit` events wait to be taken, and when that many wait the oldest is dropped for
-/// the newest, so the run never waits for its reader; ``finish()`` ends the stream after
-/// the events already appended.
-final class EventChannel: Sendable {
-  /// What the run and the reader share, behind ``pending``.
-  private struct Pending {
-    /// The events not yet taken, oldest at ``head``: a ring once it holds `limit` events
-    /// (an array appended to until then, with ``head`` 0).
-    var ring: [RunEvent] = []
-    /// Where the oldest event is in ``ring``.
-    var head = 0
-    /// The reader, waiting: for any event, or (between batches) for half the limit.
-    var waiter: Waiter?
-    /// Numbers the reader's waits, so that a timer that fires late wakes nothing.
-    var wait = 0
-    /// Whether the run ended (or the reader stopped): no event comes after those in the
-    /// ring.
-    var isFinished = false
-  }
+/// One event as a live run records it for its subscribers: plain values, copied without
+/// reference counting. A ``RunEvent`` is the record and the run it came from: its kind and
+/// its state's name are made when read (see ``EventSource/kind(of:payload:)``).
+struct EventRecord: BitwiseCopyable {
+  /// When it happened, by the run's clock.
+  var time: Duration
+  /// The state, or -1 for none.
+  var state: Int32
+  /// The flow that reported it.
+  var flow: Int32
+  /// What happened, with ``value`` for the kinds that carry a number.
+  var tag: EventTag
+  /// A branch's position for the branch kinds; the exit's target for
+  /// ``EventTag/decidedExit``.
+  var value: Int32 = 0
+}
 
-  /// A reader waiting.
-  private struct Waiter {
-    var continuation: CheckedContinuation<Void, Never>
-    /// How many events wake it: 1 after a quiet spell, half the limit between batches
-    /// (a timer wakes it sooner).
-    var wakesAt: Int
+/// What an ``EventRecord`` says happened: the kinds of ``RunEvent/Kind`` that carry no
+/// value or a number, and ``payload`` for the rest (whose kind the log keeps beside the
+/// record).
+enum EventTag: UInt8, BitwiseCopyable {
+  case runStarted, entered, decidedDone, decidedYes, decidedNo
+  /// A multiple condition took the exit to the state in ``EventRecord/value``: the event
+  /// reports the exit's label, which only the reader works out.
+  case decidedExit
+  case dispatchStarted, branchStarted, branchEnded, dispatchJoined, waitingForInput, paused
+  case resumed, branchSkipped, branchCancelled
+  /// Any other kind: the log keeps it whole beside the record.
+  case payload
+}
+
+/// The events of a live run waiting for its subscribers, and the subscribers' places in
+/// them: part of the run's locked state, so the run appends under the one lock it takes at a
+/// boundary anyway.
+///
+/// Building a ``RunEvent`` (its kind's payload, its state's name) and handing it to each
+/// subscriber costs far more than the event's bookkeeping, and waking a reader for each
+/// event (as an `AsyncStream`'s continuation does) costs the run a thread wake-up per event.
+/// So the run only records what happened, in a few plain words (``EventRecord``), once for
+/// all its subscribers; and each reader:
+///
+/// - takes every record waiting for it in one step, under the run's lock, and builds the
+///   events from them while the run goes on;
+/// - while the run keeps reporting, comes back for more after a delay it adapts to the run's
+///   pace (so that a batch stays under a quarter of its limit), at most ``pollInterval``,
+///   or once half its limit waits; when it then finds nothing, it waits for the run's next
+///   event.
+///
+/// So an event reaches a busy reader at most about ``pollInterval`` late, and a waiting
+/// reader at once; the run wakes a reader about once per quiet spell or per half its limit.
+///
+/// The policy the handle documents holds for each reader: events arrive in the order the run
+/// appended them; at most the reader's limit of events wait to be taken, and when more came,
+/// the reader gets the newest that many (the oldest are dropped), so the run never waits
+/// for its readers; once the run ends, the stream ends after the events already appended.
+///
+/// The records are a ring as long as the largest subscriber's limit, filled as the run goes
+/// (an array appended to until then); each reader has a cursor: the number of the first
+/// record it has not taken, among all the run appended.
+struct EventLog {
+  /// The records, oldest at ``oldestSlot`` once the ring is full.
+  private var records: [EventRecord] = []
+  /// The kinds of the records tagged ``EventTag/payload``, by slot; empty until the first.
+  private var payloads: [RunEvent.Kind?] = []
+  /// The ring's length: the largest limit a reader asked for.
+  private var capacity = 0
+  /// The slot the next record goes to once the ring is full.
+  private var nextSlot = 0
+  /// How many records the run appended, ever.
+  private(set) var total: UInt64 = 0
+  /// The subscribers, in the order they subscribed.
+  private var readers: [Reader] = []
+  /// The smallest ``total`` at which a waiting reader must be woken; `UInt64.max` when no
+  /// reader waits.
+  private var nextWake = UInt64.max
+  /// Whether the run ended: no record comes after those in the ring.
+  private(set) var isFinished = false
+  private var nextReader = 0
+
+  /// A subscriber's place and wait.
+  private struct Reader {
+    let id: Int
+    let limit: Int
+    /// The number of the first record it has not taken.
+    var cursor: UInt64
+    /// The reader, waiting until ``wakesAt`` records were appended in all.
+    var waiter: CheckedContinuation<Void, Never>?
+    var wakesAt = UInt64.max
     /// The timer of a wait between batches.
     var timer: Task<Void, Never>?
+    /// Numbers the reader's waits, so that a timer that fires late wakes nothing.
+    var wait = 0
+    /// Whether the reader stopped (its task was cancelled): it takes nothing more.
+    var hasStopped = false
   }
 
-  /// The most events that wait to be taken.
-  let limit: Int
-  private let pending = Lock(Pending())
-
-  init(limit: Int) {
-    self.limit = max(limit, 1)
-  }
+  /// Whether some reader subscribed and has not ended its subscription.
+  var hasReaders: Bool { !readers.isEmpty }
 
   // MARK: - The run's side
 
-  /// Appends `event`, dropping the oldest event waiting when `limit` wait, and wakes the
-  /// reader if it waits for that many.
-  func append(_ event: RunEvent) {
-    let waiter = pending.withLock { pending -> Waiter? in
-      guard !pending.isFinished else { return nil }
-      if pending.ring.count < limit {
-        pending.ring.append(event)
-      } else {
-        pending.ring[pending.head] = event
-        pending.head = pending.head + 1 == limit ? 0 : pending.head + 1
-      }
-      // Tests the waiter in place: copying it (a continuation and a timer) costs retains.
-      guard let wakesAt = pending.waiter?.wakesAt, pending.ring.count >= wakesAt else {
-        return nil
-      }
-      defer { pending.waiter = nil }
-      return pending.waiter
+  /// Appends `record`; returns whether a reader waits for as many records as there now are
+  /// (then call ``wakeReaders()`` and resume them after the lock is released).
+  @inline(__always)
+  mutating func append(_ record: EventRecord) -> Bool {
+    if records.count < capacity {
+      records.append(record)
+    } else {
+      records[nextSlot] = record
+      nextSlot = nextSlot + 1 == capacity ? 0 : nextSlot + 1
     }
-    if let waiter {
-      waiter.timer?.cancel()
-      waiter.continuation.resume()
-    }
+    total &+= 1
+    return _slowPath(total >= nextWake)
   }
 
-  /// Ends the stream after the events appended so far.
-  func finish() {
-    let waiter = pending.withLock { pending -> Waiter? in
-      pending.isFinished = true
-      defer { pending.waiter = nil }
-      return pending.waiter
+  /// ``append(_:)`` for a record tagged ``EventTag/payload``, whose kind the log keeps
+  /// beside it.
+  mutating func append(_ record: EventRecord, payload: RunEvent.Kind) -> Bool {
+    keep(payload, at: records.count < capacity ? records.count : nextSlot)
+    return append(record)
+  }
+
+  @inline(never)
+  private mutating func keep(_ payload: RunEvent.Kind, at slot: Int) {
+    if payloads.count < capacity {
+      payloads.append(contentsOf: repeatElement(nil, count: capacity - payloads.count))
     }
-    if let waiter {
-      waiter.timer?.cancel()
-      waiter.continuation.resume()
+    payloads[slot] = payload
+  }
+
+  /// Takes the waiters of the readers that have as many records as they wait for.
+  mutating func wakeReaders() -> [CheckedContinuation<Void, Never>] {
+    var woken: [CheckedContinuation<Void, Never>] = []
+    for index in readers.indices {
+      guard total >= readers[index].wakesAt, let waiter = readers[index].waiter else { continue }
+      woken.append(waiter)
+      readers[index].timer?.cancel()
+      clearWait(of: index)
     }
+    updateNextWake()
+    return woken
+  }
+
+  /// Ends every stream after the records appended so far; returns the readers to wake.
+  mutating func finish() -> [CheckedContinuation<Void, Never>] {
+    isFinished = true
+    if readers.isEmpty { release() }
+    var woken: [CheckedContinuation<Void, Never>] = []
+    for index in readers.indices {
+      guard let waiter = readers[index].waiter else { continue }
+      woken.append(waiter)
+      readers[index].timer?.cancel()
+      clearWait(of: index)
+    }
+    nextWake = .max
+    return woken
+  }
+
+  // MARK: - Subscribing
+
+  /// Adds a reader that takes the records appended from now on, at most `limit` waiting;
+  /// returns its number.
+  mutating func subscribe(limit: Int) -> Int {
+    nextReader += 1
+    readers.append(Reader(id: nextReader, limit: limit, cursor: total))
+    if limit > capacity { grow(to: limit) }
+    return nextReader
+  }
+
+  /// Removes reader `id`; returns its waiter, if it waits.
+  mutating func unsubscribe(_ id: Int) -> CheckedContinuation<Void, Never>? {
+    guard let index = readers.firstIndex(where: { $0.id == id }) else { return nil }
+    let reader = readers.remove(at: index)
+    reader.timer?.cancel()
+    updateNextWake()
+    if readers.isEmpty { release() }
+    return reader.waiter
+  }
+
+  /// Lets the ring go once no reader needs it: a reader that subscribes later takes only what
+  /// the run appends after it, and events kept after their stream was released (which refer
+  /// to the run) do not keep the ring.
+  private mutating func release() {
+    records = []
+    payloads = []
+    capacity = 0
+    nextSlot = 0
+  }
+
+  /// Makes the ring `capacity` long, keeping its records in order.
+  private mutating func grow(to newCapacity: Int) {
+    if records.count == capacity, capacity > 0, nextSlot != 0 {
+      // Full and wrapped: put the oldest first.
+      records = Array(records[nextSlot...] + records[..<nextSlot])
+      if !payloads.isEmpty { payloads = Array(payloads[nextSlot...] + payloads[..<nextSlot]) }
+    }
+    nextSlot = 0
+    // The ring grows as the run appends, up to its length: a subscriber of a run that reports
+    // little (or has ended) costs little.
+    capacity = newCapacity
   }
 
   // MARK: - The reader's side
 
-  /// Hands the reader every event waiting, in `ring` from `head` (`ring` must be empty),
-  /// waiting for one if none is; `false` once the stream ended and every event was taken,
-  /// or the reading task was cancelled.
-  ///
-  /// `lastBatch` is how many events the reader's previous batch held (0 when it ended with
-  /// a flow waiting): while the run keeps reporting, the reader comes back for more on its
-  /// own after `delay` (which it adapts so that a batch stays under a quarter of the limit,
-  /// from a yield up to ``pollInterval``), or once half the limit waits, rather than be
-  /// woken for each event; once it finds nothing, it waits for the run's next event.
-  func take(
-    into ring: inout [RunEvent], head: inout Int, lastBatch: Int, delay: inout UInt64
-  ) async -> Bool {
-    if lastBatch > limit / 4 {
-      delay /= 2
-    } else if lastBatch < limit / 16 {
-      delay = min(max(delay * 2, 1_000), Self.pollInterval)
-    }
-    var isActive = lastBatch > 0
-    while true {
-      let outcome = pending.withLock { pending -> TakeOutcome in
-        if !pending.ring.isEmpty {
-          swap(&ring, &pending.ring)
-          head = pending.head
-          pending.head = 0
-          return .took
-        }
-        return pending.isFinished ? .ended : .mustWait
-      }
-      switch outcome {
-      case .took: return true
-      case .ended: return false
-      case .mustWait:
-        if Task.isCancelled {
-          finish()
-          return false
-        }
-        if isActive && delay < 1_000 {
-          isActive = false
-          await Task.yield()
-        } else if isActive {
-          // The run was reporting: give it time to report a batch.
-          isActive = false
-          await wait(wakingAt: max(limit / 2, 1), after: delay)
-        } else {
-          await wait(wakingAt: 1, after: nil)
-          // The run was quiet: how fast it reports now is not known yet.
-          delay = Self.shortestDelay
-        }
+  /// What a reader found.
+  enum TakeOutcome {
+    /// It took the records waiting.
+    case took
+    /// The stream ended and every record was taken.
+    case ended
+    /// Nothing to take yet: wait for the run.
+    case mustWait
+  }
+
+  /// Hands reader `id` every record waiting for it (the newest of them up to its limit),
+  /// appended to `batch`, and the kinds of those tagged ``EventTag/payload``, in order.
+  mutating func take(
+    for id: Int, into batch: inout [EventRecord], payloads batchPayloads: inout [RunEvent.Kind]
+  ) -> TakeOutcome {
+    guard let index = readers.firstIndex(where: { $0.id == id }), !readers[index].hasStopped
+    else { return .ended }
+    let waiting = total - readers[index].cursor
+    guard waiting > 0 else { return isFinished ? .ended : .mustWait }
+    let count = Int(min(waiting, UInt64(readers[index].limit)))
+    // The ring holds the newest `records.count` records; the oldest of them is at slot 0
+    // until the ring is full, then at `nextSlot`.
+    let oldestSlot = records.count < capacity ? 0 : nextSlot
+    var first = oldestSlot + (records.count - count)
+    if first >= records.count { first -= records.count }
+    let end = first + count
+    if end <= records.count {
+      batch.append(contentsOf: records[first..<end])
+      if !payloads.isEmpty { collectPayloads(first..<end, into: &batchPayloads) }
+    } else {
+      batch.append(contentsOf: records[first...])
+      batch.append(contentsOf: records[..<(end - records.count)])
+      if !payloads.isEmpty {
+        collectPayloads(first..<records.count, into: &batchPayloads)
+        collectPayloads(0..<(end - records.count), into: &batchPayloads)
       }
     }
+    readers[index].cursor = total
+    return .took
+  }
+
+  private func collectPayloads(_ slots: Range<Int>, into batch: inout [RunEvent.Kind]) {
+    for slot in slots where records[slot].tag == .payload {
+      if let payload = payloads[slot] { batch.append(payload) }
+    }
+  }
+
+  /// Makes reader `id` wait until `count` records wait for it, unless they already do or the
+  /// stream ended: returns the wait's number, or `nil` when it must not wait.
+  mutating func beginWait(
+    for id: Int, wakingAt count: Int, continuation: CheckedContinuation<Void, Never>
+  ) -> Int? {
+    guard let index = readers.firstIndex(where: { $0.id == id }), !readers[index].hasStopped,
+      !isFinished, total - readers[index].cursor < UInt64(count)
+    else { return nil }
+    readers[index].wait += 1
+    readers[index].waiter = continuation
+    readers[index].wakesAt = readers[index].cursor + UInt64(count)
+    nextWake = min(nextWake, readers[index].wakesAt)
+    return readers[index].wait
+  }
+
+  /// Keeps `timer` with reader `id`'s wait number `wait`; `false` when that wait already
+  /// ended (cancel the timer).
+  mutating func setTimer(_ timer: Task<Void, Never>, for id: Int, wait: Int) -> Bool {
+    guard let index = readers.firstIndex(where: { $0.id == id }),
+      readers[index].wait == wait, readers[index].waiter != nil
+    else { return false }
+    readers[index].timer = timer
+    return true
+  }
+
+  /// Ends reader `id`'s wait number `wait`, if it still waits: its timer fired. Returns the
+  /// waiter to resume.
+  mutating func endWait(for id: Int, wait: Int) -> CheckedContinuation<Void, Never>? {
+    guard let index = readers.firstIndex(where: { $0.id == id }),
+      readers[index].wait == wait, let waiter = readers[index].waiter
+    else { return nil }
+    clearWait(of: index)
+    updateNextWake()
+    return waiter
+  }
+
+  /// Stops reader `id`: its task was cancelled. Returns its waiter, if it waits.
+  mutating func stop(_ id: Int) -> CheckedContinuation<Void, Never>? {
+    guard let index = readers.firstIndex(where: { $0.id == id }) else { return nil }
+    readers[index].hasStopped = true
+    readers[index].timer?.cancel()
+    let waiter = readers[index].waiter
+    clearWait(of: index)
+    updateNextWake()
+    return waiter
+  }
+
+  private mutating func clearWait(of index: Int) {
+    readers[index].waiter = nil
+    readers[index].timer = nil
+    readers[index].wakesAt = .max
+  }
+
+  private mutating func updateNextWake() {
+    nextWake = readers.lazy.filter { $0.waiter != nil }.map(\.wakesAt).min() ?? .max
   }
 
   /// The longest a reader whose run was reporting waits before it takes the next batch:
@@ -154,17 +313,105 @@ final class EventChannel: Sendable {
 
   /// The delay a reader starts with, and starts again with after its run was quiet.
   static var shortestDelay: UInt64 { 16_000 }
+}
 
-  /// Waits until `count` events wait, `delay` nanoseconds pass (if not `nil`), the stream
-  /// ends, or the reading task is cancelled.
-  private func wait(wakingAt count: Int, after delay: UInt64?) async {
+/// What a subscriber's stream reads from: a live run, which keeps the records under its
+/// lock and knows how to make events of them.
+protocol EventSource: AnyObject, Sendable {
+  /// Runs `body` on the run's event log, under the run's lock.
+  func withEventLog<Result>(_ body: (inout EventLog) -> Result) -> Result
+  /// The kind of event a record stands for; `payload` is the kind itself for a record
+  /// tagged ``EventTag/payload``.
+  func kind(of record: EventRecord, payload: RunEvent.Kind?) -> RunEvent.Kind
+  /// The name of the state `state`.
+  func stateName(of state: Int32) -> String
+}
+
+extension EventSource {
+  /// Appends the events `records` stand for to `events`; `payloads` are the kinds of the
+  /// records tagged ``EventTag/payload``, in order, and `details` serves the others.
+  func makeEvents(
+    from records: [EventRecord], payloads: [RunEvent.Kind], details: EventDetails,
+    into events: inout [RunEvent]
+  ) {
+    events.reserveCapacity(records.count)
+    if payloads.isEmpty {
+      for record in records { events.append(RunEvent(record: record, details: details)) }
+      return
+    }
+    var nextPayload = 0
+    for record in records {
+      if record.tag == .payload, nextPayload < payloads.count {
+        let payload = EventDetails(source: self, payload: payloads[nextPayload])
+        nextPayload += 1
+        events.append(RunEvent(record: record, details: payload))
+      } else {
+        events.append(RunEvent(record: record, details: details))
+      }
+    }
+  }
+
+  /// Ends reader `id`'s subscription.
+  func unsubscribe(_ id: Int) {
+    withEventLog { $0.unsubscribe(id) }?.resume()
+  }
+
+  /// Stops reader `id` (its task was cancelled) and wakes it if it waits.
+  func stop(_ id: Int) {
+    withEventLog { $0.stop(id) }?.resume()
+  }
+
+  /// Hands reader `id` every record waiting for it, appended to `batch` (and the payload
+  /// kinds to `payloads`), waiting for one if none is; `false` once the stream ended and
+  /// every record was taken, or the reading task was cancelled.
+  ///
+  /// `lastBatch` is how many events the reader's previous batch held (0 when it ended with a
+  /// flow waiting): while the run keeps reporting, the reader comes back for more on its own
+  /// after `delay` (which it adapts so that a batch stays under a quarter of the limit, from
+  /// a yield up to ``EventLog/pollInterval``), or once half the limit waits, rather than be
+  /// woken for each event; once it finds nothing, it waits for the run's next event.
+  func take(
+    for id: Int, limit: Int, into batch: inout [EventRecord],
+    payloads: inout [RunEvent.Kind], lastBatch: Int, delay: inout UInt64
+  ) async -> Bool {
+    if lastBatch > limit / 4 {
+      delay /= 2
+    } else if lastBatch < limit / 16 {
+      delay = min(max(delay * 2, 1_000), EventLog.pollInterval)
+    }
+    var isActive = lastBatch > 0
+    while true {
+      switch withEventLog({ $0.take(for: id, into: &batch, payloads: &payloads) }) {
+      case .took: return true
+      case .ended: return false
+      case .mustWait:
+        if Task.isCancelled {
+          stop(id)
+          return false
+        }
+        if isActive && delay < 1_000 {
+          isActive = false
+          await Task.yield()
+        } else if isActive {
+          // The run was reporting: give it time to report a batch.
+          isActive = false
+          await wait(for: id, wakingAt: max(limit / 2, 1), after: delay)
+        } else {
+          await wait(for: id, wakingAt: 1, after: nil)
+          // The run was quiet: how fast it reports now is not known yet.
+          delay = EventLog.shortestDelay
+        }
+      }
+    }
+  }
+
+  /// Waits until `count` records wait for reader `id`, `delay` nanoseconds pass (if not
+  /// `nil`), the stream ends, or the reading task is cancelled.
+  private func wait(for id: Int, wakingAt count: Int, after delay: UInt64?) async {
     await withTaskCancellationHandler {
       await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-        let wait = pending.withLock { pending -> Int? in
-          if pending.ring.count >= count || pending.isFinished { return nil }
-          pending.wait += 1
-          pending.waiter = Waiter(continuation: continuation, wakesAt: count, timer: nil)
-          return pending.wait
+        let wait = withEventLog {
+          $0.beginWait(for: id, wakingAt: count, continuation: continuation)
         }
         guard let wait else {
           continuation.resume()
@@ -173,38 +420,13 @@ final class EventChannel: Sendable {
         guard let delay else { return }
         let timer = Task { [self] in
           guard (try? await Task.sleep(nanoseconds: delay)) != nil else { return }
-          wake(wait)
+          withEventLog { $0.endWait(for: id, wait: wait) }?.resume()
         }
-        let isWaiting = pending.withLock { pending -> Bool in
-          guard pending.wait == wait, pending.waiter != nil else { return false }
-          pending.waiter?.timer = timer
-          return true
-        }
-        if !isWaiting { timer.cancel() }
+        if !withEventLog({ $0.setTimer(timer, for: id, wait: wait) }) { timer.cancel() }
       }
     } onCancel: {
-      finish()
+      stop(id)
     }
-  }
-
-  /// Wakes the reader if it is still in wait number `wait`: its timer fired.
-  private func wake(_ wait: Int) {
-    let waiter = pending.withLock { pending -> Waiter? in
-      guard pending.wait == wait else { return nil }
-      defer { pending.waiter = nil }
-      return pending.waiter
-    }
-    waiter?.continuation.resume()
-  }
-
-  /// What the reader found.
-  private enum TakeOutcome {
-    /// It took the events waiting.
-    case took
-    /// The stream ended and every event was taken.
-    case ended
-    /// Nothing to take yet: wait for the run.
-    case mustWait
   }
 }
 

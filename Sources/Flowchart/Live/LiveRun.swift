@@ -1,21 +1,9 @@
-/// The shared state of a live run: its subscribers, whether it is paused, its flows'
-/// positions, and the controls it pauses. The run loop reports to it through
-/// ``RunMonitor`` at each boundary; the ``RunHandle`` drives it.
-///
-/// Everything mutable is behind one lock, held only to update the state and hand events to
-/// the subscribers' streams (which never block: each has a bounded buffer). Callbacks and
-/// continuations are called after the lock is released, so they may call the handle.
 /// What a live run's lock protects. Not generic over the context, like everything a
 /// boundary touches, so that reporting a boundary needs no generic metadata at run time
 /// (the monitor is called through an existential, so it is not specialized).
-private struct LiveRunState {
-  /// The event streams' channels, by subscription number.
-  var subscribers: [Int: EventChannel] = [:] {
-    didSet { channels = Array(subscribers.values) }
-  }
-  /// The values of ``subscribers``, for the events to go through without hashing.
-  private(set) var channels: [EventChannel] = []
-  var nextSubscriber = 0
+struct LiveRunState {
+  /// The events waiting for the subscribers' streams, and the subscribers.
+  var events = EventLog()
   /// Whether ``RunHandle/pause()`` was called and ``RunHandle/resume()`` not since.
   var isPaused: Bool
   /// Whether a run started paused still waits for its first ``RunHandle/resume()``: a gate
@@ -24,8 +12,9 @@ private struct LiveRunState {
   var isHeldAtStart = false
   /// Whether the run ended; then nothing changes any more.
   var hasEnded = false
-  /// The controls of the run's flows: the top level's and those of running dispatches.
-  var controls: [ObjectIdentifier: RunControl] = [:]
+  /// The controls of the run's flows: the top level's and those of running dispatches (an
+  /// array: a run has few at once, and a dictionary would cost each run an allocation more).
+  var controls: [RunControl] = []
   /// Flows waiting at a boundary while paused, by wait number.
   var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
   /// Waits that started and have not ended; a cancelled one leaves this set at once.
@@ -56,8 +45,9 @@ private struct LiveRunState {
 /// The state each running flow of a live run is at, by flow number: flows are numbered
 /// densely from 0 as they start, so an array indexed by flow.
 struct FlowPositions {
-  /// The state of each flow, or -1 for a flow that is not running.
-  private var byFlow: [Int32] = [-1]
+  /// The state of each flow, or -1 for a flow that is not running; empty until a flow
+  /// enters a state.
+  private var byFlow: [Int32] = []
 
   subscript(flow: Int32) -> Int32? {
     get { Int(flow) < byFlow.count && byFlow[Int(flow)] >= 0 ? byFlow[Int(flow)] : nil }
@@ -70,13 +60,24 @@ struct FlowPositions {
   /// The states of the running flows, by flow number.
   var states: [Int32] { byFlow.filter { $0 >= 0 } }
 
-  /// The lowest-numbered flow at `state`.
-  func firstFlow(at state: Int32) -> Int32? {
-    byFlow.firstIndex(of: state).map(Int32.init)
+  /// The lowest-numbered flow at a state that satisfies `isWanted`, and its state.
+  func firstFlow(where isWanted: (Int32) -> Bool) -> (state: Int32, flow: Int32)? {
+    for (flow, state) in byFlow.enumerated() where state >= 0 && isWanted(state) {
+      return (state, Int32(flow))
+    }
+    return nil
   }
 }
 
-final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving {
+/// The shared state of a live run: its subscribers, whether it is paused, its flows'
+/// positions, and the controls it pauses. The run loop reports to it through
+/// ``RunMonitor`` at each boundary; the ``RunHandle`` drives it.
+///
+/// Everything mutable is behind one lock, held only to update the state and record events
+/// for the subscribers' streams (which never block: each has a bounded buffer, see
+/// ``EventLog``). Callbacks and continuations are called after the lock is released, so
+/// they may call the handle.
+final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource {
   private typealias State = LiveRunState
 
   let graph: Graph<Context>
@@ -85,6 +86,8 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving {
   /// next one changed.
   private let loggedContexts: Lock<[Int32: Context]>
   private let isLogged: Bool
+  /// Whether the run makes each event as it reports it: it has an observer or a log.
+  private let isExpected: Bool
   /// Time since the run started, by the run's clock.
   private let elapsed: @Sendable () -> Duration
   private let state: Lock<State>
@@ -102,6 +105,7 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving {
     state.isHeldAtStart = isPaused
     if loggedContext != nil { state.log = [] }
     isLogged = loggedContext != nil
+    isExpected = observer != nil || loggedContext != nil
     loggedContexts = Lock(loggedContext.map { [0: $0] } ?? [:])
     self.state = Lock(state)
   }
@@ -123,7 +127,7 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving {
     state.withLock { state in
       guard !state.hasEnded, !state.isPaused else { return }
       state.isPaused = true
-      for control in state.controls.values { control.setPaused(true) }
+      for control in state.controls { control.setPaused(true) }
     }
   }
 
@@ -132,7 +136,7 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving {
       guard state.isPaused else { return [] }
       state.isPaused = false
       state.isHeldAtStart = false
-      for control in state.controls.values { control.setPaused(false) }
+      for control in state.controls { control.setPaused(false) }
       defer { state.waiters = [:] }
       return Array(state.waiters.values)
     }
@@ -140,22 +144,13 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving {
   }
 
   func events(bufferingNewest limit: Int) -> RunEventStream {
-    let channel = EventChannel(limit: limit)
-    let subscriber = state.withLock { state -> Int? in
-      guard !state.hasEnded else { return nil }
-      state.nextSubscriber += 1
-      state.subscribers[state.nextSubscriber] = channel
-      return state.nextSubscriber
-    }
-    guard let subscriber else {
-      channel.finish()
-      return RunEventStream(channel: channel, subscription: EventSubscription {})
-    }
-    let subscription = EventSubscription { [weak self] in
-      channel.finish()
-      _ = self?.state.withLock { $0.subscribers.removeValue(forKey: subscriber) }
-    }
-    return RunEventStream(channel: channel, subscription: subscription)
+    let limit = max(limit, 1)
+    // A run that ended has nothing more to append: the stream ends at once.
+    let reader = state.withLock { $0.events.subscribe(limit: limit) }
+    // The stream holds the run anyway: a weak reference would only make every retain of the
+    // run take the slow path through a side table.
+    let subscription = EventSubscription { self.unsubscribe(reader) }
+    return RunEventStream(source: self, reader: reader, limit: limit, subscription: subscription)
   }
 
   // MARK: - Run
@@ -166,32 +161,34 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving {
 
   /// Ends the run: reports its result, then finishes every stream.
   func finish(_ result: Result<RunResult<Context>, RunError>) {
-    let event: RunEvent?
+    let payload: RunEvent.Kind
+    let state: Int32?
+    var suffix = ""
     switch result {
     case .success(let result):
       let outcome = result.outcome.map { ", outcome \($0)" } ?? ""
-      event = state.withLock { locked in
-        locked.hasEnded = true
-        return publish(
-          .runFinished(result.decision), at: Int32(result.finalState.index), flow: 0,
-          in: &locked, logging: "\(outcome), after \(result.stepCount) states")
-      }
+      payload = .runFinished(result.decision)
+      state = Int32(result.finalState.index)
+      suffix = "\(outcome), after \(result.stepCount) states"
     case .failure(let error):
-      event = emit(.runFailed(error), at: error.state.map { Int32($0.index) }, flow: 0) {
-        $0.hasEnded = true
-      }
+      payload = .runFailed(error)
+      state = error.state.map { Int32($0.index) }
     }
-    let subscribers = state.withLock { state in
+    var reported = self.state.withLock { locked in
+      locked.hasEnded = true
+      return publish(payload: payload, at: state, flow: 0, in: &locked, logging: suffix)
+    }
+    let readers = self.state.withLock { state in
       defer {
-        state.subscribers = [:]
-        state.controls = [:]
+        state.controls = []
         state.positions = FlowPositions()
         state.isPaused = false
       }
-      return Array(state.subscribers.values)
+      return state.events.finish()
     }
-    for subscriber in subscribers { subscriber.finish() }
-    if let event { observer?.didFinishRun(event) }
+    for reader in readers { reader.resume() }
+    reported.wakes = false
+    deliver(reported, payload: payload)
   }
 
   /// Waits until the run is resumed, reporting nothing: a run started paused.
@@ -203,44 +200,62 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving {
 
   func register(_ control: RunControl) {
     state.withLock { state in
-      state.controls[ObjectIdentifier(control)] = control
+      state.controls.append(control)
       if state.isPaused { control.setPaused(true) }
     }
   }
 
   func unregister(_ control: RunControl) {
-    _ = state.withLock { $0.controls.removeValue(forKey: ObjectIdentifier(control)) }
+    state.withLock { state in
+      if let index = state.controls.lastIndex(where: { $0 === control }) {
+        state.controls.remove(at: index)
+      }
+    }
   }
 
   func entered(_ state: Int32, flow: Int32) {
-    let event = emit(.stateEntered, at: state, flow: flow) { $0.positions[flow] = state }
-    if let event { observer?.willEnterState(event) }
+    let reported = self.state.withLock { locked in
+      locked.positions[flow] = state
+      return publish(.entered, at: state, flow: flow, in: &locked)
+    }
+    if _slowPath(reported.needsDelivery) { deliver(reported) }
   }
 
   func decided<C>(_ state: Int32, flow: Int32, outcome: Outcome, context: borrowing C) {
-    let decision: Decision
+    let tag: EventTag
+    var value: Int32 = 0
     switch outcome {
-    case .next: decision = .done
-    case .yes: decision = .yes
-    case .no: decision = .no
+    case .next: tag = .decidedDone
+    case .yes: tag = .decidedYes
+    case .no: tag = .decidedNo
     case .selected(let target):
-      let exit = graph.storedExits(of: Int(state)).first { $0.target == target }
-      decision = .key(exit.map { $0.label.label(keyLabels: graph.keyLabels).description } ?? "")
+      // The exit's label is the reader's to work out.
+      tag = .decidedExit
+      value = target
     }
-    let event = emit(.stateDecided(decision), at: state, flow: flow, context: context)
-    if let event { observer?.didFinishState(event) }
+    if _slowPath(isLogged) {
+      emitLogged(tag, value: value, at: state, flow: flow, context: context)
+      return
+    }
+    let reported = self.state.withLock { locked in
+      publish(tag, value: value, at: state, flow: flow, in: &locked)
+    }
+    if _slowPath(reported.needsDelivery) { deliver(reported) }
   }
 
   func decided<C>(
     _ state: Int32, flow: Int32, key: any Hashable & Sendable, context: borrowing C
   ) {
-    let event = emit(.stateDecided(.key(key)), at: state, flow: flow, context: context)
-    if let event { observer?.didFinishState(event) }
+    let kind = RunEvent.Kind.stateDecided(.key(key))
+    if isLogged {
+      emitLogged(.payload, payload: kind, at: state, flow: flow, context: context)
+    } else {
+      emit(kind, at: state, flow: flow)
+    }
   }
 
   func failed(_ state: Int32, flow: Int32, error: RunError) {
-    let event = emit(.stateFailed(error), at: state, flow: flow)
-    if let event { observer?.didFinishState(event) }
+    emit(.stateFailed(error), at: state, flow: flow)
   }
 
   func waitWhilePaused(before state: Int32, flow: Int32) async {
@@ -254,13 +269,16 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving {
   func branchStarted<C>(
     _ index: Int, of dispatch: Int32, from flow: Int32, context: borrowing C
   ) -> Int32 {
-    var branch: Int32 = 0
-    emit(.branchStarted(index), at: dispatch) { state in
-      branch = state.nextFlow
-      state.nextFlow += 1
-      state.positions[branch] = dispatch
-      return branch
+    let (branch, reported) = state.withLock { locked in
+      let branch = locked.nextFlow
+      locked.nextFlow += 1
+      locked.positions[branch] = dispatch
+      return (
+        branch,
+        publish(.branchStarted, value: Int32(index), at: dispatch, flow: branch, in: &locked)
+      )
     }
+    if reported.needsDelivery { deliver(reported) }
     if isLogged, let context = copy context as? Context {
       loggedContexts.withLock { $0[branch] = context }
     }
@@ -281,117 +299,215 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving {
 
   // MARK: - Events
 
-  /// Makes the event and hands it to every subscriber, after `update`, under the lock, so
-  /// every subscriber sees the events in the same order and each time is no earlier than
-  /// the one before.
-  @discardableResult
+  /// Wakes the subscribers `reported` says wait, and calls the observer with the event
+  /// (`payload` is its kind, for a record tagged ``EventTag/payload``): after the lock is
+  /// released, since both may call the handle.
+  private func deliver(_ reported: ReportedEvent, payload: RunEvent.Kind? = nil) {
+    if reported.wakes {
+      for reader in state.withLock({ $0.events.wakeReaders() }) { reader.resume() }
+    }
+    if let record = reported.observed, let observer {
+      observer.report(event(from: record, payload: payload))
+    }
+  }
+
+  /// Reports an event of `kind`, after `update`, under the lock, so every subscriber sees
+  /// the events in the same order and each time is no earlier than the one before.
   private func emit(
     _ kind: RunEvent.Kind, at state: Int32?, flow: Int32,
     update: (inout State) -> Void = { _ in }
-  ) -> RunEvent? {
-    emit(kind, at: state) { locked in
+  ) {
+    let (tag, value, payload) = Self.record(of: kind)
+    let reported = self.state.withLock { locked in
       update(&locked)
-      return flow
+      if let payload { return publish(payload: payload, at: state, flow: flow, in: &locked) }
+      return publish(tag, value: value, at: state, flow: flow, in: &locked)
     }
+    if reported.needsDelivery { deliver(reported, payload: payload) }
   }
 
-  /// ``emit(_:at:flow:update:)`` for a state that decided, leaving `context`: a run log
-  /// shows what it changed.
+  /// Reports a state's decision in a logged run, which shows what the state changed in
+  /// `context`.
   ///
   /// Generic code, out of line: only a logged run goes there, so that a run nobody logs
   /// instantiates no generic metadata at each decision.
-  private func emit<C>(
-    _ kind: RunEvent.Kind, at state: Int32, flow: Int32, context: borrowing C
-  ) -> RunEvent? {
-    guard isLogged else { return emit(kind, at: state, flow: flow) }
-    return emitLogged(kind, at: state, flow: flow, context: context)
-  }
-
   @inline(never)
   private func emitLogged<C>(
-    _ kind: RunEvent.Kind, at state: Int32, flow: Int32, context: borrowing C
-  ) -> RunEvent? {
-    guard let context = copy context as? Context else {
-      return emit(kind, at: state, flow: flow)
+    _ tag: EventTag, value: Int32 = 0, payload: RunEvent.Kind? = nil, at state: Int32,
+    flow: Int32, context: borrowing C
+  ) {
+    var changes: [String] = []
+    if let context = copy context as? Context {
+      let before = loggedContexts.withLock { contexts in
+        defer { contexts[flow] = context }
+        return contexts[flow]
+      }
+      changes = before.map { RunLog.changes(from: $0, to: context) } ?? []
     }
-    let before = loggedContexts.withLock { contexts in
-      defer { contexts[flow] = context }
-      return contexts[flow]
-    }
-    let changes = before.map { RunLog.changes(from: $0, to: context) } ?? []
-    return self.state.withLock { locked in
-      let event = publish(kind, at: state, flow: flow, in: &locked)
+    let reported = self.state.withLock { locked in
+      let reported =
+        if let payload {
+          publish(payload: payload, at: state, flow: flow, in: &locked)
+        } else {
+          publish(tag, value: value, at: state, flow: flow, in: &locked)
+        }
       locked.log?.append(contentsOf: changes.map { RunLog.continuation + $0 })
-      return event
+      return reported
     }
+    if reported.needsDelivery { deliver(reported, payload: payload) }
   }
 
-  /// ``emit(_:at:flow:update:)`` for an event whose flow works out under the lock.
-  @discardableResult
-  private func emit(
-    _ kind: RunEvent.Kind, at state: Int32?, flow: (inout State) -> Int32
-  ) -> RunEvent? {
-    self.state.withLock { locked in
-      publish(kind, at: state, flow: flow(&locked), in: &locked)
-    }
-  }
-
-  /// Makes an event and yields it to every subscriber; called under the lock.
-  @discardableResult
+  /// Records an event for the subscribers, and makes it for the log and the observer; called
+  /// under the lock.
+  ///
+  /// A subscriber's stream builds its events from the records; only a run with an observer
+  /// or a log makes each event here. For an event whose kind carries more than a number, see
+  /// ``publish(payload:at:flow:in:logging:)``.
   private func publish(
-    _ kind: RunEvent.Kind, at state: Int32?, flow: Int32, in locked: inout State,
-    logging suffix: String = ""
-  ) -> RunEvent? {
+    _ tag: EventTag, value: Int32 = 0, at state: Int32?, flow: Int32, in locked: inout State
+  ) -> ReportedEvent {
     // Nobody listens: only the positions (updated by the caller) matter.
-    guard observer != nil || locked.log != nil || !locked.channels.isEmpty else { return nil }
+    guard isExpected || locked.events.hasReaders else { return ReportedEvent() }
+    let record = stamp(
+      tag, value: value, at: state, flow: flow, decides: tag.isDecision, in: &locked)
+    var reported = ReportedEvent()
+    if locked.events.hasReaders { reported.wakes = locked.events.append(record) }
+    if _slowPath(isExpected) { expect(record, payload: nil, in: &locked, reported: &reported) }
+    return reported
+  }
+
+  /// ``publish(_:value:at:flow:in:)`` for an event whose kind the log keeps whole, beside a
+  /// record tagged ``EventTag/payload``.
+  @inline(never)
+  private func publish(
+    payload: RunEvent.Kind, at state: Int32?, flow: Int32, in locked: inout State,
+    logging suffix: String = ""
+  ) -> ReportedEvent {
+    guard isExpected || locked.events.hasReaders else { return ReportedEvent() }
+    var decides = false
+    if case .stateDecided = payload { decides = true }
+    let record = stamp(.payload, value: 0, at: state, flow: flow, decides: decides, in: &locked)
+    var reported = ReportedEvent()
+    if locked.events.hasReaders { reported.wakes = locked.events.append(record, payload: payload) }
+    if isExpected {
+      expect(record, payload: payload, logging: suffix, in: &locked, reported: &reported)
+    }
+    return reported
+  }
+
+  /// The record of an event, timed: a state entered right after its flow's decision takes
+  /// the decision's time rather than read the clock again.
+  @inline(__always)
+  private func stamp(
+    _ tag: EventTag, value: Int32, at state: Int32?, flow: Int32, decides: Bool,
+    in locked: inout State
+  ) -> EventRecord {
     let time: Duration
-    if case .stateEntered = kind, let last = locked.lastDecision, last.flow == flow {
+    if tag == .entered, let last = locked.lastDecision, last.flow == flow {
       time = last.time
     } else {
       time = elapsed()
     }
-    if case .stateDecided = kind {
-      locked.lastDecision = (flow, time)
-    } else {
-      locked.lastDecision = nil
-    }
-    let event = RunEvent(
-      kind: kind, state: state.map(StateID.init),
-      stateName: state.map { graph.records[Int($0)].name } ?? "", flow: Int(flow),
-      time: time)
-    for channel in locked.channels { channel.append(event) }
+    locked.lastDecision = decides ? (flow, time) : nil
+    return EventRecord(time: time, state: state ?? -1, flow: flow, tag: tag, value: value)
+  }
+
+  /// Writes the log's line of `record`, and keeps it for the observer.
+  @inline(never)
+  private func expect(
+    _ record: EventRecord, payload: RunEvent.Kind?, logging suffix: String = "",
+    in locked: inout State, reported: inout ReportedEvent
+  ) {
     if locked.log != nil {
-      let started = locked.enteredAt[flow]
-      if case .stateEntered = kind { locked.enteredAt[flow] = event.time }
+      let event = self.event(from: record, payload: payload)
+      let started = locked.enteredAt[record.flow]
+      if record.tag == .entered { locked.enteredAt[record.flow] = event.time }
       locked.log?.append(RunLog.line(for: event, enteredAt: started) + suffix)
     }
-    // Only the observer's callbacks need the event back.
-    return observer == nil ? nil : event
+    if observer != nil { reported.observed = record }
+  }
+
+  /// The tag, number and payload that record an event of `kind`.
+  private static func record(of kind: RunEvent.Kind) -> (EventTag, Int32, RunEvent.Kind?) {
+    switch kind {
+    case .runStarted: (.runStarted, 0, nil)
+    case .stateEntered: (.entered, 0, nil)
+    case .dispatchStarted: (.dispatchStarted, 0, nil)
+    case .branchStarted(let index): (.branchStarted, Int32(index), nil)
+    case .branchEnded(let index): (.branchEnded, Int32(index), nil)
+    case .dispatchJoined: (.dispatchJoined, 0, nil)
+    case .waitingForInput: (.waitingForInput, 0, nil)
+    case .paused: (.paused, 0, nil)
+    case .resumed: (.resumed, 0, nil)
+    case .branchSkipped(let index): (.branchSkipped, Int32(index), nil)
+    case .branchCancelled(let index): (.branchCancelled, Int32(index), nil)
+    case .stateDecided(let decision):
+      if decision == .done {
+        (.decidedDone, 0, nil)
+      } else if decision == .yes {
+        (.decidedYes, 0, nil)
+      } else if decision == .no {
+        (.decidedNo, 0, nil)
+      } else {
+        (.payload, 0, kind)
+      }
+    case .stateFailed, .runFinished, .runFailed, .attemptFailed, .retrying, .caught,
+      .branchFailed:
+      (.payload, 0, kind)
+    }
+  }
+
+  /// The event `record` stands for; `payload` is its kind when it is tagged
+  /// ``EventTag/payload``.
+  func event(from record: EventRecord, payload: RunEvent.Kind?) -> RunEvent {
+    RunEvent(record: record, details: EventDetails(source: self, payload: payload))
+  }
+
+  func kind(of record: EventRecord, payload: RunEvent.Kind?) -> RunEvent.Kind {
+    switch record.tag {
+    case .runStarted: .runStarted
+    case .entered: .stateEntered
+    case .decidedDone: .stateDecided(.done)
+    case .decidedYes: .stateDecided(.yes)
+    case .decidedNo: .stateDecided(.no)
+    case .decidedExit:
+      .stateDecided(
+        .key(
+          graph.storedExits(of: Int(record.state)).first { $0.target == record.value }
+            .map { $0.label.label(keyLabels: graph.keyLabels).description } ?? ""))
+    case .dispatchStarted: .dispatchStarted
+    case .branchStarted: .branchStarted(Int(record.value))
+    case .branchEnded: .branchEnded(Int(record.value))
+    case .dispatchJoined: .dispatchJoined
+    case .waitingForInput: .waitingForInput
+    case .paused: .paused
+    case .resumed: .resumed
+    case .branchSkipped: .branchSkipped(Int(record.value))
+    case .branchCancelled: .branchCancelled(Int(record.value))
+    // A record tagged `payload` is always kept with its kind.
+    case .payload: payload ?? .runStarted
+    }
+  }
+
+  func stateName(of state: Int32) -> String {
+    graph.records.indices.contains(Int(state)) ? graph.records[Int(state)].name : ""
+  }
+
+  func withEventLog<Result>(_ body: (inout EventLog) -> Result) -> Result {
+    state.withLock { body(&$0.events) }
   }
 
   // MARK: - Input
 
-  /// The state each waiting state's slot belongs to; found on first use.
-  private let slotStates = Lock<[ObjectIdentifier: Int32]?>(nil)
-
   func receive(for slot: InputSlot) async -> (any Sendable)? {
-    let state = slotStates.withLock { map -> Int32? in
-      if map == nil {
-        var found: [ObjectIdentifier: Int32] = [:]
-        for (index, record) in graph.records.enumerated() {
-          if let slot = record.attachment as? InputSlot {
-            found[ObjectIdentifier(slot)] = Int32(index)
-          }
-        }
-        map = found
-      }
-      return map?[ObjectIdentifier(slot)]
+    // The flow that asks is at the waiting state (it entered it before the state's code
+    // ran): the first flow at a state with this slot. A scan of the running flows, not of
+    // the chart, and no table kept per run.
+    let found = state.withLock { locked in
+      locked.positions.firstFlow { graph.records[Int($0)].attachment === slot }
     }
-    guard let state else { return nil }
-    let flow = self.state.withLock { locked in
-      locked.positions.firstFlow(at: state) ?? 0
-    }
-    return await receiveInput(at: state, flow: flow)
+    guard let found else { return nil }
+    return await receiveInput(at: found.state, flow: found.flow)
   }
 
   /// Checks that `value` may go to the state `states` names, then sends it.
@@ -452,14 +568,15 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving {
     }
     let value = await withTaskCancellationHandler {
       await withCheckedContinuation { (continuation: CheckedContinuation<(any Sendable)?, Never>) in
-        let immediate = self.state.withLock { locked -> (any Sendable)?? in
-          if let value = locked.inputs.removeValue(forKey: state) { return .some(value) }
-          guard locked.pendingWaits.contains(wait) else { return .some(nil) }
+        let (immediate, reported) = self.state.withLock {
+          locked -> ((any Sendable)??, ReportedEvent) in
+          if let value = locked.inputs.removeValue(forKey: state) { return (.some(value), .init()) }
+          guard locked.pendingWaits.contains(wait) else { return (.some(nil), .init()) }
           locked.inputWaiters[state] = (wait, continuation)
-          publish(.waitingForInput, at: state, flow: flow, in: &locked)
-          return .none
+          return (.none, publish(.waitingForInput, at: state, flow: flow, in: &locked))
         }
         if let immediate { continuation.resume(returning: immediate) }
+        deliver(reported)
       }
     } onCancel: {
       let waiter = self.state.withLock { locked -> CheckedContinuation<(any Sendable)?, Never>? in
@@ -487,18 +604,17 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving {
     }
     await withTaskCancellationHandler {
       await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-        let isWaiting = state.withLock { locked -> Bool in
+        let (isWaiting, reported) = state.withLock { locked -> (Bool, ReportedEvent) in
           let isHeld = boundary == nil ? locked.isHeldAtStart : locked.isPaused
-          guard isHeld, locked.pendingWaits.contains(wait) else { return false }
+          guard isHeld, locked.pendingWaits.contains(wait) else { return (false, .init()) }
           locked.waiters[wait] = continuation
           locked.waited.insert(wait)
-          if let boundary {
-            locked.positions[flow] = boundary
-            publish(.paused, at: boundary, flow: flow, in: &locked)
-          }
-          return true
+          guard let boundary else { return (true, .init()) }
+          locked.positions[flow] = boundary
+          return (true, publish(.paused, at: boundary, flow: flow, in: &locked))
         }
         if !isWaiting { continuation.resume() }
+        deliver(reported)
       }
     } onCancel: {
       let waiter = state.withLock { state in
@@ -507,13 +623,13 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving {
       }
       waiter?.resume()
     }
-    state.withLock { locked in
+    let reported = state.withLock { locked -> ReportedEvent in
       let didWait = locked.waited.remove(wait) != nil
       let wasResumed = locked.pendingWaits.remove(wait) != nil
-      if didWait, wasResumed, let boundary {
-        publish(.resumed, at: boundary, flow: flow, in: &locked)
-      }
+      guard didWait, wasResumed, let boundary else { return ReportedEvent() }
+      return publish(.resumed, at: boundary, flow: flow, in: &locked)
     }
+    deliver(reported)
   }
 }
 
@@ -524,5 +640,28 @@ extension LiveRun {
   /// dispatch's branches that did not succeed.
   func report(_ kinds: [RunEvent.Kind], at state: Int32, flow: Int32) {
     for kind in kinds { emit(kind, at: state, flow: flow) }
+  }
+}
+
+/// What reporting an event under a live run's lock leaves to do once the lock is released.
+/// Plain values, so that a boundary copies and destroys nothing to carry it out of the lock.
+private struct ReportedEvent: BitwiseCopyable {
+  /// Whether a subscriber waits for as many events as there now are.
+  var wakes = false
+  /// The event's record, when the run has an observer to call with the event.
+  var observed: EventRecord?
+
+  var needsDelivery: Bool { wakes || observed != nil }
+}
+
+extension EventTag {
+  /// Whether the tag records a state's decision.
+  fileprivate var isDecision: Bool {
+    switch self {
+    case .decidedDone, .decidedYes, .decidedNo, .decidedExit: true
+    case .runStarted, .entered, .dispatchStarted, .branchStarted, .branchEnded, .dispatchJoined,
+      .waitingForInput, .paused, .resumed, .branchSkipped, .branchCancelled, .payload:
+      false
+    }
   }
 }

@@ -73,25 +73,30 @@ public struct RunEvent: Sendable, CustomStringConvertible {
   }
 
   /// What happened.
-  public let kind: Kind
+  public var kind: Kind { details.source.kind(of: record, payload: details.payload) }
   /// The state it happened at; `nil` only for a run that failed before it reached a state
   /// (an invalid step limit).
-  public let state: StateID?
+  public var state: StateID? { record.state >= 0 ? StateID(record.state) : nil }
   /// The name of ``state``; empty when ``state`` is `nil`.
-  public let stateName: String
+  public var stateName: String {
+    record.state >= 0 ? details.source.stateName(of: record.state) : ""
+  }
   /// The flow it happened in: 0 for the run's top-level flow, then one number per dispatch
   /// branch, in the order the branches start.
-  public let flow: Int
+  public var flow: Int { Int(record.flow) }
   /// When it happened, as time since the run started, by the run's clock (monotonic: a
   /// `ContinuousClock` unless the run was started with another).
-  public let time: Duration
+  public var time: Duration { record.time }
 
-  init(kind: Kind, state: StateID?, stateName: String, flow: Int, time: Duration) {
-    self.kind = kind
-    self.state = state
-    self.stateName = stateName
-    self.flow = flow
-    self.time = time
+  /// The event as the run recorded it: plain values, copied without reference counting.
+  let record: EventRecord
+  /// Where the rest of the event comes from: the run, for the kind's payload and the state's
+  /// name, which are made only when read.
+  let details: EventDetails
+
+  init(record: EventRecord, details: EventDetails) {
+    self.record = record
+    self.details = details
   }
 
   /// `0.000412s #2 'Lift weights' entered`: the time, the state and what happened, with
@@ -133,17 +138,39 @@ extension RunEvent.Kind: CustomStringConvertible {
   }
 }
 
+/// What a ``RunEvent`` holds besides its record: the run it came from, which names its
+/// state and makes its kind, and the kind itself when a record cannot hold it.
+///
+/// One instance serves every event without a payload that a subscriber's stream makes, so
+/// an event costs its reader one retain, not a copy of its kind and name.
+final class EventDetails: Sendable {
+  let source: any EventSource
+  let payload: RunEvent.Kind?
+
+  init(source: any EventSource, payload: RunEvent.Kind? = nil) {
+    self.source = source
+    self.payload = payload
+  }
+}
+
 /// Plain callbacks a live run calls as it goes, for code that is not `async`: Flow's
-/// will-start and did-finish blocks.
+/// will-start and did-finish blocks, and one callback that sees every event.
 ///
 /// The run calls them on the flow that reports the event, synchronously, before it goes
-/// on: keep them short. They may call the run's handle (to pause it, say).
+/// on: keep them short. They may call the run's handle (to pause it, say). Each flow's
+/// events come in order; events of different flows (dispatch branches) may come from
+/// different threads at once.
 ///
 /// ```swift
 /// let handle = chart.start(
 ///   with: context,
 ///   observer: RunObserver(willEnterState: { print("→", $0.stateName) }))
 /// ```
+///
+/// ``didReport`` gets every event a subscriber's stream gets, in the same order, including
+/// those no other callback names: attempts, retries and catches of a modified state,
+/// branches that failed, were skipped or were cancelled, waiting for input, pausing and
+/// resuming. For an event that another callback names too, ``didReport`` is called first.
 public struct RunObserver: Sendable {
   /// Called with each ``RunEvent/Kind/stateEntered`` event, before the state's code runs.
   public var willEnterState: @Sendable (RunEvent) -> Void
@@ -153,15 +180,40 @@ public struct RunObserver: Sendable {
   /// Called once, with the ``RunEvent/Kind/runFinished(_:)`` or
   /// ``RunEvent/Kind/runFailed(_:)`` event.
   public var didFinishRun: @Sendable (RunEvent) -> Void
+  /// Called with every event of the run, whatever its kind, before the callback that names
+  /// its kind (if any).
+  public var didReport: @Sendable (RunEvent) -> Void
 
   /// An observer with the given callbacks; leave out those you do not need.
+  ///
+  /// - Parameters:
+  ///   - willEnterState: Called as a flow enters a state, before the state's code runs.
+  ///   - didFinishState: Called as a state decides or fails.
+  ///   - didFinishRun: Called once, as the run ends.
+  ///   - didReport: Called with every event, whatever its kind.
   public init(
     willEnterState: @escaping @Sendable (RunEvent) -> Void = { _ in },
     didFinishState: @escaping @Sendable (RunEvent) -> Void = { _ in },
-    didFinishRun: @escaping @Sendable (RunEvent) -> Void = { _ in }
+    didFinishRun: @escaping @Sendable (RunEvent) -> Void = { _ in },
+    didReport: @escaping @Sendable (RunEvent) -> Void = { _ in }
   ) {
     self.willEnterState = willEnterState
     self.didFinishState = didFinishState
     self.didFinishRun = didFinishRun
+    self.didReport = didReport
+  }
+
+  /// Calls ``didReport``, then the callback that names the event's kind.
+  func report(_ event: RunEvent) {
+    didReport(event)
+    switch event.kind {
+    case .stateEntered: willEnterState(event)
+    case .stateDecided, .stateFailed: didFinishState(event)
+    case .runFinished, .runFailed: didFinishRun(event)
+    case .runStarted, .dispatchStarted, .branchStarted, .branchEnded, .dispatchJoined,
+      .waitingForInput, .paused, .resumed, .attemptFailed, .retrying, .caught, .branchFailed,
+      .branchSkipped, .branchCancelled:
+      break
+    }
   }
 }

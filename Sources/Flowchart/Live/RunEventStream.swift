@@ -6,14 +6,14 @@
 /// reading task is cancelled. Make one iterator per stream: a stream is one subscriber, and
 /// two iterators of it would share its events between them.
 ///
-/// The run hands the stream its events in batches: it appends each event to the stream's
-/// buffer and wakes the reader only when the reader waits, and the reader takes every event
-/// waiting at once, then reads them without synchronizing with the run again. So a reader
-/// costs the run little, however fast the run goes. The buffer holds at most the limit given
-/// to ``RunHandle/events(bufferingNewest:)`` events not yet taken; when it is full, the
-/// oldest is dropped for the newest, so the run never waits for its reader, and the run's
-/// last event always arrives. Events taken in a batch and not yet read are the reader's:
-/// they count toward no limit.
+/// The run hands the stream its events in batches: it records each event once, for all its
+/// subscribers, and wakes a reader only when the reader waits; the reader takes every event
+/// waiting for it at once, makes the ``RunEvent``s, then reads them without synchronizing
+/// with the run again. So a reader costs the run little, however fast the run goes. At most
+/// the limit given to ``RunHandle/events(bufferingNewest:)`` events wait to be taken; when
+/// more came, the reader takes the newest that many (the oldest are dropped), so the run
+/// never waits for its reader, and the run's last event always arrives. Events taken in a
+/// batch and not yet read are the reader's: they count toward no limit.
 ///
 /// Releasing the stream and its iterator ends the subscription, as cancelling the reader
 /// does.
@@ -21,70 +21,100 @@ public struct RunEventStream: AsyncSequence, Sendable {
   /// A stream's element: one event of the run.
   public typealias Element = RunEvent
 
-  let channel: EventChannel
+  let source: any EventSource
+  /// The subscriber's number in the run's ``EventLog``.
+  let reader: Int
+  /// The most events waiting for the subscriber.
+  let limit: Int
   let subscription: EventSubscription
 
-  init(channel: EventChannel, subscription: EventSubscription) {
-    self.channel = channel
+  init(source: any EventSource, reader: Int, limit: Int, subscription: EventSubscription) {
+    self.source = source
+    self.reader = reader
+    self.limit = limit
     self.subscription = subscription
   }
 
   /// Makes the stream's one iterator.
   public func makeAsyncIterator() -> Iterator {
-    Iterator(channel: channel, subscription: subscription)
+    Iterator(stream: self)
   }
 
   /// Reads a ``RunEventStream``'s events in order.
   public struct Iterator: AsyncIteratorProtocol {
-    let channel: EventChannel
-    let subscription: EventSubscription
-    /// The batch taken from the run: a ring, read from ``head``.
-    private var ring: [RunEvent] = []
-    private var head = 0
-    /// How many of the batch's events were read.
-    private var read = 0
+    private let stream: RunEventStream
+    /// What the events without a payload share: the run that names their states.
+    private let details: EventDetails
+    /// The events of the batch taken from the run, read from ``read``.
+    @usableFromInline var events: [RunEvent] = []
+    @usableFromInline var read = 0
+    /// The batch as the run recorded it, and the kinds of the records tagged
+    /// ``EventTag/payload``, in order: kept to take the next batch into without allocating.
+    private var records: [EventRecord] = []
+    private var payloads: [RunEvent.Kind] = []
+    /// How many events the last batch held, or 0 when it ended with a flow waiting.
+    private var lastBatch = 0
     /// How long to wait for the next batch while the run keeps reporting, in nanoseconds.
-    private var delay = EventChannel.shortestDelay
+    private var delay = EventLog.shortestDelay
 
-    init(channel: EventChannel, subscription: EventSubscription) {
-      self.channel = channel
-      self.subscription = subscription
+    init(stream: RunEventStream) {
+      self.stream = stream
+      details = EventDetails(source: stream.source)
     }
 
     /// The next event, once the run reports it; `nil` after the run's last event, or once
     /// the reading task is cancelled.
+    ///
+    /// Inlinable, so that reading an event of a batch already taken is a few instructions
+    /// in the caller's loop, with no asynchronous call.
+    @inlinable
     public mutating func next() async -> RunEvent? {
-      if read == ring.count {
-        // A batch that ends with a flow waiting says the run may be quiet for a while: then
-        // the reader waits for the run to wake it rather than come back for more.
-        var lastBatch = ring.count
-        if lastBatch > 0, ring[(head + lastBatch - 1) % lastBatch].mayBeQuiet { lastBatch = 0 }
-        ring.removeAll(keepingCapacity: true)
-        read = 0
-        guard
-          await channel.take(into: &ring, head: &head, lastBatch: lastBatch, delay: &delay)
-        else {
-          subscription.end()
-          return nil
-        }
+      if read < events.count {
+        read += 1
+        return events[read - 1]
       }
-      var index = head + read
-      if index >= ring.count { index -= ring.count }
-      read += 1
-      return ring[index]
+      return await nextBatch()
+    }
+
+    /// Takes the next batch from the run, and returns its first event.
+    @usableFromInline
+    mutating func nextBatch() async -> RunEvent? {
+      events.removeAll(keepingCapacity: true)
+      records.removeAll(keepingCapacity: true)
+      payloads.removeAll(keepingCapacity: true)
+      read = 0
+      guard
+        await stream.source.take(
+          for: stream.reader, limit: stream.limit, into: &records, payloads: &payloads,
+          lastBatch: lastBatch, delay: &delay)
+      else {
+        stream.subscription.end()
+        return nil
+      }
+      // A batch that ends with a flow waiting says the run may be quiet for a while: then
+      // the reader waits for the run to wake it rather than come back for more.
+      lastBatch = records.last?.mayBeQuiet == true ? 0 : records.count
+      stream.source.makeEvents(
+        from: records, payloads: payloads, details: details, into: &events)
+      read = 1
+      return events[0]
     }
   }
 }
 
-extension RunEvent {
-  /// Whether the event says its flow waits (paused, for input, or for a retry's backoff
+extension EventRecord {
+  /// Whether the record says its flow waits (paused, for input, or for a retry's backoff
   /// delay): the run may report nothing for a while.
+  ///
+  /// A retry's wait is recorded with its payload; telling it from the other payloads would
+  /// cost the reader a look at it, so a retry's wait is treated as possibly quiet along
+  /// with every payload kind: they are rare.
   fileprivate var mayBeQuiet: Bool {
-    switch kind {
-    case .paused, .waitingForInput, .retrying: true
-    case .runStarted, .stateEntered, .stateDecided, .stateFailed, .dispatchStarted,
-      .branchStarted, .branchEnded, .dispatchJoined, .resumed, .runFinished, .runFailed,
-      .attemptFailed, .caught, .branchFailed, .branchSkipped, .branchCancelled:
+    switch tag {
+    case .paused, .waitingForInput, .payload: true
+    case .runStarted, .entered, .decidedDone, .decidedYes, .decidedNo, .decidedExit,
+      .dispatchStarted, .branchStarted, .branchEnded, .dispatchJoined, .resumed,
+      .branchSkipped, .branchCancelled:
       false
     }
   }

@@ -1,0 +1,202 @@
+import Dispatch
+import Flowchart
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Memory of many live runs suspended at once on a waiting state, against as many plain
+/// tasks suspended on the same await (issue 8's last row; aim ≤ 1.25×).
+///
+/// As the `memory` group's other rows, each figure comes from a fresh child process: this
+/// executable started again with the hidden `--suspension-probe <count>` option, which reads
+/// its resident memory, makes `count` suspended runs (or tasks, with
+/// `--suspension-probe-baseline`), waits until every one of them is suspended, reads its
+/// resident memory again, and prints the difference per run.
+///
+/// - Flowchart: `chart.start(with:)` of a one-state chart, a final `Wait` for an `Int`; each
+///   run is suspended once it reports `waitingForInput` (counted by an observer every run
+///   shares). The handles are kept.
+/// - Baseline: `Task { await withCheckedContinuation { … } }`, the await a `Wait` suspends
+///   on, each continuation kept where the task can be resumed from. The tasks are kept.
+enum SuspensionBenchmarks {
+  /// The two sides a probe can run.
+  enum Side: String, Sendable {
+    case flowchart
+    case baseline
+  }
+
+  /// Adds the row: resident bytes per suspended run against per suspended task.
+  static func measure(_ configuration: Configuration, into report: inout Report) throws {
+    let count = configuration.isQuick ? 10_000 : 100_000
+    let samples = try Interleaver.run(
+      repetitions: configuration.memoryRepetitions,
+      [Side.flowchart, .baseline].map { side in { try probe(side, count: count) } })
+    report.rows.append(
+      ReportRow(
+        group: "memory",
+        workload:
+          "resident memory of \(compactCount(count)) live runs suspended on a Wait vs as many tasks suspended on a continuation",
+        unit: "bytes/run", flowchart: samples[0], baseline: samples[1], targetRatio: 1.25))
+    report.notes.append(
+      "memory, suspended runs: the VmRSS of a fresh child process (this executable with "
+        + "`--suspension-probe <count>`) after it started that many runs of a one-state chart "
+        + "(a final `Wait`) and every one reported `waitingForInput`, minus before, per run; "
+        + "baseline: as many tasks each suspended in `withCheckedContinuation`, the await a "
+        + "`Wait` suspends on.")
+  }
+
+  private static func probe(_ side: Side, count: Int) throws -> Double {
+    var arguments = ["--suspension-probe", String(count)]
+    if side == .baseline { arguments.append("--suspension-probe-baseline") }
+    let output = try SelfProcess.run(arguments)
+    guard
+      let line = output.split(separator: "\n").first(where: { $0.hasPrefix("bytes-per-run ") }),
+      let bytes = Double(line.dropFirst("bytes-per-run ".count))
+    else {
+      throw BenchmarkError.childProcessFailed("suspension probe printed no figure: \(output)")
+    }
+    return bytes
+  }
+
+  /// The child side: suspends `count` runs or tasks, prints `bytes-per-run <n>`.
+  static func runProbe(count: Int, side: Side) throws {
+    let done = DispatchSemaphore(value: 0)
+    let outcome = Lock<Result<Double, any Error>?>(nil)
+    Task.detached {
+      let result: Result<Double, any Error>
+      do {
+        result = .success(try await suspend(count, side: side))
+      } catch {
+        result = .failure(error)
+      }
+      outcome.withLock { $0 = result }
+      done.signal()
+    }
+    done.wait()
+    let bytes = try outcome.withLock { $0 }?.get() ?? 0
+    print("bytes-per-run \(bytes)")
+  }
+
+  private static func suspend(_ count: Int, side: Side) async throws -> Double {
+    let chart = try Flowchart<Int> { Wait("Input", for: Int.self, isFinal: true) { $0 += $1 } }
+    let allSuspended = Countdown(count)
+    // Warm up what every run or task shares (metadata, the executor's threads), so that the
+    // figure is what each one adds.
+    try await warmUp(chart, side: side)
+    guard let before = residentBytes() else {
+      throw BenchmarkError.childProcessFailed("resident memory is unreadable here")
+    }
+    var kept: [Any] = []
+    kept.reserveCapacity(count)
+    switch side {
+    case .flowchart:
+      let observer = RunObserver(didReport: { event in
+        if case .waitingForInput = event.kind { allSuspended.countDown() }
+      })
+      for _ in 0..<count { kept.append(chart.start(with: 0, observer: observer)) }
+    case .baseline:
+      let parked = Parked(capacity: count)
+      for _ in 0..<count {
+        kept.append(
+          Task {
+            await withCheckedContinuation { continuation in
+              parked.keep(continuation)
+              allSuspended.countDown()
+            }
+          })
+      }
+      kept.append(parked)
+    }
+    await allSuspended.wait()
+    guard let after = residentBytes() else {
+      throw BenchmarkError.childProcessFailed("resident memory is unreadable here")
+    }
+    blackHole(kept)
+    return Double(after - before) / Double(count)
+  }
+
+  /// Runs and ends a few runs or tasks of the probe's kind.
+  private static func warmUp(_ chart: Flowchart<Int>, side: Side) async throws {
+    for value in 0..<100 {
+      switch side {
+      case .flowchart:
+        let handle = chart.start(with: 0)
+        while (try? handle.send(value, to: "Input")) != true { await Task.yield() }
+        _ = try await handle.result
+      case .baseline:
+        let continuation = Lock<CheckedContinuation<Int, Never>?>(nil)
+        let task = Task { await withCheckedContinuation { c in continuation.withLock { $0 = c } } }
+        while true {
+          if let parked = continuation.withLock({ $0 }) {
+            parked.resume(returning: value)
+            break
+          }
+          await Task.yield()
+        }
+        _ = await task.value
+      }
+    }
+  }
+
+  /// The process's resident memory now (VmRSS), in bytes.
+  private static func residentBytes() -> Int? {
+    #if os(Linux)
+      guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+      else { return nil }
+      for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+        let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+        guard fields.count >= 2, let kibibytes = Int(fields[1]) else { return nil }
+        return kibibytes * 1024
+      }
+      return nil
+    #else
+      return MemoryStatistics.allocatedBytes()
+    #endif
+  }
+}
+
+/// The continuations of the baseline's suspended tasks.
+private final class Parked: Sendable {
+  private let continuations = Lock<[CheckedContinuation<Int, Never>]>([])
+
+  init(capacity: Int) {
+    continuations.withLock { $0.reserveCapacity(capacity) }
+  }
+
+  func keep(_ continuation: CheckedContinuation<Int, Never>) {
+    continuations.withLock { $0.append(continuation) }
+  }
+}
+
+/// Counts down from a number; `wait()` returns once it reaches zero.
+private final class Countdown: Sendable {
+  private let state: Lock<(remaining: Int, waiter: CheckedContinuation<Void, Never>?)>
+
+  init(_ count: Int) {
+    state = Lock((count, nil))
+  }
+
+  func countDown() {
+    let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+      state.remaining -= 1
+      guard state.remaining == 0 else { return nil }
+      defer { state.waiter = nil }
+      return state.waiter
+    }
+    waiter?.resume()
+  }
+
+  func wait() async {
+    await withCheckedContinuation { continuation in
+      let isDone = state.withLock { state -> Bool in
+        if state.remaining <= 0 { return true }
+        state.waiter = continuation
+        return false
+      }
+      if isDone { continuation.resume() }
+    }
+  }
+}
