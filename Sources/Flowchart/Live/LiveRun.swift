@@ -90,6 +90,8 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving {
   private let state: Lock<State>
   /// Where the run's failed flows stopped, for a retry.
   let resumePoints = ResumePoints<Context>()
+  /// Whether every handle is gone (see `RunHandle+Lifetime.swift`).
+  let abandonment = RunAbandonment()
 
   init(
     graph: Graph<Context>, isPaused: Bool, observer: RunObserver?,
@@ -111,6 +113,10 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving {
   // MARK: - Handle
 
   var isPaused: Bool { state.withLock { $0.isPaused && !$0.hasEnded } }
+  /// Whether a flow waits, paused or for input.
+  var hasWaitingFlows: Bool {
+    state.withLock { !$0.waiters.isEmpty || !$0.inputWaiters.isEmpty }
+  }
   var hasEnded: Bool { state.withLock { $0.hasEnded } }
 
   var positions: [StateID] {
@@ -459,7 +465,11 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving {
           publish(.waitingForInput, at: state, flow: flow, in: &locked)
           return .none
         }
-        if let immediate { continuation.resume(returning: immediate) }
+        if let immediate {
+          continuation.resume(returning: immediate)
+        } else {
+          abandonment.flowWaits()
+        }
       }
     } onCancel: {
       let waiter = self.state.withLock { locked -> CheckedContinuation<(any Sendable)?, Never>? in
@@ -498,7 +508,7 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving {
           }
           return true
         }
-        if !isWaiting { continuation.resume() }
+        if !isWaiting { continuation.resume() } else { abandonment.flowWaits() }
       }
     } onCancel: {
       let waiter = state.withLock { state in
