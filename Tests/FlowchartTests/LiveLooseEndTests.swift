@@ -522,4 +522,26 @@ struct LiveLooseEndTests {
     // Final: the key itself.
     #expect(decided[1].key(as: Route.self) == .south)
   }
+
+  @Test func exitsThatLeadToOneStateReportTheFirstOfTheirKeys() async throws {
+    // swift-format-ignore
+    let chart = try Flowchart<Order> {
+      MultipleCondition("Which?") { _ in "b" } exits: {
+        Case("a") { GoTo("Shared") }
+        Case("b") { GoTo("Shared") }
+      }
+      Action("Shared", isFinal: true)
+    }
+    let decisions = Lock<[Decision]>([])
+    let handle = chart.start(
+      with: Order(),
+      observer: RunObserver(didFinishState: { event in
+        if case .stateDecided(let decision) = event.kind, event.stateName == "Which?" {
+          decisions.withLock { $0.append(decision) }
+        }
+      }))
+    _ = try await handle.result
+    // As documented: the compiled code returns the state, so the first exit's key is named.
+    #expect(decisions.withLock { $0 } == [.key("a")])
+  }
 }
