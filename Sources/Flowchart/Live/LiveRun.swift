@@ -51,6 +51,8 @@ private struct LiveRunState {
   var inputWaiters:
     [Int32: (wait: Int, continuation: CheckedContinuation<(any Sendable)?, Never>)] =
       [:]
+  /// Cancels the run's task, once every handle is gone (see `RunHandle+Lifetime.swift`).
+  var cancelOnceAbandoned: (@Sendable () -> Void)?
 }
 
 /// The state each running flow of a live run is at, by flow number: flows are numbered
@@ -90,8 +92,6 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving {
   private let state: Lock<State>
   /// Where the run's failed flows stopped, for a retry.
   let resumePoints = ResumePoints<Context>()
-  /// Whether every handle is gone (see `RunHandle+Lifetime.swift`).
-  let abandonment = RunAbandonment()
 
   init(
     graph: Graph<Context>, isPaused: Bool, observer: RunObserver?,
@@ -113,10 +113,6 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving {
   // MARK: - Handle
 
   var isPaused: Bool { state.withLock { $0.isPaused && !$0.hasEnded } }
-  /// Whether a flow waits, paused or for input.
-  var hasWaitingFlows: Bool {
-    state.withLock { !$0.waiters.isEmpty || !$0.inputWaiters.isEmpty }
-  }
   var hasEnded: Bool { state.withLock { $0.hasEnded } }
 
   var positions: [StateID] {
@@ -468,7 +464,7 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving {
         if let immediate {
           continuation.resume(returning: immediate)
         } else {
-          abandonment.flowWaits()
+          cancelIfAbandoned()
         }
       }
     } onCancel: {
@@ -508,7 +504,7 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving {
           }
           return true
         }
-        if !isWaiting { continuation.resume() } else { abandonment.flowWaits() }
+        if !isWaiting { continuation.resume() } else { cancelIfAbandoned() }
       }
     } onCancel: {
       let waiter = state.withLock { state in
@@ -534,5 +530,27 @@ extension LiveRun {
   /// dispatch's branches that did not succeed.
   func report(_ kinds: [RunEvent.Kind], at state: Int32, flow: Int32) {
     for kind in kinds { emit(kind, at: state, flow: flow) }
+  }
+}
+
+// MARK: - Abandonment
+
+extension LiveRun {
+  /// Every handle of the run is gone (see `RunHandle+Lifetime.swift`): cancels the run with
+  /// `cancel` now if a flow waits, paused or for input, and keeps `cancel` for a flow that
+  /// comes to wait.
+  func abandon(cancellingWith cancel: @escaping @Sendable () -> Void) {
+    let isWaiting = state.withLock { locked in
+      guard !locked.hasEnded else { return false }
+      locked.cancelOnceAbandoned = cancel
+      return !locked.waiters.isEmpty || !locked.inputWaiters.isEmpty
+    }
+    if isWaiting { cancel() }
+  }
+
+  /// A flow has just registered as waiting, paused or for input: cancels the run if every
+  /// handle is gone. Called without the lock held: the cancellation ends the wait under it.
+  private func cancelIfAbandoned() {
+    if let cancel = state.withLock({ $0.cancelOnceAbandoned }) { cancel() }
   }
 }

@@ -24,7 +24,7 @@ public struct RunHandle<Context: Sendable>: Sendable {
   let task: Task<Result<RunResult<Context>, RunError>, Never>
   /// Cancels the run if it waits once every copy of the handle is gone (see
   /// `RunHandle+Lifetime.swift`).
-  let lifetime: HandleLifetime
+  let lifetime: HandleLifetime<Context>
 
   /// The run's result, once it ends.
   ///
