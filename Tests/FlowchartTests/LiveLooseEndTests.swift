@@ -142,6 +142,51 @@ struct LiveLooseEndTests {
     #expect(result.context.log == ["uploaded"])
   }
 
+  @Test func aPausedDispatchHoldsABranchBetweenItsAttempts() async throws {
+    let clock = TestClock()
+    let attempts = AttemptCounter()
+    let (prepareEntered, prepareMayFinish) = (Gate(), Gate())
+    // swift-format-ignore
+    let chart = try Flowchart<Order> {
+      Dispatch("Both", isFinal: true) { order, branch in order.log += branch.log } branches: {
+        Branch("Flaky") {
+          Action("Upload", isFinal: true) { order in
+            if attempts.next() == 1 { throw Glitch.transient }
+            order.log.append("uploaded")
+          }
+          .retry(1, backoff: .fixed(.seconds(3)))
+        }
+        Branch("Steady") {
+          Action("Prepare") { order async in
+            prepareEntered.open()
+            await prepareMayFinish.wait()
+            order.log.append("prepared")
+          }
+          Action("Finish", isFinal: true) { $0.log.append("finished") }
+        }
+      }
+    }
+    let handle = chart.start(with: Order(), clock: clock, isPaused: true)
+    var events = handle.events().makeAsyncIterator()
+    handle.resume()
+    await prepareEntered.wait()
+    try await clock.waitForSleepers(1)  // "Upload"'s backoff delay
+    handle.pause()
+    clock.advance(by: .seconds(3))
+    prepareMayFinish.open()
+    // Each branch stops at its own next boundary: between attempts, and before "Finish".
+    var pausedAt: Set<String> = []
+    while pausedAt.count < 2, let event = await events.next(where: \.isPaused) {
+      pausedAt.insert(event.stateName)
+    }
+    #expect(pausedAt == ["Upload", "Finish"])
+    #expect(attempts.value == 1)
+    handle.resume()
+    let result = try await handle.result
+    #expect(attempts.value == 2)
+    #expect(result.context.log == ["uploaded", "prepared", "finished"])
+  }
+
   // MARK: - Retrying around a dispatch that tolerated or cancelled branches
 
   @Test func aRunThatFailsAfterADispatchMetItsQuorumIsRetriedAfterTheDispatch() async throws {
