@@ -63,6 +63,10 @@ extension Compiler {
   /// States that lead into such a loop cannot reach a final state either, but the mistake
   /// is the loop's: they are not named. A state whose exits are broken counts as able to
   /// end, since its own problem is reported.
+  ///
+  /// A catch route is an arrow like any other: a loop whose only way out is a state's catch
+  /// route (taken when its code throws) can end, and is accepted. A state with a catch
+  /// route whose target is bad counts as able to end, like a broken exit.
   mutating func checkLoopsReachFinalStates() {
     // Walk arrows backwards from every state whose flow can end there: final states, and
     // states already reported (their broken exits would otherwise be reported twice).
@@ -70,6 +74,10 @@ extension Compiler {
     // `predecessors[firstPredecessor[i]..<firstPredecessor[i + 1]]`.
     var firstPredecessor = [Int32](repeating: 0, count: states.count + 1)
     var escapes = [Bool](repeating: false, count: states.count)
+    let catchRoutes = resolvedCatchRoutes(escapes: &escapes)
+    for route in catchRoutes.arrows {
+      firstPredecessor[Int(route.to)] += 1
+    }
     for index in states.indices {
       let range = exitRange(of: index)
       if states[index].isFinal || range.isEmpty { escapes[index] = true }
@@ -99,6 +107,11 @@ extension Compiler {
         }
       }
     }
+    for route in catchRoutes.arrows {
+      let target = Int(route.to)
+      firstPredecessor[target] -= 1
+      predecessors[Int(firstPredecessor[target])] = route.from
+    }
     var pending = states.indices.filter { escapes[$0] }.map { Int32($0) }
     while let index = pending.popLast() {
       let incoming =
@@ -109,7 +122,7 @@ extension Compiler {
       }
     }
     guard escapes.contains(false) else { return }
-    for loop in closedLoops(trapped: escapes.map(!)) {
+    for loop in closedLoops(trapped: escapes.map(!), catchTargets: catchRoutes.targets) {
       let flow = states[Int(loop[0])].flow
       findings.append(
         .neverReachesFinalState(
@@ -121,8 +134,9 @@ extension Compiler {
   /// The strongly connected components of the trapped states that no arrow leaves: the
   /// loops themselves, each in declaration order, ordered by their first state.
   ///
-  /// Tarjan's algorithm, with an explicit stack.
-  private func closedLoops(trapped: [Bool]) -> [[Int32]] {
+  /// Tarjan's algorithm, with an explicit stack. `catchTargets` holds the targets of each
+  /// state's catch routes, arrows too.
+  private func closedLoops(trapped: [Bool], catchTargets: [Int32: [Int32]]) -> [[Int32]] {
     let unvisited: Int32 = -1
     var order = [Int32](repeating: unvisited, count: states.count)
     var lowest = [Int32](repeating: 0, count: states.count)
@@ -133,12 +147,17 @@ extension Compiler {
     var calls: [(state: Int32, position: Int)] = []
     var counter: Int32 = 0
 
-    /// The trapped targets of the state's arrows within its flow.
+    /// The trapped targets of the state's arrows within its flow, its catch routes'
+    /// included.
     func successors(_ state: Int32) -> [Int32] {
-      exitRange(of: Int(state)).compactMap { position in
+      var targets = exitRange(of: Int(state)).compactMap { position in
         let target = exits[position].target
         return !isBranch(position) && target != Node.none && trapped[Int(target)] ? target : nil
       }
+      if !catchTargets.isEmpty, let routes = catchTargets[state] {
+        targets += routes.filter { trapped[Int($0)] }
+      }
+      return targets
     }
 
     for root in states.indices where trapped[root] && order[root] == unvisited {
@@ -184,5 +203,25 @@ extension Compiler {
       }
     }
     return closed.map { components[$0] }.sorted { $0[0] < $1[0] }
+  }
+
+  /// The catch routes pass 2 resolved, as arrows and by state; a state with a route whose
+  /// target is bad (reported already) is marked in `escapes`, as able to end.
+  private func resolvedCatchRoutes(
+    escapes: inout [Bool]
+  ) -> (arrows: [(from: Int32, to: Int32)], targets: [Int32: [Int32]]) {
+    var arrows: [(from: Int32, to: Int32)] = []
+    var targets: [Int32: [Int32]] = [:]
+    for entry in modifiedStates {
+      for target in entry.targets {
+        if target == Node.none {
+          escapes[Int(entry.state)] = true
+        } else {
+          arrows.append((entry.state, target))
+          targets[entry.state, default: []].append(target)
+        }
+      }
+    }
+    return (arrows, targets)
   }
 }

@@ -40,6 +40,8 @@ struct LiveRunState {
   var inputWaiters:
     [Int32: (wait: Int, continuation: CheckedContinuation<(any Sendable)?, Never>)] =
       [:]
+  /// Cancels the run's task, once every handle is gone (see `RunHandle+Lifetime.swift`).
+  var cancelOnceAbandoned: (@Sendable () -> Void)?
 }
 
 /// The state each running flow of a live run is at, by flow number: flows are numbered
@@ -577,6 +579,7 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
         }
         if let immediate { continuation.resume(returning: immediate) }
         deliver(reported)
+        if immediate == nil { cancelIfAbandoned() }
       }
     } onCancel: {
       let waiter = self.state.withLock { locked -> CheckedContinuation<(any Sendable)?, Never>? in
@@ -613,8 +616,8 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
           locked.positions[flow] = boundary
           return (true, publish(.paused, at: boundary, flow: flow, in: &locked))
         }
-        if !isWaiting { continuation.resume() }
         deliver(reported)
+        if isWaiting { cancelIfAbandoned() } else { continuation.resume() }
       }
     } onCancel: {
       let waiter = state.withLock { state in
@@ -663,5 +666,27 @@ extension EventTag {
       .waitingForInput, .paused, .resumed, .branchSkipped, .branchCancelled, .payload:
       false
     }
+  }
+}
+
+// MARK: - Abandonment
+
+extension LiveRun {
+  /// Every handle of the run is gone (see `RunHandle+Lifetime.swift`): cancels the run with
+  /// `cancel` now if a flow waits, paused or for input, and keeps `cancel` for a flow that
+  /// comes to wait.
+  func abandon(cancellingWith cancel: @escaping @Sendable () -> Void) {
+    let isWaiting = state.withLock { locked in
+      guard !locked.hasEnded else { return false }
+      locked.cancelOnceAbandoned = cancel
+      return !locked.waiters.isEmpty || !locked.inputWaiters.isEmpty
+    }
+    if isWaiting { cancel() }
+  }
+
+  /// A flow has just registered as waiting, paused or for input: cancels the run if every
+  /// handle is gone. Called without the lock held: the cancellation ends the wait under it.
+  private func cancelIfAbandoned() {
+    if let cancel = state.withLock({ $0.cancelOnceAbandoned }) { cancel() }
   }
 }

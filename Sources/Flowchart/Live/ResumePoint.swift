@@ -5,7 +5,12 @@
 /// the state's code ran. A flow whose dispatch failed is retried at the dispatch, with the
 /// context from before it, and ``dispatch`` says how each branch goes on: the branches that
 /// finished keep their results; those that failed or were cancelled go on from their own
-/// resume points; the others start again.
+/// resume points; the others start again. A dispatch whose branches met its join policy
+/// and whose join then threw runs no branch again: it joins them as they ended.
+///
+/// A dispatch that joined is over, whatever its policy tolerated or cancelled: a flow that
+/// fails after it is retried at the state that failed, after the dispatch, with the
+/// context the join left (see the LiveRuns article, "Retry and restart").
 ///
 /// Captured only by live runs, only when a flow fails: a run started with `run(with:)` or
 /// `runSynchronously` has no monitor and never makes one.
@@ -37,7 +42,8 @@ final class FlowResumePoint<Context: Sendable>: Sendable {
       state: state, context: context, path: path,
       dispatch: dispatch.map { dispatch in
         DispatchResume(
-          finished: dispatch.finished, points: dispatch.points.map { $0?.updating(update) })
+          finished: dispatch.finished, points: dispatch.points.map { $0?.updating(update) },
+          joined: dispatch.joined)
       })
   }
 }
@@ -51,10 +57,26 @@ struct DispatchResume<Context: Sendable>: Sendable {
   /// for a branch that starts again from its first state (it never started, was skipped,
   /// or finished).
   @usableFromInline let points: [FlowResumePoint<Context>?]
+  /// How the branches ended when they met the join policy and the join (a merge, or the
+  /// report) threw: the dispatch then joins them again as they ended, running none, and
+  /// reports the same failures, skips and cancellations. `nil` when the branches failed the
+  /// dispatch.
+  @usableFromInline let joined: JoinTally?
+
+  init(
+    finished: [FinishedBranch<Context>?], points: [FlowResumePoint<Context>?],
+    joined: JoinTally? = nil
+  ) {
+    self.finished = finished
+    self.points = points
+    self.joined = joined
+  }
 
   /// Sets a dispatch's join up as the failed run left it: the finished branches counted
   /// and never started again. The branches are then scheduled by index whether the plan
-  /// has prerequisites or not, so `prerequisites` gets one (empty) list per branch.
+  /// has prerequisites or not, so `prerequisites` gets one (empty) list per branch. When
+  /// only the join failed, every branch counts as started, so none runs, and the tally is
+  /// the first run's: the dispatch joins at once.
   @usableFromInline
   func prepare(
     finished: inout [FinishedBranch<Context>?], tally: inout JoinTally,
@@ -71,6 +93,10 @@ struct DispatchResume<Context: Sendable>: Sendable {
       tally.successes += 1
       schedule.started[index] = true
       ends?.finished(index, branch)
+    }
+    if let joined {
+      tally = joined
+      for index in 0..<count { schedule.started[index] = true }
     }
   }
 }
@@ -169,6 +195,19 @@ final class BranchEnds<Context: Sendable>: Sendable {
     let resume = ends.withLock { ends in
       DispatchResume(finished: ends.finished, points: ends.points)
     }
+    live.resumePoints.dispatchFailed(state, flow: flow, resume: resume)
+  }
+
+  /// The join of dispatch `state`, in flow `flow`, threw (a merge, or the report) after its
+  /// branches met the join policy: a retry joins `branches` (those the join took, in
+  /// declaration order, not a branch that finished after the quorum was met) again, with
+  /// `tally`, and runs no branch.
+  @usableFromInline
+  func keepJoin(
+    of state: Int32, flow: Int32, branches: [FinishedBranch<Context>?], tally: JoinTally
+  ) {
+    let resume = DispatchResume(
+      finished: branches, points: Array(repeating: nil, count: branches.count), joined: tally)
     live.resumePoints.dispatchFailed(state, flow: flow, resume: resume)
   }
 

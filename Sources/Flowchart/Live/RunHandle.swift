@@ -22,6 +22,9 @@
 public struct RunHandle<Context: Sendable>: Sendable {
   let run: LiveRun<Context>
   let task: Task<Result<RunResult<Context>, RunError>, Never>
+  /// Cancels the run if it waits once every copy of the handle is gone (see
+  /// `RunHandle+Lifetime.swift`).
+  let lifetime: HandleLifetime<Context>
 
   /// The run's result, once it ends.
   ///

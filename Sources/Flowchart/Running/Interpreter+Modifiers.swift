@@ -94,8 +94,8 @@ struct RunClock: Sendable {
 extension Interpreter {
   /// Runs the modified state `state`, whose node is `node`, in an asynchronous flow: each
   /// attempt within the timeout, if any; a failed attempt retried as the retry rule says,
-  /// after its backoff delay; the last failure caught by the first catch route that takes
-  /// it, or the state's failure.
+  /// after its backoff delay (and, in a paused live run, once the run is resumed); the last
+  /// failure caught by the first catch route that takes it, or the state's failure.
   @usableFromInline
   func runModified(
     _ node: Node, at state: Int32, cursor: inout Cursor<Context>, context: inout Context,
@@ -130,6 +130,19 @@ extension Interpreter {
             try await RunClock.ofRun.sleep(delay)
           } catch {
             throw failure(error, at: state, path: cursor.path, control: control)
+          }
+        }
+        // Between two attempts is a boundary for a pause: the delay runs its course on the
+        // run's clock, paused or not, and a paused run starts the next attempt only once it
+        // is resumed. A run cancelled while paused stops here, at this state.
+        if _slowPath(control.flags.contains(.paused)) {
+          await control.monitor?.waitWhilePaused(before: state, flow: cursor.flow)
+          if control.isCancelled || Task.isCancelled {
+            throw error(
+              .cancelled, at: state, path: cursor.path,
+              reason:
+                "The run was cancelled while paused in \(modifiedDescription(state)), before its attempt \(attempt + 1)."
+            )
           }
         }
         attempt += 1

@@ -445,7 +445,7 @@ struct Interpreter<Context: Sendable>: Sendable {
       } catch {
         // A merge or the report threw: the dispatch is retried from before it.
         context = original
-        ends?.keep(dispatch: state, flow: parentFlow)
+        ends?.keepJoin(of: state, flow: parentFlow, branches: branches, tally: tally)
         throw error
       }
       if let ends, tally.successes < branches.count {
