@@ -78,6 +78,60 @@ struct TypedCompositionTests {
     ]}
     """
 
+  // MARK: - The article's example
+
+  @Test func theFileFormatArticlesExampleIsCopiedHere() throws {
+    let article = try String(
+      contentsOf: URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Sources/FlowchartFiles/Documentation.docc/ChartFileFormat.md"),
+      encoding: .utf8)
+    let copies = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
+      .split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+    let blocks = article.components(separatedBy: "```swift\n").dropFirst()
+      .map { $0.components(separatedBy: "```")[0] }
+      .filter { $0.contains("ShopOrder") }
+    #expect(blocks.count == 2)
+    var rest = copies[...]
+    for line in blocks.joined().split(separator: "\n") {
+      let line = line.trimmingCharacters(in: .whitespaces)
+      guard let found = rest.firstIndex(of: line) else {
+        Issue.record("Article line not copied, in order, into this file: \(line)")
+        break
+      }
+      rest = rest[(found + 1)...]
+    }
+  }
+
+  @Test func theFileFormatArticlesExampleRuns() async throws {
+    // The article's path is relative to the package's folder, where `swift test` runs.
+    try #require(FileManager.default.fileExists(atPath: "Samples/shop.json"))
+    var orderHandlers = HandlerRegistry<ShopOrder>()
+    orderHandlers["charge"] = .action { $0.isPaid = $0.total <= 100 }
+    orderHandlers["isPaid"] = .condition { $0.isPaid }
+
+    var photoHandlers = HandlerRegistry<ShopPhoto>()
+    photoHandlers["print"] = .action { $0.isPrinted = true }
+
+    var handlers = HandlerRegistry<Shop>()
+    handlers["order"] = .mapping(.keyPath(\.order), handlers: orderHandlers)
+    handlers["photos"] = .collection(over: \.photos, into: \.printed, handlers: photoHandlers)
+    handlers["cancel"] = .action { $0.log.append("cancelled") }
+    handlers["ship"] = .action { $0.log.append("shipped") }
+
+    let file = try ChartFile.read(contentsOf: URL(filePath: "Samples/shop.json"))
+    let shop = try file.flowchart(handlers: handlers)
+    let photos = [ShopPhoto(name: "beach.jpg"), ShopPhoto(name: "dunes.jpg")]
+    let result = try await shop.run(with: Shop(order: ShopOrder(total: 40), photos: photos))
+    // The article's `print` writes here, not to standard output.
+    var printed: [String] = []
+    func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+    print(result.finalStateName, result.context.printed.count)  // Ship 2
+    #expect(printed == ["Ship 2"])
+    #expect(result.context.printed.map(\.name) == ["beach.jpg", "dunes.jpg"])
+    #expect(result.context.order.isPaid)
+  }
+
   // MARK: - Subflows
 
   @Test(arguments: ChartSyntax.allCases)
