@@ -89,7 +89,7 @@ extension Handler {
 
   /// The array at `elements`, whose elements a map runs its chart on; the final contexts of
   /// the runs that ended go to `results`, in input order (those of runs that failed within
-  /// the tolerance are left out, as in ``MapResults/outputs``).
+  /// the tolerance are left out, as in `MapResults.outputs`).
   ///
   /// ```swift
   /// handlers["photos"] = .collection(over: \.photos, into: \.uploaded, handlers: photoHandlers)
