@@ -322,6 +322,46 @@ struct TypedCompositionTests {
     #expect(result.context.data == ["photos": ["not", "these"]])
   }
 
+  @Test func aCollectionOfTheSameContextBindsTheInnerChartWithTheSameRegistry() async throws {
+    var handlers = HandlerRegistry<Shop>()
+    handlers["note"] = .action { $0.log.append("noted \($0.order.total)") }
+    handlers["orders"] = .collection(
+      over: { shop in shop.photos.indices.map { Shop(order: ShopOrder(total: $0)) } },
+      collect: { shop, results in shop.log = results.outputs.flatMap(\.log) })
+    let chart = try parse(
+      """
+      <flowchart>
+        <map name="Each" over="orders" final="true">
+          <action name="Note" run="note" final="true"/>
+        </map>
+      </flowchart>
+      """, .xml
+    ).flowchart(handlers: handlers)
+    let photos = [ShopPhoto(name: "a.jpg"), ShopPhoto(name: "b.jpg")]
+    let result = try await chart.run(with: Shop(order: ShopOrder(total: 9), photos: photos))
+    #expect(result.context.log == ["noted 0", "noted 1"])
+  }
+
+  @Test func aRegistrationsStepLimitBoundsEachInnerRun() throws {
+    var handlers = HandlerRegistry<Shop>()
+    handlers["order"] = .mapping(.keyPath(\.order), handlers: orderHandlers(), stepLimit: 1)
+    let file = try parse(
+      [
+        "main.json": """
+        {"flowchart": [{"subflow": "Check out", "chart": "checkout.json", "mapping": "order", "final": true}]}
+        """,
+        "checkout.json": checkout,
+      ], main: "main.json")
+    let chart = try file.flowchart(handlers: handlers)
+    #expect(throws: RunError.self) {
+      try chart.runSynchronously(with: Shop(order: ShopOrder(total: 1)))
+    }
+    handlers["order"] = .mapping(.keyPath(\.order), handlers: orderHandlers(), stepLimit: 2)
+    let bounded = try file.flowchart(handlers: handlers)
+    #expect(
+      try bounded.runSynchronously(with: Shop(order: ShopOrder(total: 1))).context.order.isPaid)
+  }
+
   // MARK: - Problems
 
   @Test func unboundAndMistypedNamesAreReportedTogetherWithSuggestions() throws {
