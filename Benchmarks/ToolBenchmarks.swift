@@ -55,6 +55,8 @@ enum ToolBenchmarks {
               case .input: .input(ChartValue.self) { _, _ in }
               case .errorFilter: .errors { _ in true }
               case .catchHandler: .catch { _, _ in }
+              case .mapping: .mapping(.whole)
+              case .collection: .collection(over: { _ in [] }, collect: { _, _ in })
               }
             }
             count = try chart.flowchart(handlers: handlers).states.count

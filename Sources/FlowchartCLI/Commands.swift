@@ -47,6 +47,9 @@ extension Tool {
     case .input: .input(ChartValue.self) { _, _ in }
     case .errorFilter: .errors { _ in true }
     case .catchHandler: .catch { _, _ in }
+    // A subflow's chart runs on the whole context; a map over a name runs over nothing.
+    case .mapping: .mapping(.whole)
+    case .collection: .collection(over: { _ in [] }, collect: { _, _ in })
     case .condition: .condition { _ throws(CodeNeeded) in throw CodeNeeded(request: request) }
     case .multipleCondition:
       .multipleCondition { _ throws(CodeNeeded) in throw CodeNeeded(request: request) }

@@ -90,6 +90,8 @@ struct FuzzTests {
       case .input: .input(ChartValue.self) { _, _ in }
       case .errorFilter: .errors { _ in true }
       case .catchHandler: .catch { _, _ in }
+      case .mapping: .mapping(.whole)
+      case .collection: .collection(over: { _ in [] }, collect: { _, _ in })
       }
     }
     var outcomes = [0, 0, 0]  // loaded and compiled, refused by the reader, refused by the compiler

@@ -233,6 +233,9 @@ struct Binder<Context: Sendable> {
     case .keyed(let list):
       exits = .keyed(list.map { ($0, block($0.states, in: file, depth: depth + 1)) })
     }
+    if let mapping = subflow.mapping {
+      return mappedSubflow(subflow, mapping: mapping, in: file, at: location, exits: exits)
+    }
     guard let included = includedChart(subflow.chart, in: file, at: location) else {
       return placeholder(name, isFinal: isFinal, at: location, exits: exits)
     }
@@ -280,16 +283,49 @@ struct Binder<Context: Sendable> {
     }
   }
 
+  /// A subflow whose inner chart runs on the part of the context the registered mapping
+  /// `mapping` takes, bound with the mapping's registry.
+  mutating func mappedSubflow(
+    _ subflow: ChartSubflow, mapping: String, in file: ChartFile, at location: SourceLocation,
+    exits: Lowering<Context>.SubflowExits
+  ) -> Declaration<Context> {
+    let (name, isFinal) = (subflow.name, subflow.isFinal)
+    if subflow.contextPath != nil {
+      problems.malformed(
+        "Subflow '\(name)' has both a context path and the mapping '\(mapping)': keep one.",
+        at: location, name: name)
+    }
+    let request = HandlerRequest(
+      kind: .mapping, name: mapping, stateName: name, location: location)
+    let binding = handler(request, what: "Subflow")
+    guard let included = includedChart(subflow.chart, in: file, at: location),
+      subflow.contextPath == nil, case .mapping(let mapping)? = binding?.code
+    else { return placeholder(name, isFinal: isFinal, at: location, exits: exits) }
+    let site = SubflowSite(name: name, isFinal: isFinal, location: location, exits: exits)
+    switch mapping.bind(included, handlers, site) {
+    case .success(let declaration):
+      return declaration
+    case .failure(let error):
+      problems.problems += error.problems
+      return placeholder(name, isFinal: isFinal, at: location, exits: exits)
+    }
+  }
+
   mutating func mapDeclaration(_ map: ChartMap, in file: ChartFile, at location: SourceLocation)
     -> Declaration<Context>
   {
-    let data = dataAccess(for: "Map", map.name, at: location)
     let inner: ChartFile?
     switch map.chart {
     case .file(let path): inner = includedChart(path, in: file, at: location)
     case .states(let states):
       inner = ChartFile(path: file.path, states: states, includedFiles: file.includedFiles)
     }
+    // A registered collection comes first; then a path of the data; then the fallback.
+    let registered = handlers.handlers[map.over]
+    if registered?.kind == .collection || handlers.data == nil {
+      return collectionMap(map, registered: registered, running: inner, at: location)
+    }
+    let data = dataAccess(for: "Map", map.name, at: location)
     guard let data, let inner, let chart = dataChart(inner) else {
       return Lowering.action(map.name, isFinal: map.isFinal, at: location)
     }
@@ -313,6 +349,45 @@ struct Binder<Context: Sendable> {
       })
   }
 
+  /// A map over the registered collection `map.over`, its chart bound with the collection's
+  /// registry; or, without one, a problem.
+  mutating func collectionMap(
+    _ map: ChartMap, registered: Handler<Context>?, running inner: ChartFile?,
+    at location: SourceLocation
+  ) -> Declaration<Context> {
+    let request = HandlerRequest(
+      kind: .collection, name: map.over, stateName: map.name, location: location)
+    var binding: MapBinding<Context>?
+    if registered == nil, handlers.fallback == nil {
+      problems.add(
+        .unboundName,
+        "Map '\(map.name)' runs over '\(map.over)', which is not a registered collection, and the context \(Context.self) has no data to read it from. Register it (handlers[\"\(map.over)\"] = \(HandlerKind.collection.registrationExample)), create the registry with HandlerRegistry(data: \\.yourChartValue) to read it from the data, or fix the name\(suggestion(for: request)).",
+        at: location, name: map.name)
+    } else if case .collection(let found)? = handler(request, what: "Map")?.code {
+      binding = found
+    }
+    if map.into != nil, registered?.kind == .collection {
+      problems.add(
+        .mismatchedHandler,
+        "Map '\(map.name)' runs over the registered collection '\(map.over)', which says where its results go: remove the map's into, or collect them elsewhere in the registration.",
+        at: location, name: map.name)
+      binding = nil
+    }
+    guard let binding, let inner else {
+      return Lowering.action(map.name, isFinal: map.isFinal, at: location)
+    }
+    let site = MapSite(
+      name: map.name, isFinal: map.isFinal, location: location,
+      maxConcurrency: map.maxConcurrency, toleratedFailures: map.toleratedFailures)
+    switch binding.bind(inner, handlers, site) {
+    case .success(let declaration):
+      return declaration
+    case .failure(let error):
+      problems.problems += error.problems
+      return Lowering.action(map.name, isFinal: map.isFinal, at: location)
+    }
+  }
+
   // MARK: - Handlers
 
   /// The handler for `request`: an override for its state, a registered one, or the
@@ -322,7 +397,7 @@ struct Binder<Context: Sendable> {
     guard let found else {
       problems.add(
         .unboundName,
-        "\(what) '\(request.stateName)' names the \(request.kind) '\(request.name)', which is not registered. Register it (handlers[\"\(request.name)\"] = .\(request.kind.registration) { … }), or fix the name\(suggestion(for: request)).",
+        "\(what) '\(request.stateName)' names the \(request.kind) '\(request.name)', which is not registered. Register it (handlers[\"\(request.name)\"] = \(request.kind.registrationExample)), or fix the name\(suggestion(for: request)).",
         at: request.location, name: request.stateName)
       return nil
     }

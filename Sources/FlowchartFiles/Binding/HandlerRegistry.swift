@@ -1,13 +1,16 @@
 import Flowchart
 
 /// One piece of your code a chart file can name: an action, a condition, a multiple condition
-/// or a dispatch's merge, synchronous or `async`, typed on the chart's context.
+/// or a dispatch's merge, synchronous or `async`, typed on the chart's context; or the part of
+/// the context a subflow or a map runs its chart on.
 ///
 /// ```swift
 /// handlers["fetchConfig"] = .action { context in context.config = try await api.config() }
 /// handlers["isSignedIn"] = .condition { $0.user != nil }
 /// handlers["plan"] = .multipleCondition { $0.plan.rawValue }
 /// handlers["keepProfile"] = .merge { context, branch in context.profile = branch.profile }
+/// handlers["order"] = .mapping(.keyPath(\.order), handlers: orderHandlers)
+/// handlers["photos"] = .collection(over: \.photos, into: \.uploaded, handlers: photoHandlers)
 /// ```
 public struct Handler<Context: Sendable>: Sendable {
   enum Code: Sendable {
@@ -23,6 +26,10 @@ public struct Handler<Context: Sendable>: Sendable {
     case input(@Sendable (String, Bool, SourceLocation) -> Declaration<Context>)
     case errorFilter(@Sendable (any Error) -> Bool)
     case catchHandler(@Sendable (inout Context, any Error) -> Void)
+    /// Binds a subflow's chart with the registry of its context, and declares the subflow.
+    case mapping(SubflowBinding<Context>)
+    /// Binds a map's chart with the registry of its elements, and declares the map.
+    case collection(MapBinding<Context>)
   }
 
   let code: Code
@@ -37,6 +44,8 @@ public struct Handler<Context: Sendable>: Sendable {
     case .input: .input
     case .errorFilter: .errorFilter
     case .catchHandler: .catchHandler
+    case .mapping: .mapping
+    case .collection: .collection
     }
   }
 
@@ -44,7 +53,8 @@ public struct Handler<Context: Sendable>: Sendable {
   public var isAsynchronous: Bool {
     switch code {
     case .asyncAction, .asyncCondition, .asyncMultipleCondition: true
-    case .action, .condition, .multipleCondition, .merge, .input, .errorFilter, .catchHandler:
+    case .action, .condition, .multipleCondition, .merge, .input, .errorFilter, .catchHandler,
+      .mapping, .collection:
       false
     }
   }
@@ -170,6 +180,10 @@ public enum HandlerKind: String, Hashable, Sendable, CaseIterable, CustomStringC
   case errorFilter
   /// What a catch route stores before it goes on (`run` of a catch).
   case catchHandler
+  /// The part of the context a subflow runs its chart on (`mapping` of a subflow).
+  case mapping
+  /// The elements a map runs its chart on, and where their results go (`over` of a map).
+  case collection
 
   /// The kind in words: `action`, `condition`, `multiple condition`, `merge`.
   public var description: String {
@@ -181,6 +195,8 @@ public enum HandlerKind: String, Hashable, Sendable, CaseIterable, CustomStringC
     case .input: "input"
     case .errorFilter: "error filter"
     case .catchHandler: "catch handler"
+    case .mapping: "mapping"
+    case .collection: "collection"
     }
   }
 }
@@ -194,13 +210,23 @@ extension HandlerKind {
     default: rawValue
     }
   }
+
+  /// How a registration of the kind is written: `.condition { … }`,
+  /// `.mapping(.keyPath(\.…), handlers: …)`.
+  var registrationExample: String {
+    switch self {
+    case .mapping: ".mapping(.keyPath(\\.…), handlers: …)"
+    case .collection: ".collection(over: \\.…, handlers: …)"
+    default: ".\(registration) { … }"
+    }
+  }
 }
 
 /// What a chart file asks of a registry: a handler of a kind, by name, for a state.
 public struct HandlerRequest: Hashable, Sendable {
   /// The kind of handler the state needs.
   public var kind: HandlerKind
-  /// The name the file gives (`run="…"`, `merge="…"`).
+  /// The name the file gives (`run="…"`, `merge="…"`, `mapping="…"`, `over="…"`).
   public var name: String
   /// The name of the state that needs it.
   public var stateName: String
@@ -208,8 +234,9 @@ public struct HandlerRequest: Hashable, Sendable {
   public var location: SourceLocation
 }
 
-/// Your code, by the names chart files use for it: actions, conditions, multiple conditions
-/// and merges, typed on the chart's context.
+/// Your code, by the names chart files use for it: actions, conditions, multiple conditions,
+/// merges, and the parts of the context subflows and maps run on, typed on the chart's
+/// context.
 ///
 /// ```swift
 /// var handlers = HandlerRegistry<Subject>()
@@ -258,7 +285,9 @@ public struct HandlerRegistry<Context: Sendable>: Sendable {
   /// Binds every name the registry lacks to a stand-in, through ``fallback``: an action that
   /// does nothing, a condition that decides `false`, a multiple condition that decides the
   /// empty key (its `default` exit, if it has one), a merge that keeps the running context,
-  /// an input of type `ChartValue` that changes nothing.
+  /// an input of type `ChartValue` that changes nothing, a mapping that runs the subflow's
+  /// chart on the whole context (`.mapping(.whole)`, bound with this registry), a collection
+  /// with no elements.
   ///
   /// For checking a file's structure, or walking it with overrides, without its code.
   public mutating func useStandIns() {
@@ -271,6 +300,8 @@ public struct HandlerRegistry<Context: Sendable>: Sendable {
       case .input: .input(ChartValue.self) { (_: inout Context, _: ChartValue) in }
       case .errorFilter: .errors { (_: any Error) in true }
       case .catchHandler: .catch { (_: inout Context, _: any Error) in }
+      case .mapping: .mapping(.whole)
+      case .collection: .collection(over: { (_: Context) in [] }, collect: { _, _ in })
       }
     }
   }

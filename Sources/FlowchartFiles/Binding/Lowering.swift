@@ -145,18 +145,20 @@ enum Lowering<Context: Sendable> {
   /// A subflow running `chart` with `mapping`, its exits as the file declares them.
   static func subflow<Inner: Sendable>(
     _ name: String, isFinal: Bool, at location: SourceLocation, chart: Flowchart<Inner>,
-    mapping: ContextMapping<Context, Inner>, exits: SubflowExits
+    mapping: ContextMapping<Context, Inner>, stepLimit: Int? = nil, exits: SubflowExits
   ) -> Declaration<Context> {
     let (fileID, line) = (location.fileID, location.line)
     switch exits {
     case .none:
       return one(
         Subflow(
-          name, isFinal: isFinal, running: chart, context: mapping, fileID: fileID, line: line))
+          name, isFinal: isFinal, running: chart, context: mapping, stepLimit: stepLimit,
+          fileID: fileID, line: line))
     case .yesNo(let yes, let no):
       return one(
         Subflow(
-          name, isFinal: isFinal, running: chart, context: mapping, fileID: fileID, line: line
+          name, isFinal: isFinal, running: chart, context: mapping, stepLimit: stepLimit,
+          fileID: fileID, line: line
         ) {
           yes
         } no: {
@@ -165,7 +167,8 @@ enum Lowering<Context: Sendable> {
     case .keyed(let exits):
       return one(
         Subflow(
-          name, isFinal: isFinal, running: chart, context: mapping, fileID: fileID, line: line
+          name, isFinal: isFinal, running: chart, context: mapping, stepLimit: stepLimit,
+          fileID: fileID, line: line
         ) {
           keyedExits(exits)
         })
@@ -179,17 +182,18 @@ enum Lowering<Context: Sendable> {
     case keyed([(ChartExit, [Declaration<Context>])])
   }
 
-  static func map(
+  static func map<Element: Sendable>(
     _ name: String, isFinal: Bool, at location: SourceLocation,
-    over elements: @escaping @Sendable (Context) throws -> [ChartValue],
-    running chart: Flowchart<ChartValue>, maxConcurrency: Int?, toleratedFailures: Int,
-    collect: @escaping @Sendable (inout Context, MapResults<ChartValue>) throws -> Void
+    over elements: @escaping @Sendable (Context) throws -> [Element],
+    running chart: Flowchart<Element>, maxConcurrency: Int?, toleratedFailures: Int,
+    stepLimit: Int? = nil,
+    collect: @escaping @Sendable (inout Context, MapResults<Element>) throws -> Void
   ) -> Declaration<Context> {
     one(
       Map(
         name, isFinal: isFinal, over: elements, running: chart, maxConcurrency: maxConcurrency,
-        toleratedFailures: toleratedFailures, fileID: location.fileID, line: location.line,
-        collect: collect))
+        toleratedFailures: toleratedFailures, stepLimit: stepLimit, fileID: location.fileID,
+        line: location.line, collect: collect))
   }
 
   static func goTo(_ target: String, at location: SourceLocation) -> Declaration<Context> {

@@ -453,20 +453,25 @@ public struct ChartSubflow: Hashable, Sendable {
   /// The chart file it runs, relative to this file's folder.
   public var chart: String
   /// The path of the data the inner chart runs on (a data-only chart), or `nil` for the
-  /// whole context, bound with the same handlers.
+  /// whole context (or the part ``mapping`` names), bound with the same handlers.
   public var contextPath: String?
+  /// The name of a registered mapping (`Handler.mapping(_:handlers:stepLimit:)`): the part of
+  /// the context the inner chart runs on, typed in Swift, and the registry it is bound with;
+  /// `nil` for the whole context or ``contextPath``. A subflow gives one of the two at most.
+  public var mapping: String?
   /// How the inner chart's end picks the exit.
   public var exits: Exits
 
   /// Creates a subflow.
   public init(
     name: String, isFinal: Bool = false, chart: String, contextPath: String? = nil,
-    exits: Exits = .none
+    mapping: String? = nil, exits: Exits = .none
   ) {
     self.name = name
     self.isFinal = isFinal
     self.chart = chart
     self.contextPath = contextPath
+    self.mapping = mapping
     self.exits = exits
   }
 
@@ -481,17 +486,20 @@ public struct ChartSubflow: Hashable, Sendable {
   }
 }
 
-/// A map as a file declares it: runs a chart once per element of an array of the data, and
-/// writes the runs' results back in input order.
+/// A map as a file declares it: runs a chart once per element of an array of the data (or of
+/// a registered collection), and writes the runs' results back in input order.
 public struct ChartMap: Hashable, Sendable {
   /// The state's name.
   public var name: String
   /// Whether the state ends its flow.
   public var isFinal: Bool
-  /// The path of the array whose elements are the runs' contexts.
+  /// The name of a registered collection
+  /// (`Handler.collection(over:handlers:stepLimit:collect:)`), whose elements are the runs'
+  /// contexts; else the path of the array of the data whose elements are.
   public var over: String
   /// The path the results go to, in input order (`null` for an element whose run failed
-  /// within the tolerance); `nil` writes them back over the array.
+  /// within the tolerance); `nil` writes them back over the array. Only for a map over the
+  /// data: a registered collection says where its results go.
   public var into: String?
   /// The chart run for each element.
   public var chart: ChartSource

@@ -22,7 +22,9 @@ struct JSONChartBuilder {
     "multipleCondition": ["final", "run", "value", "exits", "timeout", "retry", "catch"],
     "dispatch": ["final", "merge", "maxConcurrency", "join", "branches"],
     "wait": ["final", "run", "storeAt", "timeout", "retry", "catch"],
-    "subflow": ["final", "chart", "context", "yes", "no", "exits", "timeout", "retry", "catch"],
+    "subflow": [
+      "final", "chart", "context", "mapping", "yes", "no", "exits", "timeout", "retry", "catch",
+    ],
     "map": [
       "final", "over", "into", "chart", "states", "maxConcurrency", "toleratedFailures",
       "timeout", "retry", "catch",
@@ -278,9 +280,16 @@ struct JSONChartBuilder {
       case (nil, nil):
         break
       }
+      if fields["context"] != nil, fields["mapping"] != nil {
+        problems.malformed(
+          "Subflow '\(name)' has both \"context\" (a path of the data) and \"mapping\" (a registered mapping): keep one.",
+          at: node.location, name: name)
+        return nil
+      }
       let subflow = ChartSubflow(
         name: name, isFinal: isFinal, chart: chart,
-        contextPath: optionalString(fields["context"], what: "\"context\""), exits: exits)
+        contextPath: optionalString(fields["context"], what: "\"context\""),
+        mapping: optionalString(fields["mapping"], what: "\"mapping\""), exits: exits)
       return ChartNode(.subflow(subflow), at: node.location)
     case "map":
       let source: ChartSource

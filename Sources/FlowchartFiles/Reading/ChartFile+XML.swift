@@ -421,15 +421,24 @@ struct XMLChartBuilder {
       return ChartNode(
         .wait(ChartWait(name: name, isFinal: isFinal(element), input: input)), at: at)
     case "subflow":
-      check(element, attributes: ["name", "final", "chart", "context", "timeout"], text: false)
+      check(
+        element, attributes: ["name", "final", "chart", "context", "mapping", "timeout"],
+        text: false)
       let name = element.attributes["name"]
       let exits = subflowExits(element, name: name, depth: depth)
       guard let name = required("name", of: element), let chart = required("chart", of: element),
         let exits
       else { return nil }
+      if element.attributes["context"] != nil, element.attributes["mapping"] != nil {
+        problems.malformed(
+          "Subflow '\(name)' has both context=\"…\" (a path of the data) and mapping=\"…\" (a registered mapping): keep one.",
+          at: at, name: name)
+        return nil
+      }
       let subflow = ChartSubflow(
         name: name, isFinal: isFinal(element), chart: chart,
-        contextPath: element.attributes["context"], exits: exits)
+        contextPath: element.attributes["context"], mapping: element.attributes["mapping"],
+        exits: exits)
       return ChartNode(.subflow(subflow), at: at)
     case "map":
       check(

@@ -286,6 +286,7 @@ struct TextWriter {
       if subflow.isFinal { fields.append("\"final\": true") }
       fields.append("\"chart\": \(Self.quoted(subflow.chart))")
       if let path = subflow.contextPath { fields.append("\"context\": \(Self.quoted(path))") }
+      if let name = subflow.mapping { fields.append("\"mapping\": \(Self.quoted(name))") }
       switch subflow.exits {
       case .none:
         line("{" + fields.joined(separator: ", ") + "}" + comma)
@@ -516,6 +517,7 @@ struct TextWriter {
       let attributes = [
         ("name", subflow.name), ("final", subflow.isFinal ? "true" : nil),
         ("chart", subflow.chart), ("context", subflow.contextPath),
+        ("mapping", subflow.mapping),
       ]
       switch subflow.exits {
       case .none:

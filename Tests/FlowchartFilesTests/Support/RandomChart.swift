@@ -163,9 +163,12 @@ struct RandomChart {
           ChartExit(key: chance(50) ? nil : "Inner other", states: block(depth: depth + 1), at: at),
         ])
       }
+      // The whole context, a path of the data, or a registered mapping.
+      let context = int(0...2)
       let subflow = ChartSubflow(
         name: name(), isFinal: chance(20), chart: "inner.json",
-        contextPath: chance(50) ? nil : path(), exits: exits)
+        contextPath: context == 1 ? path() : nil, mapping: context == 2 ? "nested" : nil,
+        exits: exits)
       return ChartNode(.subflow(subflow), at: at)
     case 10:
       let source: ChartSource =
@@ -176,8 +179,11 @@ struct RandomChart {
             .action(ChartAction(name: "Each \(int(1...9))", isFinal: true, handler: "work")),
             at: at)
         ])
+      let over = chance(25) ? "collection" : path()
       let map = ChartMap(
-        name: name(), isFinal: chance(20), over: path(), into: chance(50) ? nil : path(),
+        name: name(), isFinal: chance(20), over: over,
+        // A registered collection says where its results go: rarely, a mistake.
+        into: chance(over == "collection" ? 90 : 50) ? nil : path(),
         chart: source, maxConcurrency: chance(50) ? nil : int(1...4),
         toleratedFailures: chance(50) ? 0 : int(1...3))
       return ChartNode(.map(map), at: at)
@@ -246,5 +252,13 @@ func randomChartHandlers() -> HandlerRegistry<ChartValue> {
   handlers["receive"] = .input(ChartValue.self) { $0[path: "received"] = $1 }
   handlers["retryable"] = .errors { $0 is ChartFailure }
   handlers["note"] = .catch { context, error in context[path: "error"] = .string("\(error)") }
+  handlers["nested"] = .mapping(
+    ContextMapping(enter: { $0[path: "nested"] ?? .null }, leave: { $0[path: "nested"] = $1 }))
+  handlers["collection"] = .collection(
+    over: { context in
+      guard case .array(let elements)? = context[path: "items"] else { return [] }
+      return elements
+    },
+    collect: { context, results in context[path: "items"] = .array(results.outputs) })
   return handlers
 }

@@ -14,7 +14,9 @@ func sampleURL(_ name: String, _ syntax: ChartSyntax) -> URL {
 }
 
 /// Every sample's name.
-let sampleNames = ["first-launch", "health", "form", "order", "review", "gallery", "payment"]
+let sampleNames = [
+  "first-launch", "health", "form", "order", "review", "gallery", "payment", "shop",
+]
 
 /// Parses `text` as a chart file named `test.json` or `test.xml`.
 func parse(_ text: String, _ syntax: ChartSyntax) throws(DefinitionError) -> ChartFile {
