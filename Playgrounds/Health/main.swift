@@ -104,7 +104,7 @@ func showHealth() async throws {
   let (again, isNew) = check.start(with: willing)
   print()
   print("Second start while the first run is going: \(isNew ? "started" : "ignored")")
-  precondition(!isNew && again.positions == handle.positions)
+  precondition(!isNew && again == handle)
   for await event in events {
     print("  event: \(event.kind) \(event.stateName)")
     if case .stateEntered = event.kind, event.stateName == "Lift weights" {
