@@ -30,18 +30,26 @@ extension Tool {
 
   /// Reads the chart file at `path`, with the files it includes, and compiles it with a
   /// stand-in for every handler it names (see ``standIn(for:)``).
-  static func load(_ path: String) throws(DefinitionError) -> Flowchart<ChartValue> {
+  /// With `decisions`, the stand-ins of conditions and multiple conditions in the charts
+  /// the file's subflows and maps run take the decisions forced on them by name.
+  static func load(
+    _ path: String, decisions: InnerDecisions? = nil
+  ) throws(DefinitionError) -> Flowchart<ChartValue> {
     let file = try ChartFile.read(contentsOf: URL(fileURLWithPath: path))
     var handlers = HandlerRegistry<ChartValue>()
-    handlers.fallback = standIn(for:)
+    handlers.fallback = { request in standIn(for: request, decisions: decisions) }
     return try file.flowchart(handlers: handlers)
   }
 
   /// What runs in place of the Swift code a file names, which the tool does not have: an
   /// action does nothing, a merge keeps the context as it is, and a condition or a multiple
-  /// condition stops the run with ``CodeNeeded``, unless `--decide` forces its decision.
-  static func standIn(for request: HandlerRequest) -> Handler<ChartValue>? {
-    switch request.kind {
+  /// condition stops the run with ``CodeNeeded``, unless `--decide` forces its decision
+  /// (through `decisions`, for a state of a chart that a subflow or a map runs).
+  static func standIn(
+    for request: HandlerRequest, decisions: InnerDecisions? = nil
+  ) -> Handler<ChartValue>? {
+    decisions?.record(request)
+    return switch request.kind {
     case .action: .action { _ in }
     case .merge: .merge { _, _ in }
     case .input: .input(ChartValue.self) { _, _ in }
@@ -50,9 +58,20 @@ extension Tool {
     // A subflow's chart runs on the whole context; a map over a name runs over nothing.
     case .mapping: .mapping(.whole)
     case .collection: .collection(over: { _ in [] }, collect: { _, _ in })
-    case .condition: .condition { _ throws(CodeNeeded) in throw CodeNeeded(request: request) }
+    case .condition:
+      .condition { _ throws(CodeNeeded) in
+        guard let decision = decisions?.next(for: request.stateName) else {
+          throw CodeNeeded(request: request)
+        }
+        return decision == "yes"
+      }
     case .multipleCondition:
-      .multipleCondition { _ throws(CodeNeeded) in throw CodeNeeded(request: request) }
+      .multipleCondition { _ throws(CodeNeeded) in
+        guard let key = decisions?.next(for: request.stateName) else {
+          throw CodeNeeded(request: request)
+        }
+        return key
+      }
     }
   }
 
@@ -109,7 +128,7 @@ extension Tool {
     do {
       let file = try ChartFile.read(contentsOf: URL(fileURLWithPath: path))
       var handlers = HandlerRegistry<ChartValue>()
-      handlers.fallback = standIn(for:)
+      handlers.fallback = { standIn(for: $0) }
       _ = try file.flowchart(handlers: handlers)
       outcome.output = file.text(in: syntax)
       if !outcome.output.hasSuffix("\n") { outcome.output += "\n" }
@@ -136,5 +155,45 @@ struct CodeNeeded: Error, CustomStringConvertible {
     let example = request.kind == .condition ? "yes" : "KEY"
     return
       "the command line has no code for '\(request.name)', so force the decision of \(request.kind) '\(request.stateName)' with --decide '\(request.stateName)=\(example)'"
+  }
+}
+
+/// The decisions `--decide` forces on states that the run's chart does not hold itself, but
+/// the charts its subflows and maps run do: each such state's stand-in takes the next
+/// decision forced on its name, one per visit, in the order the visits come.
+final class InnerDecisions: Sendable {
+  private struct State {
+    /// The conditions and multiple conditions bound to stand-ins, by state name.
+    var standIns: [String: HandlerRequest] = [:]
+    /// The decisions not taken yet, by state name.
+    var queues: [String: [String]] = [:]
+  }
+
+  private let state = Lock(State())
+
+  /// Notes a state whose code is a stand-in, so that `--decide` can name it.
+  func record(_ request: HandlerRequest) {
+    guard request.kind == .condition || request.kind == .multipleCondition else { return }
+    state.withLock { $0.standIns[request.stateName] = $0.standIns[request.stateName] ?? request }
+  }
+
+  /// The condition or multiple condition named `name` that a stand-in decides, if any.
+  func standIn(named name: String) -> HandlerRequest? {
+    state.withLock { $0.standIns[name] }
+  }
+
+  /// Queues `decision` for the next visit of the state named `name`.
+  func force(_ decision: String, on name: String) {
+    state.withLock { $0.queues[name, default: []].append(decision) }
+  }
+
+  /// The decision forced on the state named `name` for this visit, if any is left.
+  func next(for name: String) -> String? {
+    state.withLock { locked in
+      guard var queue = locked.queues[name], !queue.isEmpty else { return nil }
+      let decision = queue.removeFirst()
+      locked.queues[name] = queue
+      return decision
+    }
   }
 }

@@ -22,8 +22,9 @@ extension Tool {
       return outcome
     }
     let chart: Flowchart<ChartValue>
+    let inner = InnerDecisions()
     do {
-      chart = try load(path)
+      chart = try load(path, decisions: inner)
     } catch {
       report(error, to: &outcome)
       outcome.exitCode = .failure
@@ -34,7 +35,7 @@ extension Tool {
       log ? { @Sendable state, step in steps.append(state, step) } : nil
     let scripted: Flowchart<ChartValue>
     do throws(UsageError) {
-      let forcing = try forced(forcedNames, in: chart)
+      let forcing = try forced(forcedNames, in: chart, inner: inner)
       do throws(ScriptProblem) {
         scripted = try chart.scripted(forcing: forcing, observer: observer)
       } catch {
@@ -150,12 +151,27 @@ extension Tool {
 
   /// The decisions to force, by state: `yes` and `no` for a condition, a key for a multiple
   /// condition, `done` for an action; a state named several times takes one decision per
-  /// visit, in order.
+  /// visit, in order. A name that no state of `chart` has, but a condition or multiple
+  /// condition bound to code in a chart that one of its subflows or maps runs does, goes to
+  /// `inner`, whose stand-ins take it.
   static func forced(
-    _ decisions: [(name: String, decision: String)], in chart: Flowchart<ChartValue>
+    _ decisions: [(name: String, decision: String)], in chart: Flowchart<ChartValue>,
+    inner: InnerDecisions? = nil
   ) throws(UsageError) -> [StateID: ForcedDecision] {
     var forced: [StateID: ForcedDecision] = [:]
     for (name, text) in decisions {
+      if let inner, let request = inner.standIn(named: name),
+        !chart.states.contains(where: { chart[$0].name == name })
+      {
+        guard request.kind == .multipleCondition || text == "yes" || text == "no" else {
+          throw UsageError(
+            message:
+              "The value '\(name)=\(text)' is invalid for '--decide <state=decision>': condition '\(name)' (\(request.location)) can be forced to decide yes or no.",
+            command: "run")
+        }
+        inner.force(text, on: name)
+        continue
+      }
       let state: StateID
       do throws(ScriptProblem) {
         state = try chart.scriptedState(named: name)

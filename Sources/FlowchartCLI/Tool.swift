@@ -89,7 +89,7 @@ enum Tool {
         OptionSpec(
           name: "--decide", valueName: "state=decision",
           help:
-            "Force a state's decision: yes or no for a condition, a key for a multiple condition. Split at the last '='. Repeat for more states.",
+            "Force a state's decision: yes or no for a condition, a key for a multiple condition. Split at the last '='. Repeat for more states, or for one state's later visits. Reaches the states of the charts subflows and maps run, by name.",
           isRepeatable: true),
         OptionSpec(
           name: "--send", valueName: "state=json",
