@@ -119,7 +119,7 @@ struct ToolTests {
       outcome.errorOutput.replacingOccurrences(of: files.directory + "/", with: ""),
       """
       three-mistakes.json:7:9: error: GoTo 'Lift weight' refers to no state. Declare a state named 'Lift weight', or use one of the declared names (did you mean 'Lift weights'?).
-      three-mistakes.json:10:9: error: Condition 'Injured?' is final but declares "yes" and "no" blocks, which could never be taken. Remove "final": true, or remove the exits.
+      three-mistakes.json:10:9: error: Condition 'Injured?' is final but declares exits, which could never be taken. Remove "final": true, or remove the exits.
       three-mistakes.json:14:5: error: Action 'Do sit-ups' is the last state of the top level and is not final, so the flow has nowhere to go after it. Add a state or a goTo after it, or declare it final ("final": true).
       Error: 1 of 2 files has problems.
 

@@ -274,7 +274,8 @@ struct DSLWording {
         "\(describe(state)) has no exit for \(cases). Add a \(word(.caseExit)) for each, or a \(word(.defaultExit))."
 
     case .finalWithExits(let state, let keyed):
-      let exits = keyed ? "keyed exits" : word(.conditionExits)
+      // A condition may declare one block or both: "exits" is true of either.
+      let exits = keyed ? "keyed exits" : "exits"
       return
         "\(describe(state)) is final but declares \(exits), which could never be taken. Remove \(word(.finalFlag)), or remove the exits."
 
