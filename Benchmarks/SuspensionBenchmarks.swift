@@ -12,9 +12,9 @@ import Flowchart
 ///
 /// As the `memory` group's other rows, each figure comes from a fresh child process: this
 /// executable started again with the hidden `--suspension-probe <count>` option, which reads
-/// its resident memory, makes `count` suspended runs (or tasks, with
-/// `--suspension-probe-baseline`), waits until every one of them is suspended, reads its
-/// resident memory again, and prints the difference per run.
+/// the bytes `malloc` holds and its resident memory, makes `count` suspended runs (or tasks,
+/// with `--suspension-probe-baseline`), waits until every one of them is suspended, reads
+/// both again, and prints the differences per run.
 ///
 /// - Flowchart: `chart.start(with:)` of a one-state chart, a final `Wait` for an `Int`; each
 ///   run is suspended once it reports `waitingForInput` (counted by an observer every run
@@ -28,45 +28,75 @@ enum SuspensionBenchmarks {
     case baseline
   }
 
-  /// Adds the row: resident bytes per suspended run against per suspended task.
+  /// Adds the rows: bytes held (`malloc`'s bytes in use) per suspended run against per
+  /// suspended task, the target's row; and the resident memory of the same probes.
   static func measure(_ configuration: Configuration, into report: inout Report) throws {
     let count = configuration.isQuick ? 10_000 : 100_000
+    // Each probe reads both figures; the resident ones are kept aside, in probe order.
+    let resident = Lock<[Side: [Double]]>([:])
     let samples = try Interleaver.run(
       repetitions: configuration.memoryRepetitions,
-      [Side.flowchart, .baseline].map { side in { try probe(side, count: count) } })
+      [Side.flowchart, .baseline].map { side in
+        {
+          let figures = try probe(side, count: count)
+          resident.withLock { $0[side, default: []].append(figures.resident) }
+          return figures.held
+        }
+      })
+    // The interleaver's first call of each side is its warm-up, which it drops.
+    let residentSamples = resident.withLock { $0 }.mapValues { values in
+      values.dropFirst().reduce(into: Samples()) { $0.append($1) }
+    }
     report.rows.append(
       ReportRow(
         group: "memory",
         workload:
-          "resident memory of \(compactCount(count)) live runs suspended on a Wait vs as many tasks suspended on a continuation",
+          "memory held by \(compactCount(count)) live runs suspended on a Wait vs as many tasks suspended on a continuation",
         unit: "bytes/run", flowchart: samples[0], baseline: samples[1], targetRatio: 1.25))
+    report.rows.append(
+      ReportRow(
+        group: "memory",
+        workload: "the same, as resident memory (with what the runs' first tasks left free)",
+        unit: "bytes/run", flowchart: residentSamples[.flowchart] ?? Samples(),
+        baseline: residentSamples[.baseline] ?? Samples(), targetRatio: nil))
     report.notes.append(
-      "memory, suspended runs: the VmRSS of a fresh child process (this executable with "
-        + "`--suspension-probe <count>`) after it started that many runs of a one-state chart "
-        + "(a final `Wait`) and every one reported `waitingForInput`, minus before, per run; "
-        + "baseline: as many tasks each suspended in `withCheckedContinuation`, the await a "
-        + "`Wait` suspends on.")
+      "memory, suspended runs: a fresh child process (this executable with "
+        + "`--suspension-probe <count>`) starts that many runs of a one-state chart (a final "
+        + "`Wait`) and waits until every one reported `waitingForInput`; baseline: as many "
+        + "tasks each suspended in `withCheckedContinuation`, the await a `Wait` suspended on "
+        + "before runs parked. The target's row is the bytes `malloc` holds (glibc's "
+        + "`mallinfo2`, Darwin's zone statistics) after minus before, per run: what the "
+        + "suspended runs keep. A parked run holds no task, but each run's first task ran "
+        + "until it parked and then ended; started in one burst, those tasks all existed at "
+        + "once, and the heap keeps the room they freed, which the resident-memory row "
+        + "(VmRSS after minus before) counts and a process reuses for what it allocates next.")
   }
 
-  private static func probe(_ side: Side, count: Int) throws -> Double {
+  /// Runs a probe; returns the bytes held and the resident bytes per run.
+  private static func probe(_ side: Side, count: Int) throws -> (held: Double, resident: Double) {
     var arguments = ["--suspension-probe", String(count)]
     if side == .baseline { arguments.append("--suspension-probe-baseline") }
     let output = try SelfProcess.run(arguments)
-    guard
-      let line = output.split(separator: "\n").first(where: { $0.hasPrefix("bytes-per-run ") }),
-      let bytes = Double(line.dropFirst("bytes-per-run ".count))
-    else {
-      throw BenchmarkError.childProcessFailed("suspension probe printed no figure: \(output)")
+    func figure(_ name: String) throws -> Double {
+      let prefix = name + " "
+      guard
+        let line = output.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }),
+        let bytes = Double(line.dropFirst(prefix.count))
+      else {
+        throw BenchmarkError.childProcessFailed("suspension probe printed no \(name): \(output)")
+      }
+      return bytes
     }
-    return bytes
+    return (try figure("held-per-run"), try figure("bytes-per-run"))
   }
 
-  /// The child side: suspends `count` runs or tasks, prints `bytes-per-run <n>`.
+  /// The child side: suspends `count` runs or tasks, prints `held-per-run <n>` (bytes held
+  /// by `malloc`) and `bytes-per-run <n>` (resident bytes).
   static func runProbe(count: Int, side: Side) throws {
     let done = DispatchSemaphore(value: 0)
-    let outcome = Lock<Result<Double, any Error>?>(nil)
+    let outcome = Lock<Result<(held: Double, resident: Double), any Error>?>(nil)
     Task.detached {
-      let result: Result<Double, any Error>
+      let result: Result<(held: Double, resident: Double), any Error>
       do {
         result = .success(try await suspend(count, side: side))
       } catch {
@@ -76,18 +106,21 @@ enum SuspensionBenchmarks {
       done.signal()
     }
     done.wait()
-    let bytes = try outcome.withLock { $0 }?.get() ?? 0
-    print("bytes-per-run \(bytes)")
+    let figures = try outcome.withLock { $0 }?.get() ?? (held: 0, resident: 0)
+    print("held-per-run \(figures.held)")
+    print("bytes-per-run \(figures.resident)")
   }
 
-  private static func suspend(_ count: Int, side: Side) async throws -> Double {
+  private static func suspend(_ count: Int, side: Side) async throws -> (
+    held: Double, resident: Double
+  ) {
     let chart = try Flowchart<Int> { Wait("Input", for: Int.self, isFinal: true) { $0 += $1 } }
     let allSuspended = Countdown(count)
     // Warm up what every run or task shares (metadata, the executor's threads), so that the
     // figure is what each one adds.
     try await warmUp(chart, side: side)
-    guard let before = residentBytes() else {
-      throw BenchmarkError.childProcessFailed("resident memory is unreadable here")
+    guard let before = residentBytes(), let heldBefore = MemoryStatistics.allocatedBytes() else {
+      throw BenchmarkError.childProcessFailed("memory figures are unreadable here")
     }
     var kept: [Any] = []
     kept.reserveCapacity(count)
@@ -111,11 +144,13 @@ enum SuspensionBenchmarks {
       kept.append(parked)
     }
     await allSuspended.wait()
-    guard let after = residentBytes() else {
-      throw BenchmarkError.childProcessFailed("resident memory is unreadable here")
+    guard let after = residentBytes(), let heldAfter = MemoryStatistics.allocatedBytes() else {
+      throw BenchmarkError.childProcessFailed("memory figures are unreadable here")
     }
     blackHole(kept)
-    return Double(after - before) / Double(count)
+    return (
+      Double(heldAfter - heldBefore) / Double(count), Double(after - before) / Double(count)
+    )
   }
 
   /// Runs and ends a few runs or tasks of the probe's kind.

@@ -40,8 +40,20 @@ struct LiveRunState {
   var inputWaiters:
     [Int32: (wait: Int, continuation: CheckedContinuation<(any Sendable)?, Never>)] =
       [:]
-  /// Cancels the run's task, once every handle is gone (see `RunHandle+Lifetime.swift`).
-  var cancelOnceAbandoned: (@Sendable () -> Void)?
+  /// Whether every handle is gone (see `RunHandle+Lifetime.swift`): a flow that comes to
+  /// wait cancels the run.
+  var isAbandoned = false
+  /// Whether ``RunHandle/cancel()`` was called (or the run was abandoned while waiting):
+  /// every task that runs the top-level flow from then on is cancelled.
+  var isCancelRequested = false
+  /// Whether the top-level flow is parked, or unwinding to park (see `ParkedFlow.swift`).
+  var parking = Parking.running
+  /// The task running the top-level flow, once it is known; `nil` while the flow is parked
+  /// and once the run has ended.
+  var task: Task<Void, Never>?
+  /// Numbers the tasks that run the top-level flow, so that a task that parked (or ended)
+  /// before it was recorded is never recorded.
+  var taskNumber = 0
 }
 
 /// The state each running flow of a live run is at, by flow number: flows are numbered
@@ -92,7 +104,11 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
   private let isExpected: Bool
   /// Time since the run started, by the run's clock.
   private let elapsed: @Sendable () -> Duration
-  private let state: Lock<State>
+  /// Everything mutable but the result; `state` rather than a lock's usual name, as the
+  /// run's code reads `state.withLock` where `state` is no parameter.
+  let state: Lock<LiveRunState>
+  /// The run's result once it has ended, and the tasks awaiting it until then.
+  private let ending = Lock<Ending>(Ending())
   /// Where the run's failed flows stopped, for a retry.
   let resumePoints = ResumePoints<Context>()
 
@@ -113,6 +129,12 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
   }
 
   var log: RunLog { state.withLock { RunLog(lines: $0.log ?? []) } }
+
+  /// A live run's result, and who awaits it.
+  private struct Ending {
+    var result: Result<RunResult<Context>, RunError>?
+    var waiters: [CheckedContinuation<Result<RunResult<Context>, RunError>, Never>] = []
+  }
 
   // MARK: - Handle
 
@@ -143,6 +165,44 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
       return Array(state.waiters.values)
     }
     for waiter in waiters { waiter.resume() }
+  }
+
+  /// The run's result, once it has ended; waiting is not cancelled with the waiting task,
+  /// as waiting for a task's value is not.
+  func result() async -> Result<RunResult<Context>, RunError> {
+    await withCheckedContinuation { continuation in
+      let result = ending.withLock { ending in
+        if ending.result == nil { ending.waiters.append(continuation) }
+        return ending.result
+      }
+      if let result { continuation.resume(returning: result) }
+    }
+  }
+
+  /// Cancels the run: its task, or, when the top-level flow is parked, a new task that
+  /// goes on from there already cancelled. Does nothing once the run has ended.
+  func cancel() {
+    var unparks: (() -> Void)?
+    let task = state.withLock { locked -> Task<Void, Never>? in
+      guard !locked.hasEnded else { return nil }
+      locked.isCancelRequested = true
+      unparks = unpark(at: nil, in: &locked)
+      return locked.task
+    }
+    task?.cancel()
+    unparks?()
+  }
+
+  /// Makes `task` the run's task, unless the flow it runs parked or ended since, or
+  /// another task runs it now; cancels it if the run was cancelled meanwhile.
+  func adopt(_ task: Task<Void, Never>, number: Int) {
+    let cancels = state.withLock { locked -> Bool in
+      guard !locked.hasEnded, locked.taskNumber == number else { return false }
+      if case .parked = locked.parking { return false }
+      locked.task = task
+      return locked.isCancelRequested
+    }
+    if cancels { task.cancel() }
   }
 
   func events(bufferingNewest limit: Int) -> RunEventStream {
@@ -185,12 +245,19 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
         state.controls = []
         state.positions = FlowPositions()
         state.isPaused = false
+        state.task = nil
       }
       return state.events.finish()
     }
     for reader in readers { reader.resume() }
     reported.wakes = false
     deliver(reported, payload: payload)
+    let waiters = ending.withLock { ending in
+      ending.result = result
+      defer { ending.waiters = [] }
+      return ending.waiters
+    }
+    for waiter in waiters { waiter.resume(returning: result) }
   }
 
   /// Waits until the run is resumed, reporting nothing: a run started paused.
@@ -548,6 +615,7 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
   /// - Returns: `false` when a value sent earlier is still waiting to be taken (the first
   ///   one wins) or the run has ended; `true` when `value` was delivered or kept.
   func send(_ value: any Sendable, to state: Int32) -> Bool {
+    var unparks: (() -> Void)?
     let delivered = self.state.withLock {
       locked -> (Bool, CheckedContinuation<(any Sendable)?, Never>?) in
       guard !locked.hasEnded else { return (false, nil) }
@@ -556,10 +624,28 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
       }
       guard locked.inputs[state] == nil else { return (false, nil) }
       locked.inputs[state] = value
+      // A flow parked at the state goes on, in a task of its own, and takes the value.
+      unparks = unpark(at: state, in: &locked)
       return (true, nil)
     }
     delivered.1?.resume(returning: value)
+    unparks?()
     return delivered.0
+  }
+
+  /// Whether the top-level flow parks at `state`, having entered it: `state` waits for
+  /// input, none has come, and the run is not cancelled. Then reports
+  /// ``RunEvent/Kind/waitingForInput`` (see `ParkedFlow.swift`).
+  func parks(at state: Int32, flow: Int32) -> Bool {
+    guard graph.records[Int(state)].attachment is InputSlot else { return false }
+    let reported = self.state.withLock { locked -> ReportedEvent? in
+      guard locked.inputs[state] == nil, !locked.isCancelRequested else { return nil }
+      locked.parking = .unwinding(state: state)
+      return publish(.waitingForInput, at: state, flow: flow, in: &locked)
+    }
+    guard let reported else { return false }
+    deliver(reported)
+    return true
   }
 
   func receiveInput(at state: Int32, flow: Int32) async -> (any Sendable)? {
@@ -672,13 +758,14 @@ extension EventTag {
 // MARK: - Abandonment
 
 extension LiveRun {
-  /// Every handle of the run is gone (see `RunHandle+Lifetime.swift`): cancels the run with
-  /// `cancel` now if a flow waits, paused or for input, and keeps `cancel` for a flow that
-  /// comes to wait.
-  func abandon(cancellingWith cancel: @escaping @Sendable () -> Void) {
+  /// Every handle of the run is gone (see `RunHandle+Lifetime.swift`): cancels the run now
+  /// if a flow waits, paused or for input (or is parked), and marks it so that a flow that
+  /// comes to wait cancels it.
+  func abandon() {
     let isWaiting = state.withLock { locked in
       guard !locked.hasEnded else { return false }
-      locked.cancelOnceAbandoned = cancel
+      locked.isAbandoned = true
+      if case .parked = locked.parking { return true }
       return !locked.waiters.isEmpty || !locked.inputWaiters.isEmpty
     }
     if isWaiting { cancel() }
@@ -687,6 +774,6 @@ extension LiveRun {
   /// A flow has just registered as waiting, paused or for input: cancels the run if every
   /// handle is gone. Called without the lock held: the cancellation ends the wait under it.
   private func cancelIfAbandoned() {
-    if let cancel = state.withLock({ $0.cancelOnceAbandoned }) { cancel() }
+    if state.withLock({ $0.isAbandoned }) { cancel() }
   }
 }

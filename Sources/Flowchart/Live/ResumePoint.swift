@@ -254,6 +254,7 @@ extension Interpreter {
   }
 
   /// Runs the top-level flow from where a failed run stopped, under a live run's control.
+  @usableFromInline
   func resume(
     _ point: FlowResumePoint<Context>, cursor: inout Cursor<Context>, context: inout Context,
     topLevel control: RunControl, isolation: (any Actor)? = nil

@@ -6,32 +6,30 @@
 //
 // Each copy of a `RunHandle` holds one `HandleLifetime`, and nothing else does: its `deinit`
 // is the moment the last copy goes, when it tells the run (`LiveRun.abandon`). The run's
-// flows look when they register as waiting (the slow paths of a pause and of a waiting
-// state), under the run's lock, so that one of the two sides always sees the other; nothing
-// on the path of a state that does not wait changes. The lifetime is one small object per
-// run, and the run keeps a closure only once abandoned.
+// flows look when they register as waiting (the slow paths of a pause, of a waiting state and
+// of parking: see `ParkedFlow.swift`), under the run's lock, so that one of the two sides
+// always sees the other; nothing on the path of a state that does not wait changes. The
+// lifetime is one small object per run. A parked run is held by its handles alone: the last
+// one going cancels it, which starts the task that ends it.
 
 /// The lifetime of a run's handles: held by every copy of one ``RunHandle``, so its
 /// `deinit` runs when the last copy goes.
 final class HandleLifetime<Context: Sendable>: Sendable {
   private let run: LiveRun<Context>
-  private let task: Task<Result<RunResult<Context>, RunError>, Never>
 
-  init(run: LiveRun<Context>, task: Task<Result<RunResult<Context>, RunError>, Never>) {
+  init(run: LiveRun<Context>) {
     self.run = run
-    self.task = task
   }
 
   deinit {
-    run.abandon(cancellingWith: { [task] in task.cancel() })
+    run.abandon()
   }
 }
 
 extension RunHandle {
-  /// The handle of `run`, which runs on `task`: the first copy.
-  init(run: LiveRun<Context>, task: Task<Result<RunResult<Context>, RunError>, Never>) {
+  /// The handle of `run`: the first copy.
+  init(run: LiveRun<Context>) {
     self.run = run
-    self.task = task
-    lifetime = HandleLifetime(run: run, task: task)
+    lifetime = HandleLifetime(run: run)
   }
 }

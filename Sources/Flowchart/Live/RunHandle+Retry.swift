@@ -76,15 +76,17 @@ extension RunHandle {
     let chart = Flowchart(graph: run.graph)
     let stepLimit = stopped.stepLimit
     let runClock = RunClock(clock)
-    let task = Task { () async -> Result<RunResult<Context>, RunError> in
+    let task = Task {
       await RunClock.$current.withValue(runClock) {
         await LiveInbox.$current.withValue(live) {
           await chart.runRetried(
-            live, from: resumed, stepLimit: stepLimit, isPaused: isPaused, isolation: isolation)
+            live, from: resumed, stepLimit: stepLimit, isPaused: isPaused, clock: runClock,
+            isolation: isolation)
         }
       }
     }
-    return RunHandle(run: live, task: task)
+    live.adopt(task, number: 0)
+    return RunHandle(run: live)
   }
 
   /// Starts a new live run of the same chart from its start with `context`: JASWorkflow's
@@ -125,28 +127,20 @@ extension RunHandle {
 }
 
 extension Flowchart {
-  /// The body of a retried run's task.
+  /// The body of a retried run's first task.
   func runRetried(
     _ live: LiveRun<Context>, from point: FlowResumePoint<Context>, stepLimit: Int,
-    isPaused: Bool, isolation: isolated (any Actor)?
-  ) async -> Result<RunResult<Context>, RunError> {
+    isPaused: Bool, clock: RunClock, isolation: isolated (any Actor)?
+  ) async {
     if isPaused { await live.waitForStart() }
     live.started(at: point.state)
-    let outcome: Result<RunResult<Context>, RunError>
-    do throws(RunError) {
-      let interpreter = Interpreter(graph: graph, stepLimit: stepLimit)
-      var context = point.context
-      var cursor = Cursor(resuming: point, stepLimit: stepLimit)
-      let decision = try await interpreter.resume(
-        point, cursor: &cursor, context: &context, topLevel: RunControl(monitor: live),
-        isolation: isolation)
-      outcome = .success(result(cursor, decision, context: context))
-    } catch {
-      outcome = .failure(error)
-    }
-    live.resumePoints.runEnded(succeeded: (try? outcome.get()) != nil)
-    live.finish(outcome)
-    return outcome
+    let interpreter = Interpreter(graph: graph, stepLimit: stepLimit)
+    await live.go(
+      on: TopLevelFlow(
+        body: liveFlow(), interpreter: interpreter,
+        control: RunControl(monitor: live, parks: true), isolation: isolation, clock: clock,
+        step: .retry(point), cursor: Cursor(resuming: point, stepLimit: stepLimit),
+        context: point.context))
   }
 }
 

@@ -2,7 +2,8 @@
 /// it.
 ///
 /// ``Flowchart/start(with:stepLimit:clock:isPaused:isLogged:observer:isolation:)`` starts the run on a task
-/// the handle owns and returns at once. The handle is a `Sendable` value: copies refer to
+/// of its own and returns at once (while the run waits for input at its top level, no task
+/// runs it: see ``Wait``). The handle is a `Sendable` value: copies refer to
 /// the same run, and any task may use them.
 ///
 /// ```swift
@@ -21,7 +22,6 @@
 /// throws an ``InputError``.
 public struct RunHandle<Context: Sendable>: Sendable {
   let run: LiveRun<Context>
-  let task: Task<Result<RunResult<Context>, RunError>, Never>
   /// Cancels the run if it waits once every copy of the handle is gone (see
   /// `RunHandle+Lifetime.swift`).
   let lifetime: HandleLifetime<Context>
@@ -32,14 +32,14 @@ public struct RunHandle<Context: Sendable>: Sendable {
   ///
   /// - Throws: The ``RunError`` the run ended with.
   public var result: RunResult<Context> {
-    get async throws(RunError) { try await task.value.get() }
+    get async throws(RunError) { try await run.result().get() }
   }
 
   /// Cancels the run, as cancelling the task of `run(with:)` would: the run stops before
   /// its next state (a paused run at once) and ends with a ``RunError/Kind/cancelled``
   /// error. Does nothing once the run has ended.
   public func cancel() {
-    task.cancel()
+    run.cancel()
   }
 
   /// Pauses the run at its next state boundary: the state in progress finishes and its
@@ -125,7 +125,7 @@ public struct RunHandle<Context: Sendable>: Sendable {
 extension Flowchart {
   /// Starts a run with `context` and returns its handle at once.
   ///
-  /// The run is the same as ``run(with:stepLimit:isolation:)``'s, on a task the handle owns:
+  /// The run is the same as ``run(with:stepLimit:isolation:)``'s, on a task of its own:
   /// observe it with ``RunHandle/events(bufferingNewest:)`` or `observer`, pause and resume it
   /// at state boundaries, cancel it, and await its ``RunHandle/result``.
   ///
@@ -166,23 +166,8 @@ extension Flowchart {
     // rest of the start (the live run, its task) is not generic over it and stays inside.
     start(
       with: context, stepLimit: stepLimit, clock: clock, isPaused: isPaused, isLogged: isLogged,
-      observer: observer, isolation: isolation
-    ) { interpreter, control, first, context, isolation throws(RunError) in
-      var context = context
-      var cursor = Cursor<Context>(at: first, stepLimit: interpreter.stepLimit)
-      let decision = try await interpreter.run(
-        cursor: &cursor, context: &context, topLevel: control, isolation: isolation)
-      return self.result(cursor, decision, context: context)
-    }
+      observer: observer, isolation: isolation, flow: liveFlow())
   }
-
-  /// What a live run's task runs once it is under way: its top-level flow from `first`,
-  /// under `control`. Made where the context's type is known, so it is specialized.
-  @usableFromInline
-  typealias LiveFlow =
-    @Sendable (
-      Interpreter<Context>, RunControl, Int32, Context, (any Actor)?
-    ) async throws(RunError) -> RunResult<Context>
 
   /// ``start(with:stepLimit:clock:isPaused:isLogged:observer:isolation:)`` with the run's
   /// top-level flow made by the caller.
@@ -207,35 +192,37 @@ extension Flowchart {
     let chart = self
     let first = startIndex
     let runClock = RunClock(clock)
-    let task = Task { () async -> Result<RunResult<Context>, RunError> in
+    let task = Task {
       await RunClock.$current.withValue(runClock) {
         await LiveInbox.$current.withValue(live) {
           await chart.runLive(
             live, from: first, with: context, stepLimit: stepLimit, isPaused: isPaused,
-            isolation: isolation, flow: flow)
+            clock: runClock, isolation: isolation, flow: flow)
         }
       }
     }
-    return RunHandle(run: live, task: task)
+    live.adopt(task, number: 0)
+    return RunHandle(run: live)
   }
 
-  /// The body of a live run's task.
+  /// The body of a live run's first task.
   func runLive(
     _ live: LiveRun<Context>, from first: Int32, with context: Context, stepLimit: Int?,
-    isPaused: Bool, isolation: isolated (any Actor)?, flow: LiveFlow
-  ) async -> Result<RunResult<Context>, RunError> {
+    isPaused: Bool, clock: RunClock, isolation: isolated (any Actor)?, flow: @escaping LiveFlow
+  ) async {
     if isPaused { await live.waitForStart() }
     live.started(at: first)
-    let outcome: Result<RunResult<Context>, RunError>
+    let interpreter: Interpreter<Context>
     do throws(RunError) {
-      let interpreter = Interpreter(graph: graph, stepLimit: try validatedStepLimit(stepLimit))
-      outcome = .success(
-        try await flow(interpreter, RunControl(monitor: live), first, context, isolation))
+      interpreter = Interpreter(graph: graph, stepLimit: try validatedStepLimit(stepLimit))
     } catch {
-      outcome = .failure(error)
+      live.end(with: .failure(error))
+      return
     }
-    live.resumePoints.runEnded(succeeded: (try? outcome.get()) != nil)
-    live.finish(outcome)
-    return outcome
+    await live.go(
+      on: TopLevelFlow(
+        body: flow, interpreter: interpreter, control: RunControl(monitor: live, parks: true),
+        isolation: isolation, clock: clock, step: .start,
+        cursor: Cursor(at: first, stepLimit: interpreter.stepLimit), context: context))
   }
 }

@@ -5,7 +5,9 @@
 /// the value from ``RunHandle/send(_:to:)-(_,String)``. A value sent before the run reaches
 /// the state is kept until it does; the first value sent wins until the state takes it.
 /// While the state waits, the run reports ``RunEvent/Kind/waitingForInput``; cancelling the
-/// run ends the wait at once.
+/// run ends the wait at once. A run that waits at its top level (not in a dispatch branch, a
+/// map or a subflow, and with no modifier on the state) holds no task while it waits: it
+/// parks, and the value starts a new task that goes on from the state.
 ///
 /// ```swift
 /// Wait("Photo 1 available", for: Photo.self) { order, photo in

@@ -162,8 +162,9 @@ struct Interpreter<Context: Sendable>: Sendable {
       return try await runFlow(
         cursor: &cursor, context: &context, control: control, isolation: isolation)
     } catch {
-      // Whatever stopped the flow, it stopped at the cursor's state: a live run reports it.
-      if _slowPath(control.isObserved) {
+      // Whatever stopped the flow, it stopped at the cursor's state: a live run reports it,
+      // unless the flow parked there.
+      if _slowPath(control.isObserved), !error.isParking {
         control.monitor.unsafelyUnwrapped.failed(cursor.state, flow: cursor.flow, error: error)
         keepResumePoint(of: cursor, context: context, control: control)
       }
@@ -220,25 +221,15 @@ struct Interpreter<Context: Sendable>: Sendable {
         return try await decideKey(
           node, at: state, cursor: &cursor, context: &context, control: control)
       case .asyncAction, .asyncCondition, .asyncSelect:
-        // A live run keeps the context from before the state: a failed state is retried from it.
-        let before: Context? = _slowPath(control.isObserved) ? context : nil
-        do {
-          switch node.kind {
-          case .asyncAction:
-            try await node.perform(&context)
-            outcome = .next
-          case .asyncCondition:
-            outcome = try await node.decide(&context) ? .yes : .no
-          case .asyncSelect:
-            outcome = .selected(try await node.select(&context))
-          case .pass, .action, .condition, .select, .decideKey, .asyncDecideKey, .dispatch,
-            .modified:
-            preconditionFailure("handled by the enclosing switch")
-          }
-        } catch {
-          if let before { context = before }
-          throw failure(error, at: state, path: cursor.path, control: control)
+        if _slowPath(control.flags.contains(.parks)),
+          control.monitor.unsafelyUnwrapped.parks(at: state, flow: cursor.flow)
+        {
+          // A waiting state with no value yet: the task unwinds, and the live run keeps
+          // the cursor and the context until a value or a cancellation comes.
+          throw RunError.parking
         }
+        outcome = try await runAsynchronous(
+          node, at: state, cursor: &cursor, context: &context, control: control)
       case .modified:
         // Timeouts, retries and catch routes: see `Interpreter+Modifiers.swift`.
         switch try await runModified(
@@ -259,6 +250,34 @@ struct Interpreter<Context: Sendable>: Sendable {
         try endFlow(at: state, path: cursor.path, control: control)
         return outcome.decision
       }
+    }
+  }
+
+  /// Runs an asynchronous action, condition or non-final multiple condition, and returns
+  /// what it decided.
+  @inlinable @inline(__always)
+  func runAsynchronous(
+    _ node: Node, at state: Int32, cursor: inout Cursor<Context>, context: inout Context,
+    control: RunControl
+  ) async throws(RunError) -> Outcome {
+    // A live run keeps the context from before the state: a failed state is retried from it.
+    let before: Context? = _slowPath(control.isObserved) ? context : nil
+    do {
+      switch node.kind {
+      case .asyncAction:
+        try await node.perform(&context)
+        return .next
+      case .asyncCondition:
+        return try await node.decide(&context) ? .yes : .no
+      case .asyncSelect:
+        return .selected(try await node.select(&context))
+      case .pass, .action, .condition, .select, .decideKey, .asyncDecideKey, .dispatch,
+        .modified:
+        preconditionFailure("only asynchronous actions, conditions and selections come here")
+      }
+    } catch {
+      if let before { context = before }
+      throw failure(error, at: state, path: cursor.path, control: control)
     }
   }
 

@@ -40,7 +40,10 @@ final class RunControl: Sendable {
     @inlinable static var paused: Flags { Flags(rawValue: 1 << 1) }
     /// The run has a ``RunControl/monitor`` that every boundary reports to.
     @inlinable static var observed: Flags { Flags(rawValue: 1 << 2) }
-    // Bits 3 and up are free for later flags.
+    /// The flows are a live run's top level, which parks at a waiting state that has no
+    /// value yet rather than keep its task suspended (see `ParkedFlow.swift`).
+    @inlinable static var parks: Flags { Flags(rawValue: 1 << 3) }
+    // Bits 4 and up are free for later flags.
   }
 
   @usableFromInline let word = AtomicWord<UInt8>(0)
@@ -55,9 +58,10 @@ final class RunControl: Sendable {
   /// A control for a live run, or for the branches of a dispatch in a live run: observed,
   /// and paused if the run is.
   @usableFromInline
-  init(monitor: any RunMonitor) {
+  init(monitor: any RunMonitor, parks: Bool = false) {
     self.monitor = monitor
-    word.store(Flags.observed.rawValue, ordering: .relaxed)
+    let flags: Flags = parks ? [.observed, .parks] : .observed
+    word.store(flags.rawValue, ordering: .relaxed)
     monitor.register(self)
   }
 
@@ -141,4 +145,8 @@ protocol RunMonitor: AnyObject, Sendable {
   /// A flow's modified `state` reports an attempt, a retry or a catch (see
   /// `Interpreter+Modifiers.swift`).
   func modifierEvent(_ kind: RunEvent.Kind, at state: Int32, flow: Int32)
+  /// Whether the top-level flow, having entered `state`, parks there rather than run the
+  /// state's code: `state` waits for input and none has come (see `ParkedFlow.swift`).
+  /// When it does, the run has reported ``RunEvent/Kind/waitingForInput``.
+  func parks(at state: Int32, flow: Int32) -> Bool
 }

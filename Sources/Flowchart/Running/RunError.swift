@@ -24,6 +24,7 @@ public struct RunError: Error, CustomStringConvertible {
       case unknownStartState = "unknown start state"
       case invalidStepLimit = "invalid step limit"
       case timedOut = "timed out"
+      case parked = "parked"
     }
 
     /// A state's code, or a dispatch's merge, threw ``RunError/underlyingError``.
@@ -75,6 +76,9 @@ public struct RunError: Error, CustomStringConvertible {
     /// within it, on its last attempt, and no catch route took the error.
     /// ``RunError/underlyingError`` is the ``StateTimeoutError``.
     public static let timedOut = Kind(code: .timedOut)
+    /// Not an error: what the top-level flow of a live run throws to unwind its task when it
+    /// parks at a waiting state (see `ParkedFlow.swift`). Never reaches a user.
+    static let parked = Kind(code: .parked)
 
     /// The cause in words, such as `step limit exceeded`.
     public var description: String { code.rawValue }
@@ -152,6 +156,17 @@ public struct RunError: Error, CustomStringConvertible {
 
   /// Why the run stopped, without the path.
   var reason: String { storage.reason }
+
+  /// What a live run's top-level flow throws when it parks: one value, so that parking
+  /// allocates nothing.
+  @usableFromInline
+  static let parking = RunError(
+    .parked, state: nil, stateName: "", path: [], pathNames: [],
+    reason: "The run parked at a waiting state.")
+
+  /// Whether this is ``parking``.
+  @usableFromInline
+  var isParking: Bool { kind == .parked }
 
   /// The same error with `prefix` before its path, keeping the most recent `capacity`
   /// states: how a branch's error gains the path of the flows that dispatched it.
