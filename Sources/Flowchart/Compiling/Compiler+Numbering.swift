@@ -202,6 +202,7 @@ extension Compiler {
     var node = Node(
       kind: state.codeKind, isFinal: state.isFinal, next: Node.none, alternative: Node.none,
       code: nil)
+    node.waitsForInput = state.kind == .waiting
     if let box = state.codeBox {
       // The declaration owns its box, and the chart keeps its declarations alive.
       node.code = UnsafeRawPointer(Unmanaged.passUnretained(box).toOpaque())

@@ -17,6 +17,9 @@ struct Node {
   /// condition's box (its declaration holds it) and ``Graph/codeBoxes`` for a multiple
   /// condition's. `nil` for `pass` and `dispatch`.
   @usableFromInline var code: UnsafeRawPointer?
+  /// Whether the state is a ``Wait``: a live run's top-level flow may park there (see
+  /// `ParkedFlow.swift`). In the padding after ``isFinal``, so the node keeps its size.
+  @usableFromInline var waitsForInput = false
 
   /// The index that stands for "no state".
   @usableFromInline static var none: Int32 { -1 }

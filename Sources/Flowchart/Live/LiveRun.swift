@@ -633,11 +633,10 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
     return delivered.0
   }
 
-  /// Whether the top-level flow parks at `state`, having entered it: `state` waits for
-  /// input, none has come, and the run is not cancelled. Then reports
+  /// Whether the top-level flow parks at the waiting state `state`, having entered it: no
+  /// value has come for it, and the run is not cancelled. Then reports
   /// ``RunEvent/Kind/waitingForInput`` (see `ParkedFlow.swift`).
   func parks(at state: Int32, flow: Int32) -> Bool {
-    guard graph.records[Int(state)].attachment is InputSlot else { return false }
     let reported = self.state.withLock { locked -> ReportedEvent? in
       guard locked.inputs[state] == nil, !locked.isCancelRequested else { return nil }
       locked.parking = .unwinding(state: state)

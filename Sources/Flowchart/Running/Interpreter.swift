@@ -221,7 +221,7 @@ struct Interpreter<Context: Sendable>: Sendable {
         return try await decideKey(
           node, at: state, cursor: &cursor, context: &context, control: control)
       case .asyncAction, .asyncCondition, .asyncSelect:
-        if _slowPath(control.flags.contains(.parks)),
+        if _slowPath(node.waitsForInput), control.flags.contains(.parks),
           control.monitor.unsafelyUnwrapped.parks(at: state, flow: cursor.flow)
         {
           // A waiting state with no value yet: the task unwinds, and the live run keeps

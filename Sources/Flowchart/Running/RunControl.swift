@@ -145,8 +145,8 @@ protocol RunMonitor: AnyObject, Sendable {
   /// A flow's modified `state` reports an attempt, a retry or a catch (see
   /// `Interpreter+Modifiers.swift`).
   func modifierEvent(_ kind: RunEvent.Kind, at state: Int32, flow: Int32)
-  /// Whether the top-level flow, having entered `state`, parks there rather than run the
-  /// state's code: `state` waits for input and none has come (see `ParkedFlow.swift`).
+  /// Whether the top-level flow, having entered the waiting state `state`, parks there
+  /// rather than run the state's code: no value has come for it (see `ParkedFlow.swift`).
   /// When it does, the run has reported ``RunEvent/Kind/waitingForInput``.
   func parks(at state: Int32, flow: Int32) -> Bool
 }
