@@ -128,6 +128,39 @@ struct SubflowTests {
     #expect(try outer.runSynchronously(with: 3).context == 12)
   }
 
+  /// A `.whole` subflow runs its chart on the outer context in place; when it fails part
+  /// way, a catch route and a retry still start from the context as it was before it.
+  @Test func aWholeSubflowThatFailsPartWayLeavesNoTraceForACatchRouteOrARetry() async throws {
+    let seen = Lock<[Int]>([])
+    let inner = try Flowchart<Int> {
+      Action("Add") { value in
+        seen.withLock { $0.append(value) }
+        value += 1
+      }
+      Action("Fail", isFinal: true) { _ in throw Declined() }
+    }
+    let guarded = try Flowchart<Int> {
+      Subflow("Inner", running: inner, context: .whole).catch(goTo: "Recover")
+      Action("Never", isFinal: true) { $0 = -1 }
+      Action("Recover", isFinal: true) { $0 += 100 }
+    }
+    #expect(try guarded.runSynchronously(with: 3).context == 103)
+    #expect(try await guarded.run(with: 3).context == 103)
+    #expect(try await guarded.start(with: 3).result.context == 103)
+
+    let unguarded = try Flowchart<Int> {
+      Subflow("Inner", isFinal: true, running: inner, context: .whole)
+    }
+    seen.withLock { $0 = [] }
+    let failed = unguarded.start(with: 3)
+    await #expect(throws: RunError.self) { try await failed.result }
+    let retried = try failed.retry()
+    let error = await #expect(throws: RunError.self) { try await retried.result }
+    #expect(error?.stateName == "Inner")
+    // The retry ran the subflow again from the context before it: 3, not 4.
+    #expect(seen.withLock { $0 } == [3, 3])
+  }
+
   @Test func aMappingThatThrowsFailsTheOuterRunAtTheSubflow() throws {
     let payment = try Self.payment()
     let refusing = ContextMapping<Shop, Payment>(

@@ -100,10 +100,10 @@ public struct Subflow<Context: Sendable>: FlowComponent, Sendable {
     innerRun: @escaping SubflowRun<Context, Inner>.SynchronousRun
   ) {
     let run = SubflowRun(
-      chart: chart, mapping: context, stepLimit: stepLimit, synchronousRun: innerRun)
+      chart: chart, mapping: context, stepLimit: stepLimit)
     let code =
       chart.isSynchronous
-      ? DeclaredCode(.action, ActionBox<Context> { outer in _ = try run.synchronously(&outer) })
+      ? DeclaredCode(.action, ActionBox<Context> { outer in _ = try innerRun(&outer) })
       : DeclaredCode(.asyncAction, AsyncActionBox<Context> { outer in _ = try await run(&outer) })
     declaration = .state(
       name, isFinal: isFinal, fileID: fileID, line: line, kind: .subflow, body: .next,
@@ -152,12 +152,12 @@ public struct Subflow<Context: Sendable>: FlowComponent, Sendable {
     yes: () -> [Declaration<Context>], no: () -> [Declaration<Context>]
   ) {
     let run = SubflowRun(
-      chart: chart, mapping: context, stepLimit: stepLimit, synchronousRun: innerRun)
+      chart: chart, mapping: context, stepLimit: stepLimit)
     let code =
       chart.isSynchronous
       ? DeclaredCode(
         .condition,
-        ConditionBox<Context> { outer in try run.decision(of: run.synchronously(&outer)) })
+        ConditionBox<Context> { outer in try run.decision(of: innerRun(&outer)) })
       : DeclaredCode(
         .asyncCondition,
         AsyncConditionBox<Context> { outer in try await run.decision(of: run(&outer)) })
@@ -208,10 +208,10 @@ public struct Subflow<Context: Sendable>: FlowComponent, Sendable {
     exits: () -> [KeyedExit<Context, String>]
   ) {
     let run = SubflowRun(
-      chart: chart, mapping: context, stepLimit: stepLimit, synchronousRun: innerRun)
+      chart: chart, mapping: context, stepLimit: stepLimit)
     let decide: KeyedDecision.Decide<Context, String> =
       chart.isSynchronous
-      ? .synchronous { outer in try run.finalStateName(of: run.synchronously(&outer)) }
+      ? .synchronous { outer in try run.finalStateName(of: innerRun(&outer)) }
       : .asynchronous { outer in try await run.finalStateName(of: run(&outer)) }
     var finalNames: [String] = []
     for id in chart.states where chart[id].isFinal && chart[id].isTopLevel {
@@ -253,6 +253,20 @@ extension Subflow {
     let interpreter = Interpreter(graph: chart.graph, stepLimit: limit)
     let start = chart.startIndex
     let control = RunControl.inert
+    if mapping.isWhole {
+      // `.whole` exists only where the two contexts are one type: the inner run works on
+      // the outer context in place, with no copy in and out. A failed visit leaves it part
+      // done, as any failed state's code may; a live run, a retry and a catch route start
+      // from the context they kept before the state.
+      return { outer in
+        try withUnsafeMutablePointer(to: &outer) { (pointer) throws(RunError) in
+          try pointer.withMemoryRebound(to: Inner.self, capacity: 1) {
+            (inner) throws(RunError) in
+            try interpreter.runNested(from: start, context: &inner.pointee, control: control)
+          }
+        }
+      }
+    }
     return { outer in
       var inner = try mapping.enter(outer)
       let ending = try interpreter.runNested(from: start, context: &inner, control: control)
@@ -273,6 +287,9 @@ extension Subflow {
 public struct ContextMapping<Outer: Sendable, Inner: Sendable>: Sendable {
   @usableFromInline let enter: @Sendable (Outer) throws -> Inner
   @usableFromInline let leave: @Sendable (inout Outer, Inner) throws -> Void
+  /// Whether this is ``whole``: `Outer` and `Inner` are one type, and a synchronous
+  /// subflow runs its chart on the outer context in place.
+  @usableFromInline let isWhole: Bool
 
   /// A mapping by closures, for anything richer than a key path.
   ///
@@ -287,6 +304,16 @@ public struct ContextMapping<Outer: Sendable, Inner: Sendable>: Sendable {
   ) {
     self.enter = enter
     self.leave = leave
+    isWhole = false
+  }
+
+  private init(
+    enter: @escaping @Sendable (Outer) throws -> Inner,
+    leave: @escaping @Sendable (inout Outer, Inner) throws -> Void, isWhole: Bool
+  ) {
+    self.enter = enter
+    self.leave = leave
+    self.isWhole = isWhole
   }
 
   /// The inner context is the value at `keyPath` of the outer context, and is written back
@@ -298,7 +325,9 @@ public struct ContextMapping<Outer: Sendable, Inner: Sendable>: Sendable {
 
 extension ContextMapping where Outer == Inner {
   /// The inner chart runs on the outer context itself, and its result replaces it.
-  public static var whole: Self { ContextMapping(enter: { $0 }, leave: { $0 = $1 }) }
+  public static var whole: Self {
+    ContextMapping(enter: { $0 }, leave: { $0 = $1 }, isWhole: true)
+  }
 }
 
 /// What a subflow's code runs: its chart with the mapping, synchronously or not. Also what
@@ -308,18 +337,11 @@ final class SubflowRun<Outer: Sendable, Inner: Sendable>: NestedChart {
   let chart: Flowchart<Inner>
   let mapping: ContextMapping<Outer, Inner>
   let stepLimit: Int?
-  /// The synchronous visit, specialized where the subflow was declared.
-  private let synchronousRun: SynchronousRun
-
   @usableFromInline
-  init(
-    chart: Flowchart<Inner>, mapping: ContextMapping<Outer, Inner>, stepLimit: Int?,
-    synchronousRun: @escaping SynchronousRun
-  ) {
+  init(chart: Flowchart<Inner>, mapping: ContextMapping<Outer, Inner>, stepLimit: Int?) {
     self.chart = chart
     self.mapping = mapping
     self.stepLimit = stepLimit
-    self.synchronousRun = synchronousRun
   }
 
   /// How an inner run ended: its decision and its final state. (Not a ``RunResult``,
@@ -332,11 +354,6 @@ final class SubflowRun<Outer: Sendable, Inner: Sendable>: NestedChart {
   /// A synchronous visit: runs the chart on the mapped context, and writes the result back.
   @usableFromInline
   typealias SynchronousRun = @Sendable (inout Outer) throws -> Ending
-
-  /// Runs the chart synchronously on the mapped context, and writes the result back.
-  func synchronously(_ outer: inout Outer) throws -> Ending {
-    try synchronousRun(&outer)
-  }
 
   /// Runs the chart on the mapped context, and writes the result back.
   func callAsFunction(_ outer: inout Outer) async throws -> Ending {

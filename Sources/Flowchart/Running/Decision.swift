@@ -19,7 +19,16 @@
 public struct Decision: Sendable, Hashable, CustomStringConvertible {
   private enum Code: Sendable {
     case yes, no, done
-    case key(any Hashable & Sendable)
+    /// In a box, so that a decision is one word: copying one (a subflow's inner run ends
+    /// with one at each visit) is a retain at most, not a call through an existential's
+    /// value witnesses.
+    case key(KeyBox)
+  }
+
+  /// A decided key.
+  private final class KeyBox: Sendable {
+    let key: any Hashable & Sendable
+    init(_ key: any Hashable & Sendable) { self.key = key }
   }
 
   private let code: Code
@@ -33,12 +42,12 @@ public struct Decision: Sendable, Hashable, CustomStringConvertible {
 
   /// A final multiple condition decided `key`.
   public static func key(_ key: any Hashable & Sendable) -> Decision {
-    Decision(code: .key(key))
+    Decision(code: .key(KeyBox(key)))
   }
 
   /// The decided key, for a multiple condition's decision; `nil` for any other decision.
   public var key: (any Hashable & Sendable)? {
-    if case .key(let key) = code { return key }
+    if case .key(let box) = code { return box.key }
     return nil
   }
 
@@ -55,7 +64,7 @@ public struct Decision: Sendable, Hashable, CustomStringConvertible {
   public static func == (lhs: Decision, rhs: Decision) -> Bool {
     switch (lhs.code, rhs.code) {
     case (.yes, .yes), (.no, .no), (.done, .done): true
-    case (.key(let left), .key(let right)): AnyHashable(left) == AnyHashable(right)
+    case (.key(let left), .key(let right)): AnyHashable(left.key) == AnyHashable(right.key)
     case (.yes, _), (.no, _), (.done, _), (.key, _): false
     }
   }
@@ -66,7 +75,7 @@ public struct Decision: Sendable, Hashable, CustomStringConvertible {
     case .yes: hasher.combine(0)
     case .no: hasher.combine(1)
     case .done: hasher.combine(2)
-    case .key(let key): hasher.combine(AnyHashable(key))
+    case .key(let box): hasher.combine(AnyHashable(box.key))
     }
   }
 
@@ -77,7 +86,7 @@ public struct Decision: Sendable, Hashable, CustomStringConvertible {
     case .yes: "yes"
     case .no: "no"
     case .done: "done"
-    case .key(let key): "key(\(DisplayText.key(key)))"
+    case .key(let box): "key(\(DisplayText.key(box.key)))"
     }
   }
 }
