@@ -7,6 +7,10 @@ struct Node {
 
   @usableFromInline var kind: Kind
   @usableFromInline var isFinal: Bool
+  /// Whether the state is a ``Wait``: a live run's top-level flow may park there (see
+  /// `ParkedFlow.swift`). Declared here, in the padding after ``isFinal``, so that a node
+  /// stays 24 bytes (`NodeLayoutTests`).
+  @usableFromInline var waitsForInput = false
   /// The next state of an action or dispatch, or the `yes` exit of a condition;
   /// ``Node/none`` for a final state.
   @usableFromInline var next: Int32
@@ -17,9 +21,6 @@ struct Node {
   /// condition's box (its declaration holds it) and ``Graph/codeBoxes`` for a multiple
   /// condition's. `nil` for `pass` and `dispatch`.
   @usableFromInline var code: UnsafeRawPointer?
-  /// Whether the state is a ``Wait``: a live run's top-level flow may park there (see
-  /// `ParkedFlow.swift`). In the padding after ``isFinal``, so the node keeps its size.
-  @usableFromInline var waitsForInput = false
 
   /// The index that stands for "no state".
   @usableFromInline static var none: Int32 { -1 }
