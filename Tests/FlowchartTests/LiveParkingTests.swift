@@ -16,6 +16,19 @@ private func isWaiting(_ event: RunEvent) -> Bool {
   return false
 }
 
+extension RunHandle {
+  /// Subscribes to this run, started paused, resumes it, and reads its events up to its
+  /// first wait for input: returns that event and the events after it.
+  fileprivate func resumeUntilWaiting() async -> (
+    waiting: RunEvent?, rest: RunEventStream.Iterator
+  ) {
+    var events = events().makeAsyncIterator()
+    resume()
+    let waiting = await events.next(where: isWaiting)
+    return (waiting, events)
+  }
+}
+
 @Suite(.timeLimit(.minutes(1)))
 struct LiveParkingTests {
   private func chart() throws -> Flowchart<Tally> {
@@ -78,9 +91,7 @@ struct LiveParkingTests {
 
   @Test func aRunWaitingAtItsTopLevelHoldsNoTaskButOneWaitingInABranchDoes() async throws {
     let handle = try chart().start(with: Tally(), isPaused: true)
-    var events = handle.events().makeAsyncIterator()
-    handle.resume()
-    _ = await events.next(where: isWaiting)
+    _ = await handle.resumeUntilWaiting()
     // The flow decided to park before it reported the wait; its task then unwinds.
     while parking(of: handle) == "unwinding" { await Task.yield() }
     #expect(parking(of: handle) == "parked")
@@ -94,9 +105,7 @@ struct LiveParkingTests {
       }
     }
     let branching = dispatching.start(with: Tally(), isPaused: true)
-    var branchEvents = branching.events().makeAsyncIterator()
-    branching.resume()
-    _ = await branchEvents.next(where: isWaiting)
+    _ = await branching.resumeUntilWaiting()
     // A branch's flow waits in its task: the dispatch awaits it.
     #expect(parking(of: branching) == "running")
     try branching.send(5, to: "Answer")
@@ -133,9 +142,7 @@ struct LiveParkingTests {
   @Test func cancellingAParkedRunFailsItAtTheWaitAndARetryWaitsThereAgain() async throws {
     let chart = try chart()
     let handle = chart.start(with: Tally(), isPaused: true)
-    var events = handle.events().makeAsyncIterator()
-    handle.resume()
-    _ = await events.next(where: isWaiting)
+    _ = await handle.resumeUntilWaiting()
     handle.cancel()
     let error = try await #require(throws: RunError.self) { try await handle.result }
     #expect(error.kind == .cancelled)
@@ -147,9 +154,7 @@ struct LiveParkingTests {
     handle.resume()
 
     let retried = try handle.retry(isPaused: true)
-    var retriedEvents = retried.events().makeAsyncIterator()
-    retried.resume()
-    let waiting = await retriedEvents.next(where: isWaiting)
+    let waiting = await retried.resumeUntilWaiting().waiting
     #expect(waiting?.stateName == "Answer")
     try retried.send(1, to: "Answer")
     let result = try await retried.result
@@ -189,9 +194,7 @@ struct LiveParkingTests {
   @Test func aRunPausedWhileParkedTakesTheValueThenPausesAtTheNextState() async throws {
     let chart = try chart()
     let handle = chart.start(with: Tally(), isPaused: true)
-    var events = handle.events().makeAsyncIterator()
-    handle.resume()
-    _ = await events.next(where: isWaiting)
+    var events = await handle.resumeUntilWaiting().rest
     handle.pause()
     #expect(handle.isPaused)
     try handle.send(2, to: "Answer")
@@ -209,9 +212,8 @@ struct LiveParkingTests {
       Wait("Second", for: String.self, isFinal: true) { $0.note = $1 }
     }
     let handle = chart.start(with: Tally(), isPaused: true)
-    var events = handle.events().makeAsyncIterator()
-    handle.resume()
-    let first = await events.next(where: isWaiting)
+    let (first, afterFirst) = await handle.resumeUntilWaiting()
+    var events = afterFirst
     #expect(first?.stateName == "First")
     #expect(try handle.send("later", to: "Second"))
     #expect(handle.positions == [chart.state(named: "First")])
@@ -265,9 +267,7 @@ struct LiveParkingTests {
       }
     }
     let handle = chart.start(with: Tally(), isPaused: true)
-    var events = handle.events().makeAsyncIterator()
-    handle.resume()
-    _ = await events.next(where: isWaiting)
+    _ = await handle.resumeUntilWaiting()
     _ = try await Task.detached { try handle.send(9, to: "Answer") }.value
     let result = try await handle.result
     #expect(result.context.note == "main")

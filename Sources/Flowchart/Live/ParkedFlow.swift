@@ -157,8 +157,7 @@ extension Interpreter {
     cursor: inout Cursor<Context>, context: inout Context, topLevel control: RunControl,
     isolation: (any Actor)?
   ) async throws(RunError) -> Decision {
-    let outcome = await withTaskCancellationHandler {
-      () async -> Result<Decision, RunError> in
+    try await raisingOnCancellation(control) { () async throws(RunError) in
       let state = cursor.state
       let node = graph.nodeBase[Int(state)]
       do throws(RunError) {
@@ -168,23 +167,16 @@ extension Interpreter {
           state, flow: cursor.flow, outcome: outcome, context: context)
         if cursor.follow(outcome, from: node) {
           try endFlow(at: state, path: cursor.path, control: control)
-          return .success(outcome.decision)
+          return outcome.decision
         }
       } catch {
         control.monitor.unsafelyUnwrapped.failed(state, flow: cursor.flow, error: error)
         keepResumePoint(of: cursor, context: context, control: control)
-        return .failure(error)
+        throw error
       }
-      do throws(RunError) {
-        return .success(
-          try await run(cursor: &cursor, context: &context, control: control, isolation: isolation))
-      } catch {
-        return .failure(error)
-      }
-    } onCancel: {
-      control.cancel()
+      return try await run(
+        cursor: &cursor, context: &context, control: control, isolation: isolation)
     }
-    return try outcome.get()
   }
 }
 

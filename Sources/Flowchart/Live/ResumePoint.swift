@@ -259,19 +259,10 @@ extension Interpreter {
     _ point: FlowResumePoint<Context>, cursor: inout Cursor<Context>, context: inout Context,
     topLevel control: RunControl, isolation: (any Actor)? = nil
   ) async throws(RunError) -> Decision {
-    let outcome = await withTaskCancellationHandler {
-      () async -> Result<Decision, RunError> in
-      do throws(RunError) {
-        return .success(
-          try await resume(
-            point, cursor: &cursor, context: &context, control: control, isolation: isolation))
-      } catch {
-        return .failure(error)
-      }
-    } onCancel: {
-      control.cancel()
+    try await raisingOnCancellation(control) { () async throws(RunError) in
+      try await resume(
+        point, cursor: &cursor, context: &context, control: control, isolation: isolation)
     }
-    return try outcome.get()
   }
 
   /// Runs a flow from where a failed run's flow stopped: its failed state again, or its

@@ -137,11 +137,21 @@ struct Interpreter<Context: Sendable>: Sendable {
     cursor: inout Cursor<Context>, context: inout Context, topLevel control: RunControl,
     isolation: (any Actor)? = nil
   ) async throws(RunError) -> Decision {
+    try await raisingOnCancellation(control) { () async throws(RunError) in
+      try await run(cursor: &cursor, context: &context, control: control, isolation: isolation)
+    }
+  }
+
+  /// Runs a top-level flow's `body` with a cancellation handler on the current task that
+  /// raises `control`, which the flow reads at each boundary.
+  @inlinable
+  func raisingOnCancellation(
+    _ control: RunControl, _ body: () async throws(RunError) -> Decision
+  ) async throws(RunError) -> Decision {
     let outcome = await withTaskCancellationHandler {
       () async -> Result<Decision, RunError> in
       do throws(RunError) {
-        return .success(
-          try await run(cursor: &cursor, context: &context, control: control, isolation: isolation))
+        return .success(try await body())
       } catch {
         return .failure(error)
       }
