@@ -112,6 +112,69 @@ struct LiveParkingTests {
     #expect(try await branching.result.context.total == 6)
   }
 
+  /// Waits until the run's top-level flow is parked (it reported the wait before its task
+  /// unwound).
+  private func untilParked<Context>(_ handle: RunHandle<Context>) async {
+    while parking(of: handle) != "parked" { await Task.yield() }
+  }
+
+  @Test func aSecondValueSentToAParkedWaitIsKeptForItsNextVisit() async throws {
+    let chart = try Flowchart<Tally> {
+      Wait("Next", for: Int.self) { $0.total += $1 }
+      Condition("Enough?") {
+        $0.total >= 3
+      } yes: {
+        Action("Done", isFinal: true) { _ in }
+      } no: {
+        GoTo("Next")
+      }
+    }
+    let handle = chart.start(with: Tally(), isPaused: true)
+    _ = await handle.resumeUntilWaiting()
+    await untilParked(handle)
+    // As with a flow waiting in its task: the first value goes to the flow, the second is
+    // kept until the state is reached again.
+    #expect(try handle.send(1, to: "Next"))
+    #expect(try handle.send(2, to: "Next"))
+    let result = try await handle.result
+    #expect(result.context.total == 3)
+    // Next, Enough?, Next, Enough?, Done.
+    #expect(result.stepCount == 5)
+  }
+
+  @Test func aParkedRunCancelledThenSentAValueFailsAtTheWaitTakingNothing() async throws {
+    let recorder = Recorder()
+    let observer = RunObserver(didReport: { recorder.append($0.line) })
+    let handle = try chart().start(with: Tally(), isPaused: true, observer: observer)
+    _ = await handle.resumeUntilWaiting()
+    await untilParked(handle)
+    handle.cancel()
+    _ = try? handle.send(5, to: "Answer")
+    let error = try await #require(throws: RunError.self) { try await handle.result }
+    #expect(error.kind == .cancelled)
+    #expect(error.stateName == "Answer")
+    #expect(recorder.all.filter { $0.hasSuffix("waiting for input") }.count == 1)
+    #expect(!recorder.all.contains { $0.hasPrefix("Answer: decided") })
+  }
+
+  @Test func theRunGoesOnAfterAParkedWaitAtItsOwnPriorityNotTheSenders() async throws {
+    let seen = Box<TaskPriority>()
+    let chart = try Flowchart<Tally> {
+      Wait("Answer", for: Int.self) { $0.total = $1 }
+      Action("Record", isFinal: true) { _ async in seen.set(Task.currentPriority) }
+    }
+    let handle = await Task(priority: .high) {
+      chart.start(with: Tally(), isPaused: true)
+    }.value
+    _ = await handle.resumeUntilWaiting()
+    await untilParked(handle)
+    _ = try await Task.detached(priority: .background) {
+      try handle.send(1, to: "Answer")
+    }.value
+    _ = try await handle.result
+    #expect(seen.wrapped == .high)
+  }
+
   @Test func aWaitInALoopParksEachTimeItIsReached() async throws {
     let chart = try Flowchart<Tally> {
       Wait("Next", for: Int.self) { $0.total += $1 }

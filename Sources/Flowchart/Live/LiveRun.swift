@@ -48,6 +48,10 @@ struct LiveRunState {
   var isCancelRequested = false
   /// Whether the top-level flow is parked, or unwinding to park (see `ParkedFlow.swift`).
   var parking = Parking.running
+  /// A value sent to the state the top-level flow was parked at, handed to the flow that
+  /// goes on from there as it would have been to a flow waiting in its task: not kept in
+  /// ``inputs``, so a second value sent meanwhile is kept for the state's next visit.
+  var handedOver: (state: Int32, value: any Sendable)?
   /// The task running the top-level flow, once it is known; `nil` while the flow is parked
   /// and once the run has ended.
   var task: Task<Void, Never>?
@@ -622,10 +626,14 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
       if let waiter = locked.inputWaiters.removeValue(forKey: state) {
         return (true, waiter.continuation)
       }
+      if let unparking = unpark(at: state, in: &locked) {
+        // A flow parked at the state goes on, in a task of its own, and takes the value.
+        locked.handedOver = (state, value)
+        unparks = unparking
+        return (true, nil)
+      }
       guard locked.inputs[state] == nil else { return (false, nil) }
       locked.inputs[state] = value
-      // A flow parked at the state goes on, in a task of its own, and takes the value.
-      unparks = unpark(at: state, in: &locked)
       return (true, nil)
     }
     delivered.1?.resume(returning: value)
@@ -657,6 +665,10 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
       await withCheckedContinuation { (continuation: CheckedContinuation<(any Sendable)?, Never>) in
         let (immediate, reported) = self.state.withLock {
           locked -> ((any Sendable)??, ReportedEvent) in
+          if let handed = locked.handedOver, handed.state == state {
+            locked.handedOver = nil
+            return (.some(handed.value), .init())
+          }
           if let value = locked.inputs.removeValue(forKey: state) { return (.some(value), .init()) }
           guard locked.pendingWaits.contains(wait) else { return (.some(nil), .init()) }
           locked.inputWaiters[state] = (wait, continuation)

@@ -12,10 +12,13 @@
 //    (`Flowchart.liveFlow()`) puts the cursor and the context back in the run's
 //    `TopLevelFlow`, and the loop (`LiveRun.go(on:)`) hands it to the run
 //    (`LiveRun.settle(_:)`). The task ends.
-// 3. `send(_:to:)` to that state keeps the value and starts a new task that goes on from
-//    the cursor (`Interpreter.goOn(cursor:context:topLevel:isolation:)`): the state's code
-//    runs and takes the value, as if the flow had waited. `cancel()` (or the last handle
-//    going) starts the task cancelled, so the state fails as a cancelled wait does.
+// 3. `send(_:to:)` to that state hands the value over (`LiveRunState.handedOver`, not the
+//    mailbox, so a second value is kept for the next visit as it would be) and starts a new
+//    task that goes on from the cursor (`Interpreter.goOn(cursor:context:topLevel:isolation:)`):
+//    the state's code runs and takes the value, as if the flow had waited. `cancel()` (or the
+//    last handle going) starts the task cancelled, so the state fails as a cancelled wait
+//    does, taking nothing. The task is detached, at the priority of the run's first task:
+//    task-local values do not follow a run across a parked wait (the LiveRuns article says so).
 //
 // A value or a cancellation that comes while the flow unwinds is seen by `settle`, under the
 // run's lock: the flow then goes on in the same task. Only the top-level flow of a live run
@@ -54,6 +57,9 @@ final class TopLevelFlow<Context: Sendable>: @unchecked Sendable {
   @usableFromInline let control: RunControl
   @usableFromInline let isolation: (any Actor)?
   let clock: RunClock
+  /// The priority of the run's first task, which the tasks that go on after a parked wait
+  /// take too.
+  let priority: TaskPriority
 
   @usableFromInline private(set) var step: Step
   private var cursor: Cursor<Context>?
@@ -69,6 +75,7 @@ final class TopLevelFlow<Context: Sendable>: @unchecked Sendable {
     self.control = control
     self.isolation = isolation
     self.clock = clock
+    priority = Task.currentPriority
     self.step = step
     self.cursor = consume cursor
     self.context = context
@@ -161,6 +168,10 @@ extension Interpreter {
       let state = cursor.state
       let node = graph.nodeBase[Int(state)]
       do throws(RunError) {
+        // Cancelled while parked: the wait fails as a cancelled wait does, taking nothing.
+        if control.isCancelled {
+          throw failure(CancellationError(), at: state, path: cursor.path, control: control)
+        }
         let outcome = try await runAsynchronous(
           node, at: state, cursor: &cursor, context: &context, control: control)
         control.monitor.unsafelyUnwrapped.decided(
@@ -220,8 +231,13 @@ extension LiveRun {
 
   /// Starts a task that runs `flow` on from where it parked, and makes it the run's task
   /// (the one ``cancel()`` cancels) unless the flow has moved on by then.
-  func startTask(for flow: TopLevelFlow<Context>, number: Int) {
-    let task = Task { [self] in
+  ///
+  /// The task is detached from the caller (who sent a value, cancelled, or let the last
+  /// handle go), at the run's priority, and starts cancelled when the run was cancelled, so
+  /// that the waiting state fails at once as a cancelled wait does.
+  func startTask(for flow: TopLevelFlow<Context>, number: Int, isCancelled: Bool) {
+    let task = Task.detached(priority: flow.priority) { [self] in
+      if isCancelled { withUnsafeCurrentTask { $0?.cancel() } }
       await RunClock.$current.withValue(flow.clock) {
         await LiveInbox.$current.withValue(self) {
           await go(on: flow)
@@ -264,6 +280,7 @@ extension LiveRun {
     locked.taskNumber += 1
     let number = locked.taskNumber
     let flow = unsafeDowncast(object, to: TopLevelFlow<Context>.self)
-    return { self.startTask(for: flow, number: number) }
+    let isCancelled = locked.isCancelRequested
+    return { self.startTask(for: flow, number: number, isCancelled: isCancelled) }
   }
 }

@@ -7,7 +7,8 @@
 /// While the state waits, the run reports ``RunEvent/Kind/waitingForInput``; cancelling the
 /// run ends the wait at once. A run that waits at its top level (not in a dispatch branch, a
 /// map or a subflow, and with no modifier on the state) holds no task while it waits: it
-/// parks, and the value starts a new task that goes on from the state.
+/// parks, and the value starts a new task that goes on from the state, at the run's
+/// priority but without the task-local values of the code that started the run.
 ///
 /// ```swift
 /// Wait("Photo 1 available", for: Photo.self) { order, photo in
