@@ -98,4 +98,26 @@ struct LiveInputTests {
     #expect(StateKind.waiting.letter == "W")
     #expect("\(StateKind.waiting)" == "waiting state")
   }
+
+  /// A live run's handle addresses the states of its own chart: a Wait in a subflow's chart
+  /// cannot be fed, and the run says so rather than fail with a bare `CancellationError`.
+  @Test func aWaitInsideASubflowsChartFailsTheRunWithAnErrorThatSaysWhy() async throws {
+    let inner = try Flowchart<Order> {
+      Wait("Inner answer", for: String.self, isFinal: true) { $0.metadata = $1 }
+    }
+    let outer = try Flowchart<Order> {
+      Subflow("Ask", isFinal: true, running: inner, context: .whole)
+    }
+    let handle = outer.start(with: Order())
+    let refused = #expect(throws: InputError.self) { try handle.send("x", to: "Inner answer") }
+    #expect(refused?.kind == .unknownState)
+    let error = try await #require(throws: RunError.self) { try await handle.result }
+    #expect(error.kind == .thrown)
+    #expect(error.stateName == "Ask")
+    #expect(
+      error.description.contains(
+        "it threw waiting state 'Inner answer' is in the chart of a subflow or a map, and a live run feeds only the waiting states of its own chart"
+      ))
+    #expect(!error.description.contains("CancellationError"))
+  }
 }

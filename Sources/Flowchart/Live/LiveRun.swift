@@ -572,15 +572,19 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
 
   // MARK: - Input
 
-  func receive(for slot: InputSlot) async -> (any Sendable)? {
+  func receive(for slot: InputSlot) async -> ReceivedInput {
     // The flow that asks is at the waiting state (it entered it before the state's code
     // ran): the first flow at a state with this slot. A scan of the running flows, not of
-    // the chart, and no table kept per run.
+    // the chart, and no table kept per run. None is when the state is in another chart,
+    // one that a subflow or a map of this run runs.
     let found = state.withLock { locked in
       locked.positions.firstFlow { graph.records[Int($0)].attachment === slot }
     }
-    guard let found else { return nil }
-    return await receiveInput(at: found.state, flow: found.flow)
+    guard let found else { return .unreachable }
+    guard let value = await receiveInput(at: found.state, flow: found.flow) else {
+      return .cancelled
+    }
+    return .value(value)
   }
 
   /// Checks that `value` may go to the state `states` names, then sends it.

@@ -80,8 +80,11 @@ final class InputSlot: Sendable {
     guard let inbox = LiveInbox.current else {
       throw WaitOutsideLiveRun(stateName: stateName)
     }
-    guard let value = await inbox.receive(for: self) else { throw CancellationError() }
-    return value
+    switch await inbox.receive(for: self) {
+    case .value(let value): return value
+    case .cancelled: throw CancellationError()
+    case .unreachable: throw WaitOutsideLiveRun(stateName: stateName, isNested: true)
+    }
   }
 
   func mismatch(_ value: any Sendable) -> any Error {
@@ -93,8 +96,15 @@ final class InputSlot: Sendable {
 struct WaitOutsideLiveRun: Error, CustomStringConvertible {
   let stateName: String
   var received: String? = nil
+  /// Whether the state is in the chart of a subflow or a map of a live run, whose handle
+  /// addresses only the states of its own chart.
+  var isNested = false
 
   var description: String {
+    if isNested {
+      return
+        "waiting state \(DisplayText.quoted(name: stateName)) is in the chart of a subflow or a map, and a live run feeds only the waiting states of its own chart (those `handle.send(_:to:)` can name): move the Wait into the outer chart, and pass the value to the inner chart in its context"
+    }
     if let received {
       return "waiting state \(DisplayText.quoted(name: stateName)) received a \(received)"
     }
@@ -106,7 +116,18 @@ struct WaitOutsideLiveRun: Error, CustomStringConvertible {
 /// The mailbox a live run lends its waiting states, through a task-local value that its
 /// task (and every dispatch branch under it) inherits.
 protocol InputReceiving: Sendable {
-  func receive(for slot: InputSlot) async -> (any Sendable)?
+  func receive(for slot: InputSlot) async -> ReceivedInput
+}
+
+/// What a live run's mailbox gives a waiting state that asks for its value.
+enum ReceivedInput {
+  /// The value sent to the state.
+  case value(any Sendable)
+  /// The run was cancelled while the state waited.
+  case cancelled
+  /// No flow of the run is at the state: it is in the chart of a subflow or a map, which
+  /// runs inside the run's task but is not the run's chart.
+  case unreachable
 }
 
 enum LiveInbox {
