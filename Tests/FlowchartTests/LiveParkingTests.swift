@@ -112,6 +112,20 @@ struct LiveParkingTests {
     #expect(try await branching.result.context.total == 6)
   }
 
+  /// A wait in a loop: "Next" adds the value sent to the total until it reaches `total`.
+  private func loop(until total: Int) throws -> Flowchart<Tally> {
+    try Flowchart<Tally> {
+      Wait("Next", for: Int.self) { $0.total += $1 }
+      Condition("Enough?") {
+        $0.total >= total
+      } yes: {
+        Action("Done", isFinal: true) { _ in }
+      } no: {
+        GoTo("Next")
+      }
+    }
+  }
+
   /// Waits until the run's top-level flow is parked (it reported the wait before its task
   /// unwound).
   private func untilParked<Context>(_ handle: RunHandle<Context>) async {
@@ -119,16 +133,7 @@ struct LiveParkingTests {
   }
 
   @Test func aSecondValueSentToAParkedWaitIsKeptForItsNextVisit() async throws {
-    let chart = try Flowchart<Tally> {
-      Wait("Next", for: Int.self) { $0.total += $1 }
-      Condition("Enough?") {
-        $0.total >= 3
-      } yes: {
-        Action("Done", isFinal: true) { _ in }
-      } no: {
-        GoTo("Next")
-      }
-    }
+    let chart = try loop(until: 3)
     let handle = chart.start(with: Tally(), isPaused: true)
     _ = await handle.resumeUntilWaiting()
     await untilParked(handle)
@@ -176,16 +181,7 @@ struct LiveParkingTests {
   }
 
   @Test func aWaitInALoopParksEachTimeItIsReached() async throws {
-    let chart = try Flowchart<Tally> {
-      Wait("Next", for: Int.self) { $0.total += $1 }
-      Condition("Enough?") {
-        $0.total >= 10
-      } yes: {
-        Action("Done", isFinal: true) { _ in }
-      } no: {
-        GoTo("Next")
-      }
-    }
+    let chart = try loop(until: 10)
     let handle = chart.start(with: Tally(), isPaused: true)
     var events = handle.events().makeAsyncIterator()
     handle.resume()

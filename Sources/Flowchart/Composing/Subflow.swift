@@ -302,9 +302,7 @@ public struct ContextMapping<Outer: Sendable, Inner: Sendable>: Sendable {
     enter: @escaping @Sendable (Outer) throws -> Inner,
     leave: @escaping @Sendable (inout Outer, Inner) throws -> Void
   ) {
-    self.enter = enter
-    self.leave = leave
-    isWhole = false
+    self.init(enter: enter, leave: leave, isWhole: false)
   }
 
   private init(

@@ -65,6 +65,7 @@ final class TopLevelFlow<Context: Sendable>: @unchecked Sendable {
   private var cursor: Cursor<Context>?
   private var context: Context?
 
+  /// Made in the run's first task, whose priority it keeps for the tasks after it.
   init(
     body: @escaping Flowchart<Context>.LiveFlow, interpreter: Interpreter<Context>,
     control: RunControl, isolation: (any Actor)?, clock: RunClock, step: Step,
@@ -238,13 +239,17 @@ extension LiveRun {
   func startTask(for flow: TopLevelFlow<Context>, number: Int, isCancelled: Bool) {
     let task = Task.detached(priority: flow.priority) { [self] in
       if isCancelled { withUnsafeCurrentTask { $0?.cancel() } }
-      await RunClock.$current.withValue(flow.clock) {
-        await LiveInbox.$current.withValue(self) {
-          await go(on: flow)
-        }
-      }
+      await withTaskLocals(clock: flow.clock) { await go(on: flow) }
     }
     adopt(task, number: number)
+  }
+
+  /// Runs `body` with the task-local values every task of the run has: the run's clock, for
+  /// timeouts and backoffs, and the run itself, the mailbox of its waiting states.
+  func withTaskLocals(clock: RunClock, _ body: @Sendable () async -> Void) async {
+    await RunClock.$current.withValue(clock) {
+      await LiveInbox.$current.withValue(self) { await body() }
+    }
   }
 
   /// Takes the flow's parked state in hand once its task has unwound.

@@ -77,12 +77,10 @@ extension RunHandle {
     let stepLimit = stopped.stepLimit
     let runClock = RunClock(clock)
     let task = Task {
-      await RunClock.$current.withValue(runClock) {
-        await LiveInbox.$current.withValue(live) {
-          await chart.runRetried(
-            live, from: resumed, stepLimit: stepLimit, isPaused: isPaused, clock: runClock,
-            isolation: isolation)
-        }
+      await live.withTaskLocals(clock: runClock) {
+        await chart.runRetried(
+          live, from: resumed, stepLimit: stepLimit, isPaused: isPaused, clock: runClock,
+          isolation: isolation)
       }
     }
     live.adopt(task, number: 0)

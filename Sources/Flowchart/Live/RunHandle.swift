@@ -193,12 +193,10 @@ extension Flowchart {
     let first = startIndex
     let runClock = RunClock(clock)
     let task = Task {
-      await RunClock.$current.withValue(runClock) {
-        await LiveInbox.$current.withValue(live) {
-          await chart.runLive(
-            live, from: first, with: context, stepLimit: stepLimit, isPaused: isPaused,
-            clock: runClock, isolation: isolation, flow: flow)
-        }
+      await live.withTaskLocals(clock: runClock) {
+        await chart.runLive(
+          live, from: first, with: context, stepLimit: stepLimit, isPaused: isPaused,
+          clock: runClock, isolation: isolation, flow: flow)
       }
     }
     live.adopt(task, number: 0)
