@@ -220,4 +220,34 @@ struct ScriptTests {
     #expect(
       script.description == "Retry? = yes/no, Plan? = key(pro) (keeping the code of Plan?)")
   }
+
+  /// A subflow on the whole context runs its chart in place; scripted, observed or left
+  /// alone, it decides as its chart does.
+  @Test func aSubflowRunInPlaceCanBeForcedAndCovered() async throws {
+    let check = try Flowchart<Counter> {
+      Action("Count") { $0.count += 1 }
+      Condition("Enough?", isFinal: true) { $0.count >= 2 }
+    }
+    let chart = try Flowchart<Counter> {
+      Subflow("Check", running: check, context: .whole) {
+        Action("Done", isFinal: true)
+      } no: {
+        GoTo("Check")
+      }
+    }
+    let plain = try chart.runSynchronously(with: Counter())
+    #expect(plain.pathNames == ["Check", "Check", "Done"])
+    #expect(plain.context.count == 2)
+
+    let forced = try chart.runSynchronously(
+      with: Counter(), script: Script().deciding("Check", .yes).keepingCode(of: "Check"))
+    #expect(forced.pathNames == ["Check", "Done"])
+    #expect(forced.context.count == 1)
+
+    let coverage = Coverage(of: chart)
+    let covered = try await coverage.recordingChart.run(with: Counter())
+    #expect(covered.pathNames == plain.pathNames)
+    #expect(covered.context.count == 2)
+    #expect(coverage.isComplete, "\(coverage.report)")
+  }
 }

@@ -26,6 +26,14 @@ enum CodeKind: UInt8, Sendable {
   case select
   /// A ``DecideKeyBox``: a final multiple condition.
   case decideKey
+  /// A synchronous subflow used as an action whose chart a synchronous loop may run in
+  /// place (see ``CallSite``): an ``ActionBox`` (the subflow's nested run, for the loops
+  /// that do not run it in place) and a call site. Only a compiled node has this kind.
+  /// (Declared among the synchronous kinds, so that ``suspends`` stays one comparison.)
+  case callAction
+  /// A synchronous subflow used as a condition that a synchronous loop may run in place:
+  /// a ``ConditionBox`` and a call site, as for ``callAction``.
+  case callCondition
   /// An ``AsyncActionBox``.
   case asyncAction
   /// An ``AsyncConditionBox``.
@@ -47,7 +55,7 @@ enum CodeKind: UInt8, Sendable {
   /// which loop runs it; the optimizer still reduces it to one comparison.
   @inlinable var suspends: Bool {
     switch self {
-    case .pass, .action, .condition, .select, .decideKey: false
+    case .pass, .action, .condition, .select, .decideKey, .callAction, .callCondition: false
     case .asyncAction, .asyncCondition, .asyncSelect, .asyncDecideKey, .dispatch, .modified:
       true
     }
@@ -62,8 +70,8 @@ enum CodeKind: UInt8, Sendable {
   /// How the node of a state with this code lays out its exits.
   var shape: ExitShape {
     switch self {
-    case .pass, .action, .asyncAction: .next
-    case .condition, .asyncCondition: .yesNo
+    case .pass, .action, .asyncAction, .callAction: .next
+    case .condition, .asyncCondition, .callCondition: .yesNo
     case .select, .asyncSelect: .selected
     case .decideKey, .asyncDecideKey: .reported
     case .dispatch: .branches
@@ -76,8 +84,8 @@ enum CodeKind: UInt8, Sendable {
   func holds<Context: Sendable>(_ box: AnyObject?, over _: Context.Type) -> Bool {
     switch self {
     case .pass, .dispatch: box == nil
-    case .action: box is ActionBox<Context>
-    case .condition: box is ConditionBox<Context>
+    case .action, .callAction: box is ActionBox<Context>
+    case .condition, .callCondition: box is ConditionBox<Context>
     case .select: box is SelectBox<Context>
     case .decideKey: box is DecideKeyBox<Context>
     case .asyncAction: box is AsyncActionBox<Context>

@@ -47,7 +47,8 @@ extension Compiler {
     asynchronousStates.sort()
     return CompiledChart(
       declarations: declarations, nodes: nodes, codeBoxes: codeBoxes, dispatches: dispatches,
-      records: records, exits: exits, keyLabels: keyLabels, start: start,
+      subflowStates: subflowStates, records: records, exits: exits, keyLabels: keyLabels,
+      start: start,
       entryPoints: entryPoints, asynchronousStates: asynchronousStates)
   }
 

@@ -229,6 +229,7 @@ extension Compiler {
     nodes[Int(id)] = node
     if let modifiers = state.modifiers { note(modifiers, of: state, id: id, flow: flow) }
     if node.kind.isAsynchronous { asynchronousStates.append(id) }
+    if state.kind == .subflow { subflowStates.append(id) }
     records[Int(id)] = StateRecord(declaration: state, firstExit: firstExit, flow: flow)
   }
 

@@ -128,6 +128,8 @@ struct Compiler {
   var nodes = NodeBuffer(capacity: 0)
   var codeBoxes: [any AnyObject & Sendable] = []
   var asynchronousStates: [Int32] = []
+  /// The subflows, which pass 4 may mark to run in place (see ``CallSite``).
+  var subflowStates: [Int32] = []
   /// Every state's exits, one state after another in ID order: one array for the whole
   /// chart rather than one per state, which becomes the compiled chart's. Pass 2 writes
   /// each exit's target, ``Node/none`` until then and where it leads nowhere.

@@ -50,6 +50,14 @@
 /// used as a condition whose inner run ends with a decision other than yes or no fails the
 /// same way.
 ///
+/// A synchronous subflow on the ``ContextMapping/whole`` context, used as an action or a
+/// condition, whose chart has no dispatch and no modifiers, runs its chart *in place*: the
+/// outer run's loop runs the chart's states itself, on the outer context, with no run of
+/// their own to set up, so a visit costs little more than the states it runs (see
+/// BENCHMARKS.md). It behaves exactly as the inner run described above: the same outcome,
+/// the same errors, the same cancellation checks. A live run, which reports every state it
+/// enters, runs each subflow as an inner run.
+///
 /// The compiler checks a keyed subflow's exits against the inner chart: without a
 /// ``Default``, each of the inner chart's top-level final states needs a ``Case``.
 ///
@@ -377,6 +385,31 @@ final class SubflowRun<Outer: Sendable, Inner: Sendable>: NestedChart {
   func writeTree(to text: inout String) { chart.printTree(to: &text, expandingSubflows: true) }
 }
 
+/// A subflow whose chart a synchronous loop may run in place of its state (see
+/// ``CallSite``).
+protocol InPlaceSubflow {
+  /// The call site for running the chart in place in a chart over `Context`, or `nil` when
+  /// it must run nested: its mapping is not ``ContextMapping/whole``, or its chart has a
+  /// state that the synchronous loop does not run (an asynchronous state, a dispatch, a
+  /// state with modifiers), or its step limit is invalid.
+  func callSite<Context: Sendable>(over: Context.Type) -> CallSite?
+  /// The chart's graph, over `Context`: for the errors of a visit run in place.
+  func graph<Context: Sendable>(over: Context.Type) -> Graph<Context>?
+}
+
+extension SubflowRun: InPlaceSubflow {
+  func callSite<Context: Sendable>(over: Context.Type) -> CallSite? {
+    guard mapping.isWhole, let graph = graph(over: Context.self),
+      let limit = try? chart.validatedStepLimit(stepLimit), graph.runsInOneLoop
+    else { return nil }
+    return CallSite(nodes: graph.nodeBase, start: graph.start, limit: limit)
+  }
+
+  func graph<Context: Sendable>(over: Context.Type) -> Graph<Context>? {
+    chart.graph as? Graph<Context>
+  }
+}
+
 /// A chart a state holds, which the tree printer can draw nested below it.
 protocol NestedChart: AnyObject, Sendable {
   /// Writes the chart's tree, its own subflows expanded.
@@ -385,12 +418,13 @@ protocol NestedChart: AnyObject, Sendable {
 
 /// Thrown by a subflow used as a condition whose inner run ended with a decision other
 /// than yes or no.
+@usableFromInline
 struct SubflowWithoutYesOrNo: Error, CustomStringConvertible {
   let finalState: String
   let kind: StateKind
   let decision: Decision
 
-  var description: String {
+  @usableFromInline var description: String {
     "its chart ended at \(kind) \(DisplayText.quoted(name: finalState)), which decided \(decision) where the subflow needs yes or no. End the chart at final conditions, or use the subflow as an action or with a Case per final state."
   }
 }

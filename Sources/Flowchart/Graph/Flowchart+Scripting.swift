@@ -159,7 +159,8 @@ extension Flowchart {
       graph: Graph(
         CompiledChart(
           declarations: graph.declarations, nodes: buffer, codeBoxes: boxes,
-          dispatches: dispatches, records: graph.records, exits: graph.exits,
+          dispatches: dispatches, callSites: graph.callSites, records: graph.records,
+          exits: graph.exits,
           keyLabels: graph.keyLabels, start: graph.start, entryPoints: graph.entryPoints,
           asynchronousStates: asynchronous, outcomes: graph.outcomes)))
   }
@@ -191,7 +192,7 @@ extension Flowchart {
     let runsCode = force.runsCode
     let code = node.code
     switch node.kind {
-    case .pass, .action, .asyncAction:
+    case .pass, .action, .asyncAction, .callAction:
       for choice in force.choices
       where choice != .decision(.done) && (isFinal || choice != .exit(.next)) {
         throw cannotDecide(index, choice, "only done")
@@ -209,7 +210,8 @@ extension Flowchart {
           }
         )
       }
-      let original = runsCode && node.kind == .action ? box(ActionBox<Context>.self, code) : nil
+      let original =
+        runsCode && node.kind != .pass ? box(ActionBox<Context>.self, code) : nil
       return (
         .action,
         ActionBox<Context> { context in
@@ -219,7 +221,7 @@ extension Flowchart {
           observe(id, step)
         }
       )
-    case .condition, .asyncCondition:
+    case .condition, .asyncCondition, .callCondition:
       var answers: [Bool] = []
       for choice in force.choices {
         switch choice {
@@ -384,7 +386,7 @@ extension Flowchart {
     case .select: return .synchronous(unsafeDowncast(box, to: SelectBox<Context>.self))
     case .asyncSelect: return .asynchronous(unsafeDowncast(box, to: AsyncSelectBox<Context>.self))
     case .pass, .action, .condition, .decideKey, .asyncAction, .asyncCondition, .asyncDecideKey,
-      .dispatch, .modified:
+      .dispatch, .modified, .callAction, .callCondition:
       return nil
     }
   }
@@ -410,7 +412,7 @@ extension Flowchart {
           observer(id, isFinal ? .ended(.done) : .tookExit(0))
         }
       )
-    case .action:
+    case .action, .callAction:
       let original = box(ActionBox<Context>.self, code)
       return (
         .action,
@@ -430,7 +432,7 @@ extension Flowchart {
           observer(id, isFinal ? .ended(.done) : .tookExit(0))
         }
       )
-    case .condition:
+    case .condition, .callCondition:
       let original = box(ConditionBox<Context>.self, code)
       return (
         .condition,

@@ -41,6 +41,13 @@ extension Graph {
         let merge = dispatches[Int(node.alternative)].merge
         precondition(merge == nil || merge is MergeBox<Context>, "a merge box")
       }
+      if node.kind == .callAction || node.kind == .callCondition {
+        precondition(
+          callSites.indices.contains(Int(node.call)), "a subflow run in place has a site")
+        let site = callSites[Int(node.call)]
+        let inner = UnsafeBufferPointer(start: site.nodes, count: Int(site.start) + 1)
+        precondition(!inner[Int(site.start)].kind.suspends, "a chart run in place is synchronous")
+      }
     }
   }
 }

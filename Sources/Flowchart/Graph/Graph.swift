@@ -7,6 +7,11 @@ struct CompiledChart {
   var nodes: NodeBuffer
   var codeBoxes: [any AnyObject & Sendable]
   var dispatches: [DispatchPlan]
+  /// The subflows that synchronous loops run in place, by ``Node/call``: the graph makes
+  /// them from ``subflowStates``, where it knows the context type.
+  var callSites: [CallSite] = []
+  /// The subflows not yet given a call site: those the graph may run in place.
+  var subflowStates: [Int32] = []
   var records: [StateRecord]
   /// Every state's exits, one state after another.
   var exits: [StoredExit]
@@ -41,6 +46,9 @@ final class Graph<Context: Sendable>: @unchecked Sendable {
   /// Owns the nodes ``nodeBase`` points to.
   private let nodeBuffer: NodeBuffer
   @usableFromInline let dispatches: [DispatchPlan]
+  /// The subflows that synchronous loops run in place, by ``Node/call``: their nodes are
+  /// the subflows' charts', which the declarations keep alive.
+  @usableFromInline let callSites: [CallSite]
   /// The declaration the chart was compiled from. It owns every state's declaration: the
   /// records refer to them unretained, and the nodes of actions and conditions point to
   /// the boxes the declarations own. Keeping it whole also spares compiling a release of every
@@ -61,6 +69,10 @@ final class Graph<Context: Sendable>: @unchecked Sendable {
   private let nameTable = Lock<NameTable?>(nil)
   /// The states that are asynchronous: empty when the chart can run synchronously.
   let asynchronousStates: [Int32]
+  /// Whether every state runs in the synchronous loop (no asynchronous state, dispatch or
+  /// modified state), so that a subflow may run the chart in place (see ``CallSite``):
+  /// found on first use, once however many subflows run the chart.
+  private let inOneLoop = Lock<Bool?>(nil)
   /// The chart's declared outcomes, if any (see `Live/Outcomes.swift`).
   let outcomes: OutcomeTable?
 
@@ -69,11 +81,14 @@ final class Graph<Context: Sendable>: @unchecked Sendable {
   init(_ chart: CompiledChart) {
     // The node buffer's length is taken from the records: they must agree.
     precondition(chart.nodes.count == chart.records.count, "one record per node")
+    var chart = chart
+    Self.placeSubflows(of: &chart)
     nodeBuffer = chart.nodes
     nodeBase = chart.nodes.base
     declarations = chart.declarations
     codeBoxes = chart.codeBoxes
     dispatches = chart.dispatches
+    callSites = chart.callSites
     records = chart.records
     start = chart.start
     entryPoints = chart.entryPoints
@@ -84,6 +99,39 @@ final class Graph<Context: Sendable>: @unchecked Sendable {
     #if DEBUG
       checkInvariants()
     #endif
+  }
+
+  /// Gives each subflow of `chart.subflowStates` whose chart a synchronous loop can run
+  /// in place (see ``CallSite``) the kind ``CodeKind/callAction`` or
+  /// ``CodeKind/callCondition`` and a call site; its box stays, for the loops that run it
+  /// nested. Done here rather than in the compiler, which does not know the context type.
+  private static func placeSubflows(of chart: inout CompiledChart) {
+    for state in chart.subflowStates {
+      let index = Int(state)
+      let kind: CodeKind
+      switch chart.nodes.base[index].kind {
+      case .action: kind = .callAction
+      case .condition: kind = .callCondition
+      default: continue  // Keyed, asynchronous or modified: its own code runs its chart.
+      }
+      guard let subflow = chart.records[index].attachment as? any InPlaceSubflow,
+        let site = subflow.callSite(over: Context.self)
+      else { continue }
+      chart.nodes.base[index].kind = kind
+      chart.nodes.base[index].call = Int32(chart.callSites.count)
+      chart.callSites.append(site)
+    }
+    chart.subflowStates = []
+  }
+
+  /// Whether every state of the chart runs in the synchronous loop (see ``CallSite``).
+  var runsInOneLoop: Bool {
+    inOneLoop.withLock { known in
+      if let known { return known }
+      let found = !nodes.contains { $0.kind.suspends }
+      known = found
+      return found
+    }
   }
 
   /// Finds states by name.

@@ -16,6 +16,10 @@ struct Node {
   @usableFromInline var next: Int32
   /// The `no` exit of a condition, or the plan index of a dispatch; ``Node/none`` otherwise.
   @usableFromInline var alternative: Int32
+  /// The index in ``Graph/callSites`` of a subflow run in place (kind ``Kind/callAction``
+  /// or ``Kind/callCondition``); ``Node/none`` otherwise. Declared here, in the padding
+  /// before ``code``, so that a node stays 24 bytes.
+  @usableFromInline var call: Int32 = Node.none
   /// The box of the state's code (see `CodeBoxes.swift`), unretained: the graph keeps it
   /// alive for as long as it lives, through ``Graph/declarations`` for an action's or a
   /// condition's box (its declaration holds it) and ``Graph/codeBoxes`` for a multiple
@@ -107,6 +111,34 @@ struct Node {
       code.unsafelyUnwrapped
     ).takeUnretainedValue()
     return try await box.function(&context)
+  }
+}
+
+/// Where a synchronous subflow's chart starts, for a synchronous loop that runs it in place
+/// of the subflow's state rather than as a nested run (see
+/// ``Interpreter/runSynchronousStates(cursor:context:control:reporting:)``): what a visit
+/// needs, as plain values the loop reads with no reference counting.
+///
+/// A subflow has one when its chart can share the loop: it maps the context
+/// ``ContextMapping/whole`` (so the two charts have one context type and the inner states
+/// work on the outer context itself), its chart is synchronous with no dispatch and no
+/// modifiers (so every state it reaches runs in the synchronous loop), and it is used as an
+/// action or a condition (whose outcome the loop maps itself).
+@usableFromInline
+struct CallSite {
+  /// The nodes of the subflow's chart. The subflow's declaration holds the chart, and the
+  /// outer chart holds its declarations: the nodes live as long as the outer graph.
+  @usableFromInline let nodes: UnsafeMutablePointer<Node>
+  /// The state the subflow's chart starts at.
+  @usableFromInline let start: Int32
+  /// The most states a visit may enter (the subflow's step limit), `Int.max` for no limit.
+  @usableFromInline let limit: Int
+
+  @usableFromInline
+  init(nodes: UnsafeMutablePointer<Node>, start: Int32, limit: Int) {
+    self.nodes = nodes
+    self.start = start
+    self.limit = limit
   }
 }
 

@@ -49,17 +49,7 @@ struct Cursor<Context: Sendable>: ~Copyable {
   ///   `outcome.decision`; `false` when the cursor moved on to the next state.
   @inlinable @inline(__always)
   mutating func follow(_ outcome: Outcome, from node: Node) -> Bool {
-    switch outcome {
-    case .next, .yes:
-      if node.isFinal { return true }
-      state = node.next
-    case .no:
-      if node.isFinal { return true }
-      state = node.alternative
-    case .selected(let target):
-      state = target
-    }
-    return false
+    outcome.follow(from: node, state: &state)
   }
 
   /// Starts recording a new flow, and hands over the path recorded so far.
@@ -82,6 +72,24 @@ enum Outcome {
   case no
   /// A non-final multiple condition's key leads to this state.
   case selected(Int32)
+
+  /// The transition rule itself, for ``Cursor/follow(_:from:)`` and for a subflow's chart
+  /// run in place, which has no cursor: moves `state` on from `node` and returns `false`,
+  /// or returns `true` when the flow ends at `node`.
+  @inlinable @inline(__always)
+  func follow(from node: Node, state: inout Int32) -> Bool {
+    switch self {
+    case .next, .yes:
+      if node.isFinal { return true }
+      state = node.next
+    case .no:
+      if node.isFinal { return true }
+      state = node.alternative
+    case .selected(let target):
+      state = target
+    }
+    return false
+  }
 
   /// What a final state that decided this outcome decided. A multiple condition that
   /// selects a state is never final.

@@ -17,7 +17,8 @@
 /// Later versions add decisions for new kinds of state, so compare with the static
 /// members (as above) rather than switching over every decision.
 public struct Decision: Sendable, Hashable, CustomStringConvertible {
-  private enum Code: Sendable {
+  @usableFromInline
+  enum Code: Sendable {
     case yes, no, done
     /// In a box, so that a decision is one word: copying one (a subflow's inner run ends
     /// with one at each visit) is a retain at most, not a call through an existential's
@@ -26,19 +27,38 @@ public struct Decision: Sendable, Hashable, CustomStringConvertible {
   }
 
   /// A decided key.
-  private final class KeyBox: Sendable {
+  @usableFromInline
+  final class KeyBox: Sendable {
     let key: any Hashable & Sendable
     init(_ key: any Hashable & Sendable) { self.key = key }
   }
 
-  private let code: Code
+  @usableFromInline let code: Code
+
+  @inlinable
+  init(code: Code) { self.code = code }
+
+  // Computed and inlinable rather than stored: a run ends with one of these, which then
+  // costs no call to a global's accessor.
 
   /// A final condition decided `true`.
-  public static let yes = Decision(code: .yes)
+  @inlinable public static var yes: Decision { Decision(code: .yes) }
   /// A final condition decided `false`.
-  public static let no = Decision(code: .no)
+  @inlinable public static var no: Decision { Decision(code: .no) }
   /// A final action or dispatch finished its work.
-  public static let done = Decision(code: .done)
+  @inlinable public static var done: Decision { Decision(code: .done) }
+
+  /// Whether this is ``yes``, without the general comparison of keys.
+  @inlinable var isYes: Bool {
+    if case .yes = code { return true }
+    return false
+  }
+
+  /// Whether this is ``no``, without the general comparison of keys.
+  @inlinable var isNo: Bool {
+    if case .no = code { return true }
+    return false
+  }
 
   /// A final multiple condition decided `key`.
   public static func key(_ key: any Hashable & Sendable) -> Decision {

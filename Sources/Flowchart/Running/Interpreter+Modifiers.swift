@@ -274,7 +274,7 @@ extension Interpreter {
   /// Calls the code of `node`, a node of any kind but a dispatch or a modified one.
   private static func call(_ node: Node, _ context: inout Context) async throws -> AttemptResult {
     switch node.kind {
-    case .pass, .action, .condition, .select, .decideKey:
+    case .pass, .action, .condition, .select, .decideKey, .callAction, .callCondition:
       return try callSynchronously(node, &context)
     case .asyncAction:
       try await node.perform(&context)
@@ -297,10 +297,10 @@ extension Interpreter {
     switch node.kind {
     case .pass:
       return .outcome(.next)
-    case .action:
+    case .action, .callAction:
       try node.perform(&context)
       return .outcome(.next)
-    case .condition:
+    case .condition, .callCondition:
       return .outcome(try node.decide(&context) ? .yes : .no)
     case .select:
       return .outcome(.selected(try node.select(&context)))

@@ -58,6 +58,9 @@ struct Interpreter<Context: Sendable>: Sendable {
   /// `Reporting` says whether the loop reports decisions to a live run's monitor: a run
   /// nobody observes uses ``Unreported``, whose specialization has no trace of it, so the
   /// fast path pays nothing for observation (not even a test per state).
+  ///
+  /// A subflow whose chart can share this loop (see ``CallSite``) runs in place, unless the
+  /// loop reports to a live run (see ``visitInPlace(_:path:context:)``).
   // Specialized for the caller's context, but not inlined: the asynchronous loop would copy
   // it into each of its resumption points.
   @inlinable @inline(never)
@@ -66,6 +69,9 @@ struct Interpreter<Context: Sendable>: Sendable {
     reporting: Reporting.Type
   ) throws(RunError) -> Decision? {
     let nodes = graph.nodeBase
+    // The path of each visit of a subflow run in place, its ring reused from visit to
+    // visit. (No allocation here: the ring comes with the first visit.)
+    var visitPath = PathRecorder(limit: 0)
     while true {
       let state = cursor.state
       let kind = nodes[Int(state)].kind
@@ -101,6 +107,18 @@ struct Interpreter<Context: Sendable>: Sendable {
               state, flow: cursor.flow, key: key, context: context)
           }
           return .key(key)
+        case .callAction, .callCondition:
+          if Reporting.isOn {
+            // Nested: the subflow's box runs its chart as a run of its own.
+            if kind == .callAction {
+              try nodes[Int(state)].perform(&context)
+              outcome = .next
+            } else {
+              outcome = try nodes[Int(state)].decide(&context) ? .yes : .no
+            }
+          } else {
+            outcome = try visitInPlace(state, path: &visitPath, context: &context)
+          }
         case .asyncAction, .asyncCondition, .asyncSelect, .asyncDecideKey, .dispatch, .modified:
           preconditionFailure("asynchronous states and dispatches return before they are entered")
         }
@@ -115,6 +133,116 @@ struct Interpreter<Context: Sendable>: Sendable {
       // Read after the call, so that nothing but the cursor lives across it.
       if cursor.follow(outcome, from: nodes[Int(state)]) { return outcome.decision }
     }
+  }
+
+  /// Runs the chart of the subflow at `state` in place (see ``CallSite``) and returns the
+  /// subflow's outcome: what the subflow's box does with a nested run, without making one.
+  ///
+  /// The chart's states run here, on the context itself, in a loop of their own within
+  /// the outer flow's loop: no run, no cursor, no call beyond the states' code, and `path`
+  /// (its ring reused from visit to visit) records the visit. The boundaries are those of
+  /// a nested run (``Nested``): they ask the task whether it was cancelled at the
+  /// checkpoints of the visit's path after its first state, and when a state throws. A
+  /// failure is the error the nested run would throw, made in the subflow's chart (the
+  /// outer loop makes it the subflow's); a subflow in the chart runs nested, through its
+  /// box.
+  ///
+  /// Out of the outer loop (the optimizer would otherwise give the outer loop's registers
+  /// to this one's), at the cost of one call a visit.
+  @inlinable @inline(never)
+  func visitInPlace(
+    _ state: Int32, path: inout PathRecorder, context: inout Context
+  ) throws -> Outcome {
+    let site = graph.callSites[Int(graph.nodeBase[Int(state)].call)]
+    let isCondition = graph.nodeBase[Int(state)].kind == .callCondition
+    let nodes = site.nodes
+    var inner = site.start
+    path.restart(limit: site.limit)
+    while true {
+      let node = nodes[Int(inner)]
+      if _slowPath(path.isAtCheckpoint) {
+        try enterInPlace(inner, path: &path, caller: state)
+      } else {
+        path.recordBeforeCheckpoint(inner)
+      }
+      if _slowPath(node.kind == .decideKey) {
+        // The chart ends deciding a key: an action takes it as done, a condition fails.
+        let key: any Hashable & Sendable
+        do {
+          key = try node.decideKey(&context)
+        } catch {
+          throw failureInPlace(error, at: inner, path: path, caller: state)
+        }
+        guard isCondition else { return .next }
+        throw withoutYesOrNo(.key(key), at: inner, caller: state)
+      }
+      let outcome: Outcome
+      do {
+        switch node.kind {
+        case .pass:
+          outcome = .next
+        case .action, .callAction:
+          try node.perform(&context)
+          outcome = .next
+        case .condition, .callCondition:
+          outcome = try node.decide(&context) ? .yes : .no
+        case .select:
+          outcome = .selected(try node.select(&context))
+        case .decideKey, .asyncAction, .asyncCondition, .asyncSelect, .asyncDecideKey, .dispatch,
+          .modified:
+          preconditionFailure("a chart run in place has only synchronous states (CallSite)")
+        }
+      } catch {
+        throw failureInPlace(error, at: inner, path: path, caller: state)
+      }
+      let previous = inner
+      if outcome.follow(from: node, state: &inner) {
+        guard isCondition else { return .next }
+        switch outcome {
+        case .yes: return .yes
+        case .no: return .no
+        case .next, .selected: throw withoutYesOrNo(.done, at: previous, caller: state)
+        }
+      }
+    }
+  }
+
+  /// The boundary before `state` of a subflow's chart run in place, at a checkpoint of its
+  /// path: ``enterAtCheckpoint(_:path:)`` in the subflow's chart, whose failure (a
+  /// cancellation, the subflow's step limit) names the chart's states.
+  @usableFromInline @inline(never)
+  func enterInPlace(_ state: Int32, path: inout PathRecorder, caller: Int32) throws(RunError) {
+    try Interpreter(graph: inPlaceGraph(of: caller), stepLimit: path.limit)
+      .enterAtCheckpoint(state, path: &path)
+  }
+
+  /// The error of a subflow's chart run in place whose state `state` threw `thrown`: the
+  /// error its nested run would throw, made in its chart.
+  @usableFromInline @inline(never)
+  func failureInPlace(
+    _ thrown: any Error, at state: Int32, path: borrowing PathRecorder, caller: Int32
+  ) -> RunError {
+    Interpreter(graph: inPlaceGraph(of: caller), stepLimit: path.limit)
+      .failure(thrown, at: state, path: path, control: .inert)
+  }
+
+  /// What a subflow used as a condition throws when its chart, run in place, ended at
+  /// `state` with a decision other than yes or no.
+  @usableFromInline @inline(never)
+  func withoutYesOrNo(
+    _ decision: Decision, at state: Int32, caller: Int32
+  ) -> SubflowWithoutYesOrNo {
+    let final = inPlaceGraph(of: caller).records[Int(state)]
+    return SubflowWithoutYesOrNo(finalState: final.name, kind: final.kind, decision: decision)
+  }
+
+  /// The chart of the subflow at `caller`, which the loop runs in place.
+  @usableFromInline
+  func inPlaceGraph(of caller: Int32) -> Graph<Context> {
+    guard let subflow = graph.records[Int(caller)].attachment as? any InPlaceSubflow,
+      let inner = subflow.graph(over: Context.self)
+    else { preconditionFailure("a state run in place is a subflow over the same context") }
+    return inner
   }
 
   // MARK: - Asynchronous flows
@@ -249,7 +377,7 @@ struct Interpreter<Context: Sendable>: Sendable {
         case .caught: continue
         case .ended(let decision): return decision
         }
-      case .pass, .action, .condition, .select, .decideKey:
+      case .pass, .action, .condition, .select, .decideKey, .callAction, .callCondition:
         preconditionFailure("synchronous states run in runSynchronousStates")
       }
       if _slowPath(control.isObserved) {
@@ -282,7 +410,7 @@ struct Interpreter<Context: Sendable>: Sendable {
       case .asyncSelect:
         return .selected(try await node.select(&context))
       case .pass, .action, .condition, .select, .decideKey, .asyncDecideKey, .dispatch,
-        .modified:
+        .modified, .callAction, .callCondition:
         preconditionFailure("only asynchronous actions, conditions and selections come here")
       }
     } catch {
@@ -647,7 +775,7 @@ struct Interpreter<Context: Sendable>: Sendable {
             return ended
           case .asyncAction, .asyncCondition, .asyncSelect, .asyncDecideKey:
             throw asynchronousStateError(state, path: cursor.path)
-          case .pass, .action, .condition, .select, .decideKey:
+          case .pass, .action, .condition, .select, .decideKey, .callAction, .callCondition:
             preconditionFailure("synchronous states run in runSynchronousStates")
           }
         }

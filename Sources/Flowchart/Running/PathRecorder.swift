@@ -28,7 +28,7 @@ struct PathRecorder: ~Copyable {
   /// ``checkInterval`` states went by.
   @usableFromInline var checkpoint = 0
   /// The most states this flow may enter.
-  @usableFromInline let limit: Int
+  @usableFromInline var limit: Int
 
   /// Creates an empty recorder for a flow that may enter at most `limit` states.
   ///
@@ -54,6 +54,29 @@ struct PathRecorder: ~Copyable {
     // The next state takes the slow path, which sets the checkpoint right again.
     checkpoint = path.count
     self.limit = max(limit, 0)
+  }
+
+  /// Empties the recorder for a new flow that may enter at most `limit` states, keeping
+  /// its ring: how a synchronous loop records the visits of the subflows it runs in place
+  /// with one ring, allocated once.
+  ///
+  /// As in a new recorder, the second state takes the slow path (where a nested flow asks
+  /// its task whether it was cancelled), and a limit of 0 refuses the first.
+  @inlinable @inline(__always)
+  mutating func restart(limit: Int) {
+    if _slowPath(base == nil) { makeRing() }
+    count = 0
+    self.limit = max(limit, 0)
+    checkpoint = min(1, self.limit)
+  }
+
+  /// Makes the smallest ring, for ``restart(limit:)``.
+  @usableFromInline
+  mutating func makeRing() {
+    let created = PathStorage.make(capacity: 8)
+    storage = created
+    base = created.elements
+    mask = 7
   }
 
   /// Whether the flow entered more states than its limit: only possible once dispatch
