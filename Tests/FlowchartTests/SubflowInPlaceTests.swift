@@ -309,28 +309,26 @@ struct SubflowInPlaceTests {
   }
 
   static func ending(of run: () throws -> RunResult<Walker>) -> Ending {
-    do {
-      let result = try run()
-      return .succeeded(
-        path: result.pathNames, final: result.finalStateName, decision: result.decision,
-        context: result.context)
-    } catch let error as RunError {
-      return failed(error)
-    } catch {
-      return .failed(kind: "other", state: "", path: [], description: "\(error)", inner: "")
-    }
+    ending(Result { try run() })
   }
 
   static func ending(of run: () async throws -> RunResult<Walker>) async -> Ending {
     do {
-      let result = try await run()
-      return .succeeded(
+      return ending(.success(try await run()))
+    } catch {
+      return ending(.failure(error))
+    }
+  }
+
+  static func ending(_ outcome: Result<RunResult<Walker>, any Error>) -> Ending {
+    switch outcome {
+    case .success(let result):
+      .succeeded(
         path: result.pathNames, final: result.finalStateName, decision: result.decision,
         context: result.context)
-    } catch let error as RunError {
-      return failed(error)
-    } catch {
-      return .failed(kind: "other", state: "", path: [], description: "\(error)", inner: "")
+    case .failure(let error as RunError): failed(error)
+    case .failure(let error):
+      .failed(kind: "other", state: "", path: [], description: "\(error)", inner: "")
     }
   }
 

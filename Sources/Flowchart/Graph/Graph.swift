@@ -30,7 +30,8 @@ struct CompiledChart {
 /// `@unchecked Sendable` because the nodes live in a raw buffer and hold unmanaged pointers
 /// to boxes, and the records refer to declarations unretained. That is safe: every
 /// property is a `let` set once in `init`; the node buffer is written by the compiler
-/// before `init` takes it over, never written again, and freed only with the graph (its
+/// (and by `init`, which marks the subflows that run in place) before the graph is used,
+/// never written again, and freed only with the graph (its
 /// ``NodeBuffer`` is not shared); the boxes are immutable `Sendable` classes that
 /// ``declarations`` (for actions and conditions: each declaration owns its box, so keeping
 /// the declarations keeps those boxes) and ``codeBoxes`` (for multiple conditions) keep
