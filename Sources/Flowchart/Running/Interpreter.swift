@@ -154,40 +154,41 @@ struct Interpreter<Context: Sendable>: Sendable {
     _ state: Int32, path: inout PathRecorder, context: inout Context
   ) throws -> Outcome {
     let site = graph.callSites[Int(graph.nodeBase[Int(state)].call)]
-    let isCondition = graph.nodeBase[Int(state)].kind == .callCondition
     let nodes = site.nodes
     var inner = site.start
     path.restart(limit: site.limit)
     while true {
-      let node = nodes[Int(inner)]
+      // Only the kind is read before the state's code runs, the node after: nothing but
+      // `inner` and the pointers lives across the call.
+      let kind = nodes[Int(inner)].kind
       if _slowPath(path.isAtCheckpoint) {
         try enterInPlace(inner, path: &path, caller: state)
       } else {
         path.recordBeforeCheckpoint(inner)
       }
-      if _slowPath(node.kind == .decideKey) {
+      if _slowPath(kind == .decideKey) {
         // The chart ends deciding a key: an action takes it as done, a condition fails.
         let key: any Hashable & Sendable
         do {
-          key = try node.decideKey(&context)
+          key = try nodes[Int(inner)].decideKey(&context)
         } catch {
           throw failureInPlace(error, at: inner, path: path, caller: state)
         }
-        guard isCondition else { return .next }
+        guard graph.nodeBase[Int(state)].kind == .callCondition else { return .next }
         throw withoutYesOrNo(.key(key), at: inner, caller: state)
       }
       let outcome: Outcome
       do {
-        switch node.kind {
+        switch kind {
         case .pass:
           outcome = .next
         case .action, .callAction:
-          try node.perform(&context)
+          try nodes[Int(inner)].perform(&context)
           outcome = .next
         case .condition, .callCondition:
-          outcome = try node.decide(&context) ? .yes : .no
+          outcome = try nodes[Int(inner)].decide(&context) ? .yes : .no
         case .select:
-          outcome = .selected(try node.select(&context))
+          outcome = .selected(try nodes[Int(inner)].select(&context))
         case .decideKey, .asyncAction, .asyncCondition, .asyncSelect, .asyncDecideKey, .dispatch,
           .modified:
           preconditionFailure("a chart run in place has only synchronous states (CallSite)")
@@ -195,13 +196,13 @@ struct Interpreter<Context: Sendable>: Sendable {
       } catch {
         throw failureInPlace(error, at: inner, path: path, caller: state)
       }
-      let previous = inner
-      if outcome.follow(from: node, state: &inner) {
-        guard isCondition else { return .next }
+      let final = inner
+      if outcome.follow(from: nodes[Int(inner)], state: &inner) {
+        guard graph.nodeBase[Int(state)].kind == .callCondition else { return .next }
         switch outcome {
         case .yes: return .yes
         case .no: return .no
-        case .next, .selected: throw withoutYesOrNo(.done, at: previous, caller: state)
+        case .next, .selected: throw withoutYesOrNo(.done, at: final, caller: state)
         }
       }
     }
@@ -349,15 +350,6 @@ struct Interpreter<Context: Sendable>: Sendable {
       }
       let outcome: Outcome
       switch node.kind {
-      case .dispatch:
-        try await runDispatch(
-          graph.dispatches[Int(node.alternative)], at: state, cursor: &cursor,
-          context: &context, control: control)
-        outcome = .next
-      case .asyncDecideKey:
-        // Final by construction: its own function, so its frame does not weigh on the loop's.
-        return try await decideKey(
-          node, at: state, cursor: &cursor, context: &context, control: control)
       case .asyncAction, .asyncCondition, .asyncSelect:
         if _slowPath(node.waitsForInput), control.flags.contains(.parks),
           control.monitor.unsafelyUnwrapped.parks(at: state, flow: cursor.flow)
@@ -368,9 +360,8 @@ struct Interpreter<Context: Sendable>: Sendable {
         }
         outcome = try await runAsynchronous(
           node, at: state, cursor: &cursor, context: &context, control: control)
-      case .modified:
-        // Timeouts, retries and catch routes: see `Interpreter+Modifiers.swift`.
-        switch try await runModified(
+      case .dispatch, .asyncDecideKey, .modified:
+        switch try await runComposite(
           node, at: state, cursor: &cursor, context: &context, control: control)
         {
         case .decided(let decided): outcome = decided
@@ -388,6 +379,38 @@ struct Interpreter<Context: Sendable>: Sendable {
         try endFlow(at: state, path: cursor.path, control: control)
         return outcome.decision
       }
+    }
+  }
+
+  /// Runs a state of the asynchronous loop other than an asynchronous action, condition or
+  /// selection: a dispatch, a final asynchronous multiple condition, or a state with
+  /// modifiers (see `Interpreter+Modifiers.swift`).
+  ///
+  /// Out of line, so that the loop's frame holds none of what these need. A task's async
+  /// frames come from slabs of memory the task allocates (the first inside the task itself),
+  /// so a smaller loop frame means fewer allocations for every dispatch branch's task.
+  @inlinable @inline(never)
+  func runComposite(
+    _ node: Node, at state: Int32, cursor: inout Cursor<Context>, context: inout Context,
+    control: RunControl
+  ) async throws(RunError) -> ModifiedStep {
+    switch node.kind {
+    case .dispatch:
+      try await runDispatch(
+        graph.dispatches[Int(node.alternative)], at: state, cursor: &cursor,
+        context: &context, control: control)
+      return .decided(.next)
+    case .asyncDecideKey:
+      // Final by construction.
+      return .ended(
+        try await decideKey(node, at: state, cursor: &cursor, context: &context, control: control))
+    case .modified:
+      // Timeouts, retries and catch routes: see `Interpreter+Modifiers.swift`.
+      return try await runModified(
+        node, at: state, cursor: &cursor, context: &context, control: control)
+    case .pass, .action, .condition, .select, .decideKey, .callAction, .callCondition,
+      .asyncAction, .asyncCondition, .asyncSelect:
+      preconditionFailure("the asynchronous loop runs these itself")
     }
   }
 
@@ -442,6 +465,70 @@ struct Interpreter<Context: Sendable>: Sendable {
     return .key(key)
   }
 
+  /// Runs branch `index` of the dispatch at `state` from its start, `start`, on `context`,
+  /// as a child task's body, and returns how it ended.
+  ///
+  /// Out of line, and apart from ``resumeBranch(_:from:of:parentFlow:control:ends:)``, so
+  /// that a branch's frames hold only what it runs (see
+  /// ``runComposite(_:at:cursor:context:control:)``).
+  @inlinable @inline(never)
+  func runBranch(
+    _ index: Int, at start: Int32, context: Context, of state: Int32, parentFlow: Int32,
+    control: RunControl, ends: BranchEnds<Context>?
+  ) async -> BranchOutcome<Context> {
+    var branchContext = context
+    var branch = Cursor<Context>(at: start, stepLimit: stepLimit)
+    if let monitor = control.monitor {
+      branch.flow = monitor.branchStarted(
+        index, of: state, from: parentFlow, context: branchContext)
+    }
+    do throws(RunError) {
+      _ = try await run(cursor: &branch, context: &branchContext, control: control)
+    } catch {
+      ends?.failed(index, flow: branch.flow)
+      return BranchOutcome(index: index, result: .failure(error))
+    }
+    return branchEnded(
+      index, of: state, branch: branch, context: branchContext, control: control, ends: ends)
+  }
+
+  /// Runs a retried branch that failed from where it stopped (`point`): as
+  /// ``runBranch(_:at:context:of:parentFlow:control:ends:)``.
+  @inlinable @inline(never)
+  func resumeBranch(
+    _ index: Int, from point: FlowResumePoint<Context>, of state: Int32, parentFlow: Int32,
+    control: RunControl, ends: BranchEnds<Context>?
+  ) async -> BranchOutcome<Context> {
+    var branchContext = point.context
+    var branch = Cursor(resuming: point, stepLimit: stepLimit)
+    if let monitor = control.monitor {
+      branch.flow = monitor.branchStarted(
+        index, of: state, from: parentFlow, context: branchContext)
+    }
+    do throws(RunError) {
+      _ = try await resume(point, cursor: &branch, context: &branchContext, control: control)
+    } catch {
+      ends?.failed(index, flow: branch.flow)
+      return BranchOutcome(index: index, result: .failure(error))
+    }
+    return branchEnded(
+      index, of: state, branch: branch, context: branchContext, control: control, ends: ends)
+  }
+
+  /// How a branch that ended at a final state ends: reported, recorded for a retry.
+  @inlinable
+  func branchEnded(
+    _ index: Int, of state: Int32, branch: consuming Cursor<Context>, context: Context,
+    control: RunControl, ends: BranchEnds<Context>?
+  ) -> BranchOutcome<Context> {
+    if let monitor = control.monitor {
+      monitor.branchEnded(index, of: state, flow: branch.flow)
+    }
+    let done = FinishedBranch(context: context, path: branch.path.finish())
+    ends?.finished(index, done)
+    return BranchOutcome(index: index, result: .success(done))
+  }
+
   /// Runs a dispatch's branches as child tasks, each with a cursor of its own, then joins
   /// the ones that succeeded in declaration order.
   ///
@@ -450,7 +537,7 @@ struct Interpreter<Context: Sendable>: Sendable {
   /// theirs. The branches share one ``RunControl``, raised when the dispatching task is
   /// cancelled, when a branch fails beyond the join policy's tolerance, or when the
   /// policy's quorum is met; every branch reads it at each boundary.
-  @inlinable
+  @inlinable @inline(never)
   func runDispatch(
     _ plan: DispatchPlan, at state: Int32, cursor: inout Cursor<Context>,
     context: inout Context, control parent: RunControl,
@@ -508,32 +595,16 @@ struct Interpreter<Context: Sendable>: Sendable {
             let point = resumed?.points[index]
             running += 1
             group.addTask { [branchContext] in
-              var branchContext = point?.context ?? branchContext
-              var branch =
-                point.map { Cursor(resuming: $0, stepLimit: interpreter.stepLimit) }
-                ?? Cursor<Context>(at: start, stepLimit: interpreter.stepLimit)
-              if let monitor = control.monitor {
-                branch.flow = monitor.branchStarted(
-                  index, of: state, from: parentFlow, context: branchContext)
+              // Each way in its own function, so that a branch's frames hold only what it
+              // runs (see `runBranch`).
+              if let point {
+                return await interpreter.resumeBranch(
+                  index, from: point, of: state, parentFlow: parentFlow, control: control,
+                  ends: ends)
               }
-              do throws(RunError) {
-                if let point {
-                  _ = try await interpreter.resume(
-                    point, cursor: &branch, context: &branchContext, control: control)
-                } else {
-                  _ = try await interpreter.run(
-                    cursor: &branch, context: &branchContext, control: control)
-                }
-                if let monitor = control.monitor {
-                  monitor.branchEnded(index, of: state, flow: branch.flow)
-                }
-                let done = FinishedBranch(context: branchContext, path: branch.path.finish())
-                ends?.finished(index, done)
-                return BranchOutcome(index: index, result: .success(done))
-              } catch {
-                ends?.failed(index, flow: branch.flow)
-                return BranchOutcome(index: index, result: .failure(error))
-              }
+              return await interpreter.runBranch(
+                index, at: start, context: branchContext, of: state, parentFlow: parentFlow,
+                control: control, ends: ends)
             }
           }
           return nil
