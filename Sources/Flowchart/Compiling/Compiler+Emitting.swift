@@ -48,8 +48,7 @@ extension Compiler {
     return CompiledChart(
       declarations: declarations, nodes: nodes, codeBoxes: codeBoxes, dispatches: dispatches,
       subflowStates: subflowStates, records: records, exits: exits, keyLabels: keyLabels,
-      start: start,
-      entryPoints: entryPoints, asynchronousStates: asynchronousStates)
+      start: start, entryPoints: entryPoints, asynchronousStates: asynchronousStates)
   }
 
   /// Points `node` at `code`'s box, which the chart keeps alive.

@@ -45,8 +45,8 @@ extension Graph {
         precondition(
           callSites.indices.contains(Int(node.call)), "a subflow run in place has a site")
         let site = callSites[Int(node.call)]
-        let inner = UnsafeBufferPointer(start: site.nodes, count: Int(site.start) + 1)
-        precondition(!inner[Int(site.start)].kind.suspends, "a chart run in place is synchronous")
+        precondition(
+          !site.nodes[Int(site.start)].kind.suspends, "a chart run in place is synchronous")
       }
     }
   }

@@ -211,8 +211,12 @@ struct Interpreter<Context: Sendable>: Sendable {
   /// The boundary before `state` of a subflow's chart run in place, at a checkpoint of its
   /// path: ``enterAtCheckpoint(_:path:)`` in the subflow's chart, whose failure (a
   /// cancellation, the subflow's step limit) names the chart's states.
+  ///
+  /// A visit of more than one state comes here at its second state, so the subflow's chart
+  /// (two dynamic casts away) is looked up only to word a failure.
   @usableFromInline @inline(never)
   func enterInPlace(_ state: Int32, path: inout PathRecorder, caller: Int32) throws(RunError) {
+    if !Task.isCancelled, path.recordSlowly(state) { return }
     try Interpreter(graph: inPlaceGraph(of: caller), stepLimit: path.limit)
       .enterAtCheckpoint(state, path: &path)
   }
