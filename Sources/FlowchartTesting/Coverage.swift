@@ -158,7 +158,7 @@ public final class Coverage<Context: Sendable>: Sendable {
   public func expectComplete(sourceLocation: Testing.SourceLocation = #_sourceLocation) {
     let gaps = gaps
     guard !gaps.isEmpty else { return }
-    Issue.record(Comment(rawValue: report), sourceLocation: sourceLocation)
+    IssueReporting.report(report, sourceLocation: sourceLocation)
   }
 }
 

@@ -97,14 +97,15 @@ public func expectDefinitionError<Context>(
   let error: DefinitionError
   do {
     let chart = try compile()
-    Issue.record(
-      Comment(rawValue: "Expected a DefinitionError, but the chart compiled:\n\(chart)"),
+    IssueReporting.report(
+      "Expected a DefinitionError, but the chart compiled:\n\(chart)",
       sourceLocation: sourceLocation)
     return nil
   } catch let thrown as DefinitionError {
     error = thrown
   } catch {
-    Issue.record(error, "Expected a DefinitionError", sourceLocation: sourceLocation)
+    IssueReporting.report(
+      "Expected a DefinitionError", error: error, sourceLocation: sourceLocation)
     return nil
   }
   let matches =
@@ -115,8 +116,7 @@ public func expectDefinitionError<Context>(
       ["The definition error lists other problems than expected.", "Expected:"]
       + expected.map { "  \($0)" } + ["Reported:"] + error.problems.map { "  \($0.summary)" }
       + ["Error:", "\(error)"]
-    Issue.record(
-      Comment(rawValue: report.joined(separator: "\n")), sourceLocation: sourceLocation)
+    IssueReporting.report(report.joined(separator: "\n"), sourceLocation: sourceLocation)
   }
   return error
 }

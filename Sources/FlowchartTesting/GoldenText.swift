@@ -115,7 +115,7 @@ public func expectText(
   sourceLocation: Testing.SourceLocation = #_sourceLocation
 ) {
   guard let report = GoldenText.difference(actual: actual, expected: expected) else { return }
-  Issue.record(Comment(rawValue: report), sourceLocation: sourceLocation)
+  IssueReporting.report(report, sourceLocation: sourceLocation)
 }
 
 /// Expects `actual` to equal the golden file at `path`, relative to the directory of the
@@ -139,7 +139,7 @@ public func expectText(
 ) {
   guard let report = GoldenText.fileDifference(actual: actual, path: path, filePath: filePath)
   else { return }
-  Issue.record(Comment(rawValue: report), sourceLocation: sourceLocation)
+  IssueReporting.report(report, sourceLocation: sourceLocation)
 }
 
 /// Expects `chart` to print as `expected`, the tree written one state per line, as a

@@ -155,9 +155,9 @@ extension Flowchart {
   ///   exponentially with the number of decisions.
   public func routes(from start: StateID? = nil, cycles: Int = 0) -> [Route] {
     if cycles < 0 {
-      Issue.record(
-        "routes(cycles: \(cycles)) asks for a negative number of turns round a cycle; counting 0 instead. Pass 0 or more."
-      )
+      IssueReporting.report(
+        "routes(cycles: \(cycles)) asks for a negative number of turns round a cycle; counting 0 instead. Pass 0 or more.",
+        sourceLocation: #_sourceLocation)
     }
     var walker = RouteWalker(chart: self, visitLimit: max(cycles, 0) + 1)
     let from = start ?? self.start

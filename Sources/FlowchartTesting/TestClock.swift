@@ -130,7 +130,7 @@ public struct TestClock: Clock, Sendable {
     by duration: Swift.Duration, sourceLocation: Testing.SourceLocation = #_sourceLocation
   ) -> Int {
     guard duration >= .zero else {
-      Issue.record(
+      IssueReporting.report(
         "A test clock cannot go back: advance(by: \(duration)) was asked. Advance by zero or more.",
         sourceLocation: sourceLocation)
       return 0

@@ -56,15 +56,15 @@ struct GoldenTextTests {
   @Test func aFailingExpectationRecordsTheDiffAtItsOwnLine() throws {
     let chart = try healthWorkflow()
     let line = #line + 2
-    withKnownIssue {
+    let issues = IssueReporting.recording {
       expectTree(chart, matches: "Willing to exercise? (S)")
-    } matching: { issue in
-      let comment = issue.comments.map(\.rawValue).joined()
-      return issue.sourceLocation?.line == line
-        && issue.sourceLocation?.fileName == "GoldenTextTests.swift"
-        && comment.contains("+ Y- Lift weights (A)")
-        && comment.contains("  Willing to exercise? (S)")
     }
+    let issue = try #require(issues.first)
+    #expect(issues.count == 1)
+    #expect(issue.sourceLocation.line == line)
+    #expect(issue.sourceLocation.fileName == "GoldenTextTests.swift")
+    #expect(issue.comment.contains("+ Y- Lift weights (A)"))
+    #expect(issue.comment.contains("  Willing to exercise? (S)"))
   }
 
   @Test func anInsertedLineShowsAsOneAddition() {
