@@ -40,6 +40,37 @@ struct WaitDecisionTests {
     }
   }
 
+  @Test func theValueTypeCanBeInferredFromTheClosure() async throws {
+    // swift-format-ignore
+    let chart = try Flowchart<Order> {
+      Wait("Approved?") { (order: inout Order, approved: Bool) in
+        order.log.append("answer \(approved)")
+        return approved
+      } yes: {
+        Wait("Delivery") { (order: inout Order, delivery: Delivery) in
+          order.log.append("chose \(delivery)")
+          return delivery
+        } exits: {
+          Case(Delivery.pickUp) { Action("Hold at the desk", isFinal: true) { _ in } }
+          Default { Action("Call the courier", isFinal: true) { _ in } }
+        }
+      } no: {
+        Wait("Note", isFinal: true) { (order: inout Order, note: String) in
+          order.log.append(note)
+        }
+      }
+    }
+    let handle = chart.start(with: Order(), isPaused: true)
+    #expect(try handle.send(true, to: "Approved?"))
+    #expect(try handle.send(Delivery.post, to: "Delivery"))
+    // A value of another type than the state waits for is refused.
+    #expect(throws: InputError.self) { try handle.send("late", to: "Delivery") }
+    handle.resume()
+    let result = try await handle.result
+    #expect(result.context.log == ["answer true", "chose post"])
+    #expect(result.finalStateName == "Call the courier")
+  }
+
   @Test(arguments: [true, false])
   func decidesYesOrNoWithAValueSentBeforeTheStateIsReached(approved: Bool) async throws {
     let chart = try Self.approvalChart()

@@ -31,14 +31,15 @@ public struct Wait<Context: Sendable, Input: Sendable>: FlowComponent, Sendable 
   /// - Parameters:
   ///   - name: The label shown in printed trees, errors and results, and the name
   ///     ``RunHandle/send(_:to:)-(_,String)`` addresses; it must then be unique.
-  ///   - type: The type of the value the state waits for.
+  ///   - type: The type of the value the state waits for; leave it out when the closure
+  ///     names it (`{ (order: inout Order, approved: Bool) in … }`).
   ///   - isFinal: Whether the flow ends after the value is applied.
   ///   - fileID: The file of the declaration, for definition errors; keep the default.
   ///   - line: The line of the declaration, for definition errors; keep the default.
   ///   - apply: Applies the value to the run's context; an error it throws ends the run.
   public init(
     _ name: String,
-    for type: Input.Type,
+    for type: Input.Type = Input.self,
     isFinal: Bool = false,
     fileID: String = #fileID,
     line: Int = #line,

@@ -20,7 +20,8 @@ extension Wait {
   /// - Parameters:
   ///   - name: The label shown in printed trees, errors and results, and the name
   ///     ``RunHandle/send(_:to:)-(_,String)`` addresses; it must then be unique.
-  ///   - type: The type of the value the state waits for.
+  ///   - type: The type of the value the state waits for; leave it out when the closure
+  ///     names it (`{ (order: inout Order, approved: Bool) in … }`).
   ///   - fileID: The file of the declaration, for definition errors; keep the default.
   ///   - line: The line of the declaration, for definition errors; keep the default.
   ///   - decide: Applies the value to the run's context and returns `true` to follow
@@ -29,7 +30,7 @@ extension Wait {
   ///   - no: The states to run when the decision is `false`.
   public init(
     _ name: String,
-    for type: Input.Type,
+    for type: Input.Type = Input.self,
     fileID: String = #fileID,
     line: Int = #line,
     _ decide: @escaping @Sendable (inout Context, Input) throws -> Bool,
@@ -69,7 +70,8 @@ extension Wait {
   /// - Parameters:
   ///   - name: The label shown in printed trees, errors and results, and the name
   ///     ``RunHandle/send(_:to:)-(_,String)`` addresses; it must then be unique.
-  ///   - type: The type of the value the state waits for.
+  ///   - type: The type of the value the state waits for; leave it out when the closure
+  ///     names it (`{ (order: inout Order, approved: Bool) in … }`).
   ///   - fileID: The file of the declaration, for definition errors; keep the default.
   ///   - line: The line of the declaration, for definition errors; keep the default.
   ///   - select: Applies the value to the run's context and returns the key whose exit the
@@ -78,7 +80,7 @@ extension Wait {
   ///     ``Default``.
   public init<Key: Hashable & Sendable>(
     _ name: String,
-    for type: Input.Type,
+    for type: Input.Type = Input.self,
     fileID: String = #fileID,
     line: Int = #line,
     _ select: @escaping @Sendable (inout Context, Input) throws -> Key,
