@@ -8,10 +8,9 @@ extension Dispatch {
   /// Declares a dispatch whose branches' changes to the context are dropped, and which
   /// tells `report` how each branch ended.
   ///
-  /// The other parameters are those of the dispatch without `merge` or `report`.
-  ///
-  /// - Parameter report: Called once the dispatch has succeeded, with the context and a
-  ///   ``DispatchReport`` of its branches. An error it throws ends the run.
+  /// `report` is called once the dispatch has succeeded, with the context and a
+  /// ``DispatchReport`` of its branches; an error it throws ends the run. The other
+  /// parameters are those of the dispatch without `merge` or `report`.
   public init(
     _ name: String,
     isFinal: Bool = false,
@@ -31,13 +30,10 @@ extension Dispatch {
   /// Declares a dispatch that folds each succeeded branch's context back with `merge`, then
   /// tells `report` how each branch ended.
   ///
-  /// The other parameters are those of the dispatch without `merge` or `report`.
-  ///
-  /// - Parameters:
-  ///   - merge: Called once per succeeded branch, in declaration order, with the running
-  ///     context and that branch's final copy. An error it throws ends the run.
-  ///   - report: Called after the merges, with the context and a ``DispatchReport`` of
-  ///     the branches. An error it throws ends the run.
+  /// `merge` is called once per succeeded branch, in declaration order, with the running
+  /// context and that branch's final copy; `report` after the merges, with the context and
+  /// a ``DispatchReport`` of the branches. An error either throws ends the run. The other
+  /// parameters are those of the dispatch without `merge` or `report`.
   public init(
     _ name: String,
     isFinal: Bool = false,
@@ -60,14 +56,11 @@ extension Dispatch {
   /// which also receives the context as it was before the dispatch, then tells `report`
   /// how each branch ended.
   ///
-  /// The other parameters are those of the dispatch without `merge` or `report`.
-  ///
-  /// - Parameters:
-  ///   - merge: Called once per succeeded branch, in declaration order, with the running
-  ///     context, that branch's final copy, and the context as it was before the dispatch.
-  ///     An error it throws ends the run.
-  ///   - report: Called after the merges, with the context and a ``DispatchReport`` of
-  ///     the branches. An error it throws ends the run.
+  /// `merge` is called once per succeeded branch, in declaration order, with the running
+  /// context, that branch's final copy, and the context as it was before the dispatch;
+  /// `report` after the merges, with the context and a ``DispatchReport`` of the branches.
+  /// An error either throws ends the run. The other parameters are those of the dispatch
+  /// without `merge` or `report`.
   public init(
     _ name: String,
     isFinal: Bool = false,

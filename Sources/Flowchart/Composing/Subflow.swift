@@ -101,13 +101,9 @@ public struct Subflow<Context: Sendable>: FlowComponent, Sendable {
   /// Declares a subflow used as a condition: the inner run ends at a final condition, and
   /// its decision picks the exit.
   ///
-  /// The other parameters are those of the subflow used as an action.
-  ///
-  /// - Parameters:
-  ///   - isFinal: Whether the outer flow ends after the subflow. A final subflow has no
-  ///     exits: declaring them is a definition error.
-  ///   - yes: The states to run when the inner run ends deciding yes.
-  ///   - no: The states to run when it ends deciding no.
+  /// The outer run follows `yes` when the inner run ends deciding yes, `no` when it ends
+  /// deciding no. A final subflow (`isFinal: true`) has no exits: declaring them is a
+  /// definition error. The other parameters are those of the subflow used as an action.
   public init<Inner: Sendable>(
     _ name: String,
     isFinal: Bool = false,
@@ -127,10 +123,9 @@ public struct Subflow<Context: Sendable>: FlowComponent, Sendable {
   /// Declares a subflow used as a multiple condition: the name of the final state the inner
   /// run ends at is the key.
   ///
-  /// The other parameters are those of the subflow used as an action.
-  ///
-  /// - Parameter exits: A ``Case`` per name of a top-level final state of `chart` (or a
-  ///   ``Default`` for those without one).
+  /// `exits` holds a ``Case`` per name of a top-level final state of `chart`, or a
+  /// ``Default`` for those without one. The other parameters are those of the subflow used
+  /// as an action.
   public init<Inner: Sendable>(
     _ name: String,
     isFinal: Bool = false,

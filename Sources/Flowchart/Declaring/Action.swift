@@ -43,11 +43,9 @@ public struct Action<Context: Sendable>: FlowComponent, Sendable {
 
   /// Declares an action that runs asynchronous work on the context.
   ///
-  /// The run awaits the work before it goes on. Cancelling the run's task reaches the
+  /// The run awaits `perform` before it goes on. Cancelling the run's task reaches the
   /// work through `Task.isCancelled` and `Task.checkCancellation()`. The other parameters
   /// are those of the synchronous form.
-  ///
-  /// - Parameter perform: The asynchronous work.
   @inlinable
   public init(
     _ name: String,
@@ -65,7 +63,8 @@ public struct Action<Context: Sendable>: FlowComponent, Sendable {
   /// Action("Log") { logger.info("checked out") }
   /// ```
   ///
-  /// - Parameter perform: The work. An error it throws ends the run with a ``RunError``.
+  /// An error `perform` throws ends the run with a ``RunError``. The other parameters are
+  /// those of the forms that take the context.
   @inlinable
   public init(
     _ name: String,
@@ -84,7 +83,8 @@ public struct Action<Context: Sendable>: FlowComponent, Sendable {
   /// Action("Wait") { try await Task.sleep(for: .seconds(1)) }
   /// ```
   ///
-  /// - Parameter perform: The asynchronous work.
+  /// The run awaits `perform` before it goes on. The other parameters are those of the
+  /// forms that take the context.
   @inlinable
   public init(
     _ name: String,

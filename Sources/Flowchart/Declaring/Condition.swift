@@ -51,9 +51,8 @@ public struct Condition<Context: Sendable>: FlowComponent, Sendable {
 
   /// Declares a condition with an asynchronous decision and its two exits.
   ///
-  /// The run awaits the decision. The other parameters are those of the synchronous form.
-  ///
-  /// - Parameter decide: Returns `true` to follow `yes`, `false` to follow `no`.
+  /// The run awaits `decide`, then follows `yes` when it returns `true` and `no` when it
+  /// returns `false`. The other parameters are those of the synchronous form.
   @inlinable
   public init(
     _ name: String,
@@ -80,9 +79,8 @@ public struct Condition<Context: Sendable>: FlowComponent, Sendable {
   /// Action("Check out", isFinal: true)
   /// ```
   ///
-  /// - Parameters:
-  ///   - decide: Returns `true` to follow `yes`, `false` to go on after the condition.
-  ///   - yes: The states to run when the decision is `true`.
+  /// The run follows `yes` when `decide` returns `true`. The other parameters are those of
+  /// the condition with two exits.
   @inlinable
   public init(
     _ name: String,
@@ -99,9 +97,8 @@ public struct Condition<Context: Sendable>: FlowComponent, Sendable {
   /// Declares a condition with an asynchronous decision and only a `yes` exit: when the
   /// decision is `false`, the flow goes on to what follows the condition.
   ///
-  /// - Parameters:
-  ///   - decide: Returns `true` to follow `yes`, `false` to go on after the condition.
-  ///   - yes: The states to run when the decision is `true`.
+  /// The run awaits `decide`, then follows `yes` when it returns `true`. The other
+  /// parameters are those of the condition with two exits.
   @inlinable
   public init(
     _ name: String,

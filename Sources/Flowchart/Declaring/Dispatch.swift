@@ -120,10 +120,9 @@ public struct Dispatch<Context: Sendable>: FlowComponent, Sendable {
 
   /// Declares a dispatch that folds each branch's context back with `merge`.
   ///
-  /// The other parameters are those of the dispatch without `merge`.
-  ///
-  /// - Parameter merge: Called once per branch, in declaration order, with the running
-  ///   context and that branch's final copy. An error it throws ends the run.
+  /// `merge` is called once per branch, in declaration order, with the running context and
+  /// that branch's final copy; an error it throws ends the run. The other parameters are
+  /// those of the dispatch without `merge`.
   public init(
     _ name: String,
     isFinal: Bool = false,
@@ -144,12 +143,11 @@ public struct Dispatch<Context: Sendable>: FlowComponent, Sendable {
   ///
   /// Each branch starts from a copy of `original`, so what a branch added is what its copy
   /// holds beyond `original`: `context.log += branch.log.dropFirst(original.log.count)`
-  /// appends each branch's entries once. The other parameters are those of the dispatch
-  /// without `merge`.
+  /// appends each branch's entries once.
   ///
-  /// - Parameter merge: Called once per branch, in declaration order, with the running
-  ///   context, that branch's final copy, and the context as it was before the dispatch.
-  ///   An error it throws ends the run.
+  /// `merge` is called once per branch, in declaration order, with the running context,
+  /// that branch's final copy, and the context as it was before the dispatch; an error it
+  /// throws ends the run. The other parameters are those of the dispatch without `merge`.
   public init(
     _ name: String,
     isFinal: Bool = false,

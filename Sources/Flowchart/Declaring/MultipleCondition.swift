@@ -65,9 +65,8 @@ public struct MultipleCondition<Context: Sendable, Key: Hashable & Sendable>: Fl
 
   /// Declares a multiple condition with an asynchronous decision and its keyed exits.
   ///
-  /// The run awaits the decision. The other parameters are those of the synchronous form.
-  ///
-  /// - Parameter decide: Returns the key whose exit the run follows.
+  /// The run awaits `decide`, then follows the exit of the key it returns. The other
+  /// parameters are those of the synchronous form.
   public init(
     _ name: String,
     isFinal: Bool = false,
