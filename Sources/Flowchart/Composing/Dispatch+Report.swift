@@ -8,16 +8,9 @@ extension Dispatch {
   /// Declares a dispatch whose branches' changes to the context are dropped, and which
   /// tells `report` how each branch ended.
   ///
-  /// - Parameters:
-  ///   - name: The label shown in printed trees, errors and results.
-  ///   - isFinal: Whether the flow ends once the branches have ended.
-  ///   - maxConcurrency: How many branches may run at once, at least 1; `nil` for all.
-  ///   - join: How many branches must succeed (see ``JoinPolicy``); every one by default.
-  ///   - fileID: The file of the declaration, for definition errors; keep the default.
-  ///   - line: The line of the declaration, for definition errors; keep the default.
-  ///   - branches: The ``Branch`` declarations, in order.
-  ///   - report: Called once the dispatch has succeeded, with the context and a
-  ///     ``DispatchReport`` of its branches. An error it throws ends the run.
+  /// `report` is called once the dispatch has succeeded, with the context and a
+  /// ``DispatchReport`` of its branches; an error it throws ends the run. The other
+  /// parameters are those of the dispatch without `merge` or `report`.
   public init(
     _ name: String,
     isFinal: Bool = false,
@@ -37,18 +30,10 @@ extension Dispatch {
   /// Declares a dispatch that folds each succeeded branch's context back with `merge`, then
   /// tells `report` how each branch ended.
   ///
-  /// - Parameters:
-  ///   - name: The label shown in printed trees, errors and results.
-  ///   - isFinal: Whether the flow ends once the branches have ended.
-  ///   - maxConcurrency: How many branches may run at once, at least 1; `nil` for all.
-  ///   - join: How many branches must succeed (see ``JoinPolicy``); every one by default.
-  ///   - fileID: The file of the declaration, for definition errors; keep the default.
-  ///   - line: The line of the declaration, for definition errors; keep the default.
-  ///   - merge: Called once per succeeded branch, in declaration order, with the running
-  ///     context and that branch's final copy. An error it throws ends the run.
-  ///   - branches: The ``Branch`` declarations, in order.
-  ///   - report: Called after the merges, with the context and a ``DispatchReport`` of
-  ///     the branches. An error it throws ends the run.
+  /// `merge` is called once per succeeded branch, in declaration order, with the running
+  /// context and that branch's final copy; `report` after the merges, with the context and
+  /// a ``DispatchReport`` of the branches. An error either throws ends the run. The other
+  /// parameters are those of the dispatch without `merge` or `report`.
   public init(
     _ name: String,
     isFinal: Bool = false,
@@ -63,27 +48,19 @@ extension Dispatch {
       Void
   ) {
     self.init(
-      name, isFinal, maxConcurrency, join, fileID, line,
-      { context, branch, _ in try merge(&context, branch) }, ReportBox(report), branches())
+      name, isFinal, maxConcurrency, join, fileID, line, Self.ignoringOriginal(merge),
+      ReportBox(report), branches())
   }
 
   /// Declares a dispatch that folds each succeeded branch's context back with `merge`,
   /// which also receives the context as it was before the dispatch, then tells `report`
   /// how each branch ended.
   ///
-  /// - Parameters:
-  ///   - name: The label shown in printed trees, errors and results.
-  ///   - isFinal: Whether the flow ends once the branches have ended.
-  ///   - maxConcurrency: How many branches may run at once, at least 1; `nil` for all.
-  ///   - join: How many branches must succeed (see ``JoinPolicy``); every one by default.
-  ///   - fileID: The file of the declaration, for definition errors; keep the default.
-  ///   - line: The line of the declaration, for definition errors; keep the default.
-  ///   - merge: Called once per succeeded branch, in declaration order, with the running
-  ///     context, that branch's final copy, and the context as it was before the dispatch.
-  ///     An error it throws ends the run.
-  ///   - branches: The ``Branch`` declarations, in order.
-  ///   - report: Called after the merges, with the context and a ``DispatchReport`` of
-  ///     the branches. An error it throws ends the run.
+  /// `merge` is called once per succeeded branch, in declaration order, with the running
+  /// context, that branch's final copy, and the context as it was before the dispatch;
+  /// `report` after the merges, with the context and a ``DispatchReport`` of the branches.
+  /// An error either throws ends the run. The other parameters are those of the dispatch
+  /// without `merge` or `report`.
   public init(
     _ name: String,
     isFinal: Bool = false,

@@ -94,44 +94,16 @@ public struct Subflow<Context: Sendable>: FlowComponent, Sendable {
     line: Int = #line
   ) {
     self.init(
-      name, isFinal: isFinal, running: chart, context: context, stepLimit: stepLimit,
-      fileID: fileID, line: line,
-      innerRun: Self.synchronousRun(of: chart, mapping: context, stepLimit: stepLimit))
-  }
-
-  /// ``init(_:isFinal:running:context:stepLimit:fileID:line:)`` with the inner run made by
-  /// the caller, specialized for both contexts.
-  @usableFromInline
-  init<Inner: Sendable>(
-    _ name: String, isFinal: Bool, running chart: Flowchart<Inner>,
-    context: ContextMapping<Context, Inner>, stepLimit: Int?, fileID: String, line: Int,
-    innerRun: @escaping SubflowRun<Context, Inner>.SynchronousRun
-  ) {
-    let run = SubflowRun(
-      chart: chart, mapping: context, stepLimit: stepLimit)
-    let code =
-      chart.isSynchronous
-      ? DeclaredCode(.action, ActionBox<Context> { outer in _ = try innerRun(&outer) })
-      : DeclaredCode(.asyncAction, AsyncActionBox<Context> { outer in _ = try await run(&outer) })
-    declaration = .state(
-      name, isFinal: isFinal, fileID: fileID, line: line, kind: .subflow, body: .next,
-      code: code, attachment: run)
+      name, isFinal, chart, context, stepLimit, fileID, line,
+      Self.synchronousRun(of: chart, mapping: context, stepLimit: stepLimit), .next)
   }
 
   /// Declares a subflow used as a condition: the inner run ends at a final condition, and
   /// its decision picks the exit.
   ///
-  /// - Parameters:
-  ///   - name: The label shown in printed trees, errors and results.
-  ///   - isFinal: Whether the outer flow ends after the subflow. A final subflow has no
-  ///     exits: declaring them is a definition error.
-  ///   - chart: The chart to run.
-  ///   - context: How the inner context is taken from the outer one and written back.
-  ///   - stepLimit: A step limit for the inner run, or `nil` for none.
-  ///   - yes: The states to run when the inner run ends deciding yes.
-  ///   - no: The states to run when it ends deciding no.
-  ///   - fileID: The file of the declaration, for definition errors; keep the default.
-  ///   - line: The line of the declaration, for definition errors; keep the default.
+  /// The outer run follows `yes` when the inner run ends deciding yes, `no` when it ends
+  /// deciding no. A final subflow (`isFinal: true`) has no exits: declaring them is a
+  /// definition error. The other parameters are those of the subflow used as an action.
   public init<Inner: Sendable>(
     _ name: String,
     isFinal: Bool = false,
@@ -144,51 +116,16 @@ public struct Subflow<Context: Sendable>: FlowComponent, Sendable {
     @FlowBuilder<Context> no: () -> [Declaration<Context>]
   ) {
     self.init(
-      name, isFinal: isFinal, running: chart, context: context, stepLimit: stepLimit,
-      fileID: fileID, line: line,
-      innerRun: Self.synchronousRun(of: chart, mapping: context, stepLimit: stepLimit),
-      yes: yes, no: no)
-  }
-
-  /// ``init(_:isFinal:running:context:stepLimit:fileID:line:yes:no:)`` with the inner run
-  /// made by the caller, specialized for both contexts.
-  @usableFromInline
-  init<Inner: Sendable>(
-    _ name: String, isFinal: Bool, running chart: Flowchart<Inner>,
-    context: ContextMapping<Context, Inner>, stepLimit: Int?, fileID: String, line: Int,
-    innerRun: @escaping SubflowRun<Context, Inner>.SynchronousRun,
-    yes: () -> [Declaration<Context>], no: () -> [Declaration<Context>]
-  ) {
-    let run = SubflowRun(
-      chart: chart, mapping: context, stepLimit: stepLimit)
-    let code =
-      chart.isSynchronous
-      ? DeclaredCode(
-        .condition,
-        ConditionBox<Context> { outer in try run.decision(of: innerRun(&outer)) })
-      : DeclaredCode(
-        .asyncCondition,
-        AsyncConditionBox<Context> { outer in try await run.decision(of: run(&outer)) })
-    declaration = .state(
-      name, isFinal: isFinal, fileID: fileID, line: line, kind: .subflow,
-      body: .yesNo(yes: yes().map { $0.node }, no: no().map { $0.node }, hasExits: true),
-      code: code,
-      attachment: run)
+      name, isFinal, chart, context, stepLimit, fileID, line,
+      Self.synchronousRun(of: chart, mapping: context, stepLimit: stepLimit), .yesNo(yes(), no()))
   }
 
   /// Declares a subflow used as a multiple condition: the name of the final state the inner
   /// run ends at is the key.
   ///
-  /// - Parameters:
-  ///   - name: The label shown in printed trees, errors and results.
-  ///   - isFinal: Whether the outer flow ends after the subflow.
-  ///   - chart: The chart to run.
-  ///   - context: How the inner context is taken from the outer one and written back.
-  ///   - stepLimit: A step limit for the inner run, or `nil` for none.
-  ///   - exits: A ``Case`` per name of a top-level final state of `chart` (or a
-  ///     ``Default`` for those without one).
-  ///   - fileID: The file of the declaration, for definition errors; keep the default.
-  ///   - line: The line of the declaration, for definition errors; keep the default.
+  /// `exits` holds a ``Case`` per name of a top-level final state of `chart`, or a
+  /// ``Default`` for those without one. The other parameters are those of the subflow used
+  /// as an action.
   public init<Inner: Sendable>(
     _ name: String,
     isFinal: Bool = false,
@@ -200,38 +137,69 @@ public struct Subflow<Context: Sendable>: FlowComponent, Sendable {
     @ExitBuilder<Context, String> exits: () -> [KeyedExit<Context, String>]
   ) {
     self.init(
-      name, isFinal: isFinal, running: chart, context: context, stepLimit: stepLimit,
-      fileID: fileID, line: line,
-      innerRun: Self.synchronousRun(of: chart, mapping: context, stepLimit: stepLimit),
-      exits: exits)
+      name, isFinal, chart, context, stepLimit, fileID, line,
+      Self.synchronousRun(of: chart, mapping: context, stepLimit: stepLimit), .keyed(exits()))
   }
 
-  /// ``init(_:isFinal:running:context:stepLimit:fileID:line:exits:)`` with the inner run
-  /// made by the caller, specialized for both contexts.
+  /// What a subflow is used as, with the exits it declares.
+  @usableFromInline
+  enum Shape {
+    /// An action, with one exit to the next state.
+    case next
+    /// A condition, with its `yes` and `no` blocks.
+    case yesNo([Declaration<Context>], [Declaration<Context>])
+    /// A multiple condition, with an exit per name of a final state of the chart.
+    case keyed([KeyedExit<Context, String>])
+  }
+
+  /// The designated initializer, which every public one forwards to with its shape and the
+  /// synchronous inner run it made (see ``synchronousRun(of:mapping:stepLimit:)``),
+  /// specialized for both contexts.
   @usableFromInline
   init<Inner: Sendable>(
-    _ name: String, isFinal: Bool, running chart: Flowchart<Inner>,
-    context: ContextMapping<Context, Inner>, stepLimit: Int?, fileID: String, line: Int,
-    innerRun: @escaping SubflowRun<Context, Inner>.SynchronousRun,
-    exits: () -> [KeyedExit<Context, String>]
+    _ name: String, _ isFinal: Bool, _ chart: Flowchart<Inner>,
+    _ context: ContextMapping<Context, Inner>, _ stepLimit: Int?, _ fileID: String, _ line: Int,
+    _ innerRun: @escaping SubflowRun<Context, Inner>.SynchronousRun, _ shape: Shape
   ) {
-    let run = SubflowRun(
-      chart: chart, mapping: context, stepLimit: stepLimit)
-    let decide: KeyedDecision.Decide<Context, String> =
-      chart.isSynchronous
-      ? .synchronous { outer in try run.finalStateName(of: innerRun(&outer)) }
-      : .asynchronous { outer in try await run.finalStateName(of: run(&outer)) }
-    var finalNames: [String] = []
-    for id in chart.states where chart[id].isFinal && chart[id].isTopLevel {
-      let name = chart[id].name
-      if !finalNames.contains(name) { finalNames.append(name) }
+    let run = SubflowRun(chart: chart, mapping: context, stepLimit: stepLimit)
+    let code: DeclaredCode
+    let body: DeclaredBody
+    switch shape {
+    case .next:
+      code =
+        chart.isSynchronous
+        ? DeclaredCode(.action, ActionBox<Context> { outer in _ = try innerRun(&outer) })
+        : DeclaredCode(.asyncAction, AsyncActionBox<Context> { outer in _ = try await run(&outer) })
+      body = .next
+    case .yesNo(let yes, let no):
+      code =
+        chart.isSynchronous
+        ? DeclaredCode(
+          .condition,
+          ConditionBox<Context> { outer in try run.decision(of: innerRun(&outer)) })
+        : DeclaredCode(
+          .asyncCondition,
+          AsyncConditionBox<Context> { outer in try await run.decision(of: run(&outer)) })
+      body = .yesNo(yes: yes.map { $0.node }, no: no.map { $0.node }, hasExits: true)
+    case .keyed(let exits):
+      let decide: KeyedDecision.Decide<Context, String> =
+        chart.isSynchronous
+        ? .synchronous { outer in try run.finalStateName(of: innerRun(&outer)) }
+        : .asynchronous { outer in try await run.finalStateName(of: run(&outer)) }
+      var finalNames: [String] = []
+      for id in chart.states where chart[id].isFinal && chart[id].isTopLevel {
+        let name = chart[id].name
+        if !finalNames.contains(name) { finalNames.append(name) }
+      }
+      let decision = KeyedDecision(
+        decide, exits: exits,
+        possibleKeys: finalNames.map { (key: $0, text: DisplayText.quoted(name: $0)) })
+      code = .none
+      body = .keyed(decision, hasExits: true)
     }
-    let decision = KeyedDecision(
-      decide, exits: exits(),
-      possibleKeys: finalNames.map { (key: $0, text: DisplayText.quoted(name: $0)) })
     declaration = .state(
-      name, isFinal: isFinal, fileID: fileID, line: line, kind: .subflow,
-      body: .keyed(decision, hasExits: true), attachment: run)
+      name, isFinal: isFinal, fileID: fileID, line: line, kind: .subflow, body: body,
+      code: code, attachment: run)
   }
 }
 

@@ -11,8 +11,10 @@
 /// Action("Done", isFinal: true)
 /// ```
 ///
-/// The work may be synchronous or `async throws`; the overload is chosen from the closure
-/// you write, and synchronous work never suspends the run.
+/// The work may be synchronous or `async throws`, and may take the context or not; the
+/// overload is chosen from the closure you write, and synchronous work never suspends the
+/// run. Every form takes the same `name`, `isFinal`, `fileID` and `line`, described on the
+/// first.
 public struct Action<Context: Sendable>: FlowComponent, Sendable {
   /// The state, as a ``FlowBuilder`` block lists it.
   public let declaration: Declaration<Context>
@@ -36,22 +38,14 @@ public struct Action<Context: Sendable>: FlowComponent, Sendable {
     line: Int = #line,
     _ perform: @escaping @Sendable (inout Context) throws -> Void
   ) {
-    declaration = .state(
-      name, isFinal: isFinal, fileID: fileID, line: line, kind: .action, body: .next,
-      code: DeclaredCode(.action, ActionBox(perform)))
+    self.init(name, isFinal, fileID, line, DeclaredCode(.action, ActionBox(perform)))
   }
 
   /// Declares an action that runs asynchronous work on the context.
   ///
-  /// The run awaits the work before it goes on. Cancelling the run's task reaches the
-  /// work through `Task.isCancelled` and `Task.checkCancellation()`.
-  ///
-  /// - Parameters:
-  ///   - name: The label shown in printed trees, errors and results.
-  ///   - isFinal: Whether the flow ends after this action.
-  ///   - perform: The asynchronous work.
-  ///   - fileID: The file of the declaration, for definition errors; keep the default.
-  ///   - line: The line of the declaration, for definition errors; keep the default.
+  /// The run awaits `perform` before it goes on. Cancelling the run's task reaches the
+  /// work through `Task.isCancelled` and `Task.checkCancellation()`. The other parameters
+  /// are those of the synchronous form.
   @inlinable
   public init(
     _ name: String,
@@ -60,9 +54,7 @@ public struct Action<Context: Sendable>: FlowComponent, Sendable {
     line: Int = #line,
     _ perform: @escaping @Sendable (inout Context) async throws -> Void
   ) {
-    declaration = .state(
-      name, isFinal: isFinal, fileID: fileID, line: line, kind: .action, body: .next,
-      code: DeclaredCode(.asyncAction, AsyncActionBox(perform)))
+    self.init(name, isFinal, fileID, line, DeclaredCode(.asyncAction, AsyncActionBox(perform)))
   }
 
   /// Declares an action whose synchronous work does not touch the context.
@@ -71,12 +63,8 @@ public struct Action<Context: Sendable>: FlowComponent, Sendable {
   /// Action("Log") { logger.info("checked out") }
   /// ```
   ///
-  /// - Parameters:
-  ///   - name: The label shown in printed trees, errors and results.
-  ///   - isFinal: Whether the flow ends after this action.
-  ///   - perform: The work. An error it throws ends the run with a ``RunError``.
-  ///   - fileID: The file of the declaration, for definition errors; keep the default.
-  ///   - line: The line of the declaration, for definition errors; keep the default.
+  /// An error `perform` throws ends the run with a ``RunError``. The other parameters are
+  /// those of the forms that take the context.
   @inlinable
   public init(
     _ name: String,
@@ -85,9 +73,8 @@ public struct Action<Context: Sendable>: FlowComponent, Sendable {
     line: Int = #line,
     _ perform: @escaping @Sendable () throws -> Void
   ) {
-    self.init(name, isFinal: isFinal, fileID: fileID, line: line) { (_: inout Context) in
-      try perform()
-    }
+    self.init(
+      name, isFinal, fileID, line, DeclaredCode(.action, ActionBox<Context> { _ in try perform() }))
   }
 
   /// Declares an action whose asynchronous work does not touch the context.
@@ -96,12 +83,8 @@ public struct Action<Context: Sendable>: FlowComponent, Sendable {
   /// Action("Wait") { try await Task.sleep(for: .seconds(1)) }
   /// ```
   ///
-  /// - Parameters:
-  ///   - name: The label shown in printed trees, errors and results.
-  ///   - isFinal: Whether the flow ends after this action.
-  ///   - perform: The asynchronous work.
-  ///   - fileID: The file of the declaration, for definition errors; keep the default.
-  ///   - line: The line of the declaration, for definition errors; keep the default.
+  /// The run awaits `perform` before it goes on. The other parameters are those of the
+  /// forms that take the context.
   @inlinable
   public init(
     _ name: String,
@@ -110,9 +93,9 @@ public struct Action<Context: Sendable>: FlowComponent, Sendable {
     line: Int = #line,
     _ perform: @escaping @Sendable () async throws -> Void
   ) {
-    self.init(name, isFinal: isFinal, fileID: fileID, line: line) { (_: inout Context) in
-      try await perform()
-    }
+    self.init(
+      name, isFinal, fileID, line,
+      DeclaredCode(.asyncAction, AsyncActionBox<Context> { _ in try await perform() }))
   }
 
   /// Declares an action with no work: a named point of the flow, often a final state that
@@ -128,7 +111,15 @@ public struct Action<Context: Sendable>: FlowComponent, Sendable {
     fileID: String = #fileID,
     line: Int = #line
   ) {
+    self.init(name, isFinal, fileID, line, .none)
+  }
+
+  /// The designated initializer, which every public one forwards to with its code: an
+  /// action's state, with one exit to the next.
+  @inlinable
+  init(_ name: String, _ isFinal: Bool, _ fileID: String, _ line: Int, _ code: DeclaredCode) {
     declaration = .state(
-      name, isFinal: isFinal, fileID: fileID, line: line, kind: .action, body: .next)
+      name, isFinal: isFinal, fileID: fileID, line: line, kind: .action, body: .next,
+      code: code)
   }
 }

@@ -15,6 +15,11 @@
 /// condition in its block, like the end of an `if` statement; an empty branch goes there
 /// directly. A final condition still decides, and the run's result reports the decision,
 /// but it has no exits.
+///
+/// The decision may be synchronous or `async throws`: each shape of exits has both forms,
+/// chosen from the closure you write, and a synchronous decision never suspends the run.
+/// Every form takes the same `name`, `isFinal`, `fileID` and `line`, described on the
+/// first.
 public struct Condition<Context: Sendable>: FlowComponent, Sendable {
   /// The state, as a ``FlowBuilder`` block lists it.
   public let declaration: Declaration<Context>
@@ -40,22 +45,14 @@ public struct Condition<Context: Sendable>: FlowComponent, Sendable {
     @FlowBuilder<Context> yes: () -> [Declaration<Context>],
     @FlowBuilder<Context> no: () -> [Declaration<Context>]
   ) {
-    declaration = .state(
-      name, isFinal: isFinal, fileID: fileID, line: line, kind: .condition,
-      body: .yesNo(yes: yes().map { $0.node }, no: no().map { $0.node }, hasExits: true),
-      code: DeclaredCode(.condition, ConditionBox(decide)))
+    self.init(
+      name, isFinal, fileID, line, DeclaredCode(.condition, ConditionBox(decide)), (yes(), no()))
   }
 
   /// Declares a condition with an asynchronous decision and its two exits.
   ///
-  /// - Parameters:
-  ///   - name: The label shown in printed trees, errors and results.
-  ///   - isFinal: Whether the flow ends after the decision.
-  ///   - decide: Returns `true` to follow `yes`, `false` to follow `no`.
-  ///   - yes: The states to run when the decision is `true`.
-  ///   - no: The states to run when the decision is `false`.
-  ///   - fileID: The file of the declaration, for definition errors; keep the default.
-  ///   - line: The line of the declaration, for definition errors; keep the default.
+  /// The run awaits `decide`, then follows `yes` when it returns `true` and `no` when it
+  /// returns `false`. The other parameters are those of the synchronous form.
   @inlinable
   public init(
     _ name: String,
@@ -66,10 +63,9 @@ public struct Condition<Context: Sendable>: FlowComponent, Sendable {
     @FlowBuilder<Context> yes: () -> [Declaration<Context>],
     @FlowBuilder<Context> no: () -> [Declaration<Context>]
   ) {
-    declaration = .state(
-      name, isFinal: isFinal, fileID: fileID, line: line, kind: .condition,
-      body: .yesNo(yes: yes().map { $0.node }, no: no().map { $0.node }, hasExits: true),
-      code: DeclaredCode(.asyncCondition, AsyncConditionBox(decide)))
+    self.init(
+      name, isFinal, fileID, line, DeclaredCode(.asyncCondition, AsyncConditionBox(decide)),
+      (yes(), no()))
   }
 
   /// Declares a condition with a synchronous decision and only a `yes` exit: when the
@@ -83,14 +79,8 @@ public struct Condition<Context: Sendable>: FlowComponent, Sendable {
   /// Action("Check out", isFinal: true)
   /// ```
   ///
-  /// - Parameters:
-  ///   - name: The label shown in printed trees, errors and results.
-  ///   - isFinal: Whether the flow ends after the decision. A final condition has no
-  ///     exits: declaring them is a definition error.
-  ///   - decide: Returns `true` to follow `yes`, `false` to go on after the condition.
-  ///   - yes: The states to run when the decision is `true`.
-  ///   - fileID: The file of the declaration, for definition errors; keep the default.
-  ///   - line: The line of the declaration, for definition errors; keep the default.
+  /// The run follows `yes` when `decide` returns `true`. The other parameters are those of
+  /// the condition with two exits.
   @inlinable
   public init(
     _ name: String,
@@ -100,19 +90,15 @@ public struct Condition<Context: Sendable>: FlowComponent, Sendable {
     _ decide: @escaping @Sendable (inout Context) throws -> Bool,
     @FlowBuilder<Context> yes: () -> [Declaration<Context>]
   ) {
-    self.init(name, isFinal: isFinal, fileID: fileID, line: line, decide, yes: yes, no: { [] })
+    self.init(
+      name, isFinal, fileID, line, DeclaredCode(.condition, ConditionBox(decide)), (yes(), []))
   }
 
   /// Declares a condition with an asynchronous decision and only a `yes` exit: when the
   /// decision is `false`, the flow goes on to what follows the condition.
   ///
-  /// - Parameters:
-  ///   - name: The label shown in printed trees, errors and results.
-  ///   - isFinal: Whether the flow ends after the decision.
-  ///   - decide: Returns `true` to follow `yes`, `false` to go on after the condition.
-  ///   - yes: The states to run when the decision is `true`.
-  ///   - fileID: The file of the declaration, for definition errors; keep the default.
-  ///   - line: The line of the declaration, for definition errors; keep the default.
+  /// The run awaits `decide`, then follows `yes` when it returns `true`. The other
+  /// parameters are those of the condition with two exits.
   @inlinable
   public init(
     _ name: String,
@@ -122,7 +108,9 @@ public struct Condition<Context: Sendable>: FlowComponent, Sendable {
     _ decide: @escaping @Sendable (inout Context) async throws -> Bool,
     @FlowBuilder<Context> yes: () -> [Declaration<Context>]
   ) {
-    self.init(name, isFinal: isFinal, fileID: fileID, line: line, decide, yes: yes, no: { [] })
+    self.init(
+      name, isFinal, fileID, line, DeclaredCode(.asyncCondition, AsyncConditionBox(decide)),
+      (yes(), []))
   }
 
   /// Declares a condition without exits: usually a final condition whose decision is the
@@ -142,10 +130,7 @@ public struct Condition<Context: Sendable>: FlowComponent, Sendable {
     line: Int = #line,
     _ decide: @escaping @Sendable (inout Context) throws -> Bool
   ) {
-    declaration = .state(
-      name, isFinal: isFinal, fileID: fileID, line: line, kind: .condition,
-      body: .yesNo(yes: [], no: [], hasExits: false),
-      code: DeclaredCode(.condition, ConditionBox(decide)))
+    self.init(name, isFinal, fileID, line, DeclaredCode(.condition, ConditionBox(decide)), nil)
   }
 
   /// Declares a condition without exits whose decision is asynchronous.
@@ -159,9 +144,22 @@ public struct Condition<Context: Sendable>: FlowComponent, Sendable {
     line: Int = #line,
     _ decide: @escaping @Sendable (inout Context) async throws -> Bool
   ) {
+    self.init(
+      name, isFinal, fileID, line, DeclaredCode(.asyncCondition, AsyncConditionBox(decide)), nil)
+  }
+
+  /// The designated initializer, which every public one forwards to with its code: a
+  /// condition's state, with its `yes` and `no` blocks, or `nil` when it declares no exits.
+  @inlinable
+  init(
+    _ name: String, _ isFinal: Bool, _ fileID: String, _ line: Int, _ code: DeclaredCode,
+    _ exits: (yes: [Declaration<Context>], no: [Declaration<Context>])?
+  ) {
+    let body = DeclaredBody.yesNo(
+      yes: exits?.yes.map { $0.node } ?? [], no: exits?.no.map { $0.node } ?? [],
+      hasExits: exits != nil)
     declaration = .state(
-      name, isFinal: isFinal, fileID: fileID, line: line, kind: .condition,
-      body: .yesNo(yes: [], no: [], hasExits: false),
-      code: DeclaredCode(.asyncCondition, AsyncConditionBox(decide)))
+      name, isFinal: isFinal, fileID: fileID, line: line, kind: .condition, body: body,
+      code: code)
   }
 }

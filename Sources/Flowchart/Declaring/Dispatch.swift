@@ -31,6 +31,11 @@
 /// } branches: { … }
 /// ```
 ///
+/// A dispatch is declared without `merge`, with a two-argument or a three-argument one, and
+/// each of those with or without a `report` (see below): the six forms take the same
+/// `name`, `isFinal`, `maxConcurrency`, `join`, `fileID`, `line` and `branches`, described
+/// on the first.
+///
 /// By default (``JoinPolicy/all``), if a branch fails, its siblings are cancelled and the
 /// run ends with that branch's ``RunError``. Run synchronously
 /// (``Flowchart/runSynchronously(with:stepLimit:)``), the branches run one after another,
@@ -115,16 +120,9 @@ public struct Dispatch<Context: Sendable>: FlowComponent, Sendable {
 
   /// Declares a dispatch that folds each branch's context back with `merge`.
   ///
-  /// - Parameters:
-  ///   - name: The label shown in printed trees, errors and results.
-  ///   - isFinal: Whether the flow ends once the branches have ended.
-  ///   - maxConcurrency: How many branches may run at once, at least 1; `nil` for all.
-  ///   - join: How many branches must succeed (see ``JoinPolicy``); every one by default.
-  ///   - merge: Called once per branch, in declaration order, with the running context
-  ///     and that branch's final copy. An error it throws ends the run.
-  ///   - branches: The ``Branch`` declarations, in order.
-  ///   - fileID: The file of the declaration, for definition errors; keep the default.
-  ///   - line: The line of the declaration, for definition errors; keep the default.
+  /// `merge` is called once per branch, in declaration order, with the running context and
+  /// that branch's final copy; an error it throws ends the run. The other parameters are
+  /// those of the dispatch without `merge`.
   public init(
     _ name: String,
     isFinal: Bool = false,
@@ -136,8 +134,8 @@ public struct Dispatch<Context: Sendable>: FlowComponent, Sendable {
     @BranchBuilder<Context> branches: () -> [Branch<Context>]
   ) {
     self.init(
-      name, isFinal, maxConcurrency, join, fileID, line,
-      { context, branch, _ in try merge(&context, branch) }, nil, branches())
+      name, isFinal, maxConcurrency, join, fileID, line, Self.ignoringOriginal(merge), nil,
+      branches())
   }
 
   /// Declares a dispatch that folds each branch's context back with `merge`, which also
@@ -147,17 +145,9 @@ public struct Dispatch<Context: Sendable>: FlowComponent, Sendable {
   /// holds beyond `original`: `context.log += branch.log.dropFirst(original.log.count)`
   /// appends each branch's entries once.
   ///
-  /// - Parameters:
-  ///   - name: The label shown in printed trees, errors and results.
-  ///   - isFinal: Whether the flow ends once the branches have ended.
-  ///   - maxConcurrency: How many branches may run at once, at least 1; `nil` for all.
-  ///   - join: How many branches must succeed (see ``JoinPolicy``); every one by default.
-  ///   - merge: Called once per branch, in declaration order, with the running context,
-  ///     that branch's final copy, and the context as it was before the dispatch. An error
-  ///     it throws ends the run.
-  ///   - branches: The ``Branch`` declarations, in order.
-  ///   - fileID: The file of the declaration, for definition errors; keep the default.
-  ///   - line: The line of the declaration, for definition errors; keep the default.
+  /// `merge` is called once per branch, in declaration order, with the running context,
+  /// that branch's final copy, and the context as it was before the dispatch; an error it
+  /// throws ends the run. The other parameters are those of the dispatch without `merge`.
   public init(
     _ name: String,
     isFinal: Bool = false,
@@ -173,8 +163,9 @@ public struct Dispatch<Context: Sendable>: FlowComponent, Sendable {
     self.init(name, isFinal, maxConcurrency, join, fileID, line, merge, nil, branches())
   }
 
-  /// The designated initializer. `report` is a box the run loop knows (the report's type
-  /// belongs to a later layer), or `nil`.
+  /// The designated initializer, which every public one (those with a `report` too)
+  /// forwards to. `report` is a box the run loop knows (the report's type belongs to a
+  /// later layer), or `nil`.
   init(
     _ name: String, _ isFinal: Bool, _ maxConcurrency: Int?, _ join: JoinPolicy,
     _ fileID: String, _ line: Int,
@@ -190,6 +181,14 @@ public struct Dispatch<Context: Sendable>: FlowComponent, Sendable {
     let body = DeclaredBody.branches(branches: branches.map { $0.declaration }, behavior: behavior)
     declaration = .state(
       name, isFinal: isFinal, fileID: fileID, line: line, kind: .dispatch, body: body)
+  }
+
+  /// A two-argument merge as the designated initializer takes every merge: with the
+  /// context before the dispatch, which it ignores.
+  static func ignoringOriginal(
+    _ merge: @escaping @Sendable (inout Context, Context) throws -> Void
+  ) -> @Sendable (inout Context, Context, Context) throws -> Void {
+    { context, branch, _ in try merge(&context, branch) }
   }
 }
 

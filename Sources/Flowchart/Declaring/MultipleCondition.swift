@@ -19,6 +19,10 @@
 /// and no ``Default`` ends the run with a ``RunError``. A final multiple condition has no
 /// exits; the run's result reports the key it decided.
 ///
+/// The decision may be synchronous or `async throws`, chosen from the closure you write; a
+/// synchronous decision never suspends the run. Every form takes the same `name`,
+/// `isFinal`, `fileID` and `line`, described on the first.
+///
 /// ## How keys are shown
 ///
 /// The printed tree, definition errors, run errors and ``Exit/Label`` show a key as its
@@ -56,19 +60,13 @@ public struct MultipleCondition<Context: Sendable, Key: Hashable & Sendable>: Fl
     _ decide: @escaping @Sendable (inout Context) throws -> Key,
     @ExitBuilder<Context, Key> exits: () -> [KeyedExit<Context, Key>]
   ) {
-    let decision = KeyedDecision(.synchronous(decide), exits: exits())
-    self.init(name, isFinal, fileID, line, decision, hasExits: true)
+    self.init(name, isFinal, fileID, line, .synchronous(decide), exits())
   }
 
   /// Declares a multiple condition with an asynchronous decision and its keyed exits.
   ///
-  /// - Parameters:
-  ///   - name: The label shown in printed trees, errors and results.
-  ///   - isFinal: Whether the flow ends after the decision.
-  ///   - decide: Returns the key whose exit the run follows.
-  ///   - exits: The ``Case`` exits and at most one ``Default``.
-  ///   - fileID: The file of the declaration, for definition errors; keep the default.
-  ///   - line: The line of the declaration, for definition errors; keep the default.
+  /// The run awaits `decide`, then follows the exit of the key it returns. The other
+  /// parameters are those of the synchronous form.
   public init(
     _ name: String,
     isFinal: Bool = false,
@@ -77,8 +75,7 @@ public struct MultipleCondition<Context: Sendable, Key: Hashable & Sendable>: Fl
     _ decide: @escaping @Sendable (inout Context) async throws -> Key,
     @ExitBuilder<Context, Key> exits: () -> [KeyedExit<Context, Key>]
   ) {
-    let decision = KeyedDecision(.asynchronous(decide), exits: exits())
-    self.init(name, isFinal, fileID, line, decision, hasExits: true)
+    self.init(name, isFinal, fileID, line, .asynchronous(decide), exits())
   }
 
   /// Declares a multiple condition without exits: usually a final state whose key is the
@@ -92,8 +89,7 @@ public struct MultipleCondition<Context: Sendable, Key: Hashable & Sendable>: Fl
     line: Int = #line,
     _ decide: @escaping @Sendable (inout Context) throws -> Key
   ) {
-    let decision = KeyedDecision(.synchronous(decide), exits: [])
-    self.init(name, isFinal, fileID, line, decision, hasExits: false)
+    self.init(name, isFinal, fileID, line, .synchronous(decide), nil)
   }
 
   /// Declares a multiple condition without exits whose decision is asynchronous.
@@ -106,17 +102,19 @@ public struct MultipleCondition<Context: Sendable, Key: Hashable & Sendable>: Fl
     line: Int = #line,
     _ decide: @escaping @Sendable (inout Context) async throws -> Key
   ) {
-    let decision = KeyedDecision(.asynchronous(decide), exits: [])
-    self.init(name, isFinal, fileID, line, decision, hasExits: false)
+    self.init(name, isFinal, fileID, line, .asynchronous(decide), nil)
   }
 
+  /// The designated initializer, which every public one forwards to with its decision: a
+  /// multiple condition's state, with its keyed exits, or `nil` when it declares none.
   private init(
     _ name: String, _ isFinal: Bool, _ fileID: String, _ line: Int,
-    _ decision: KeyedDecision, hasExits: Bool
+    _ decide: KeyedDecision.Decide<Context, Key>, _ exits: [KeyedExit<Context, Key>]?
   ) {
-    let body = DeclaredBody.keyed(decision, hasExits: hasExits)
+    let decision = KeyedDecision(decide, exits: exits ?? [])
     declaration = .state(
-      name, isFinal: isFinal, fileID: fileID, line: line, kind: .multipleCondition, body: body)
+      name, isFinal: isFinal, fileID: fileID, line: line, kind: .multipleCondition,
+      body: .keyed(decision, hasExits: exits != nil))
   }
 }
 
