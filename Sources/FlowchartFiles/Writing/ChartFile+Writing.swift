@@ -6,6 +6,11 @@ extension ChartFile {
   /// Includes are written as `include` statements; the files they include are not written.
   /// The text is indented by two spaces and ends with a line break. The writer recurses once
   /// per level of nesting: a file read is at most 100 levels of states deep.
+  ///
+  /// A string value XML 1.0 cannot hold (a control character, U+FFFE, U+FFFF) is written as
+  /// a JSON string, which reads back the same; such a character in a name, a key, a path or
+  /// another attribute is written as it is, and that XML does not read back:
+  /// ``checkedText(in:)`` throws instead.
   public func text(in syntax: ChartSyntax) -> String {
     var writer = TextWriter()
     switch syntax {
