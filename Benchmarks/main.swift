@@ -17,6 +17,7 @@
 // - ChartShapes.swift, CompileBenchmarks.swift: compiling and printing large charts;
 // - MemoryBenchmarks.swift: peak resident memory of long runs, in child processes;
 // - FileBenchmarks.swift: loading chart files (JSON and XML) of growing size;
+// - LoadGrowthBenchmarks.swift: loading over nesting and fan-out (subflows, includes, values);
 // - ToolBenchmarks.swift: the `flowchart` tool's `validate` on a large file;
 // - LiveBenchmarks.swift: runs through a run handle, observed or not, against run(with:);
 //   LivePauseBenchmarks.swift: pause → resume latency;
@@ -35,7 +36,7 @@ struct Options: Sendable {
   /// The workload groups, in the order they run.
   static let groups = [
     "sync", "sync-capturing", "async", "dispatch", "composition", "live", "compile", "print",
-    "memory", "load", "tool",
+    "memory", "load", "load-growth", "tool",
   ]
 
   static let usage = """
@@ -165,6 +166,7 @@ struct BenchmarkRunner: Sendable {
       case "print": try CompileBenchmarks.measurePrint(configuration, into: &report)
       case "memory": try MemoryBenchmarks.measure(configuration, into: &report)
       case "load": try FileBenchmarks.measureLoad(configuration, into: &report)
+      case "load-growth": try LoadGrowthBenchmarks.measure(configuration, into: &report)
       case "tool": try ToolBenchmarks.measureValidate(configuration, into: &report)
       case "live":
         report.append(

@@ -130,10 +130,16 @@ extension Tool {
       var handlers = HandlerRegistry<ChartValue>()
       handlers.fallback = { standIn(for: $0) }
       _ = try file.flowchart(handlers: handlers)
-      outcome.output = file.text(in: syntax)
+      outcome.output = try file.checkedText(in: syntax)
       if !outcome.output.hasSuffix("\n") { outcome.output += "\n" }
-    } catch {
+    } catch let error as ChartWritingError {
+      outcome.complain("\(path): error: \(error)")
+      outcome.exitCode = .failure
+    } catch let error as DefinitionError {
       report(error, to: &outcome)
+      outcome.exitCode = .failure
+    } catch {
+      outcome.complain("\(path): error: \(error)")
       outcome.exitCode = .failure
     }
     return outcome

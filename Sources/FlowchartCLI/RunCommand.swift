@@ -103,20 +103,20 @@ extension Tool {
 
   /// The context given as JSON text.
   static func parseContext(_ text: String) throws(UsageError) -> ChartValue {
-    do {
-      return try JSONDecoder().decode(DecodedValue.self, from: Data(text.utf8)).value
+    do throws(ChartValue.JSONError) {
+      return try ChartValue(jsonText: text)
     } catch {
-      var reason = "it is not valid JSON"
-      if case DecodingError.dataCorrupted(let context) = error,
-        let underlying = context.underlyingError
-      {
-        reason += " (\((underlying as NSError).userInfo[NSDebugDescriptionErrorKey] ?? underlying))"
-      }
       throw UsageError(
-        message: "The value '\(text)' is invalid for '--context <json>': \(reason).",
+        message:
+          "The value '\(quotedArgument(text))' is invalid for '--context <json>': it is not valid JSON: \(error)",
         help: "--context <json>  The run's context, a JSON value. (default: {})",
         command: "run")
     }
+  }
+
+  /// `text` as a message quotes it: its first 60 characters, then `…`.
+  static func quotedArgument(_ text: String) -> String {
+    text.count <= 60 ? text : text.prefix(60) + "…"
   }
 
   /// A `--send` value, `State=json`, split at its first `=`.
@@ -124,16 +124,16 @@ extension Tool {
     guard let equals = text.firstIndex(of: "="), equals != text.startIndex else {
       throw UsageError(
         message:
-          "The value '\(text)' is invalid for '--send <state=json>': write the waiting state's name, '=', then a JSON value, as in --send 'Approval={\"by\": \"Ann\"}'.",
+          "The value '\(quotedArgument(text))' is invalid for '--send <state=json>': write the waiting state's name, '=', then a JSON value, as in --send 'Approval={\"by\": \"Ann\"}'.",
         command: "run")
     }
     let json = String(text[text.index(after: equals)...])
-    do throws(UsageError) {
-      return (String(text[..<equals]), try parseContext(json))
+    do throws(ChartValue.JSONError) {
+      return (String(text[..<equals]), try ChartValue(jsonText: json))
     } catch {
       throw UsageError(
         message:
-          "The value '\(text)' is invalid for '--send <state=json>': '\(json)' is not a JSON value.",
+          "The value '\(quotedArgument(text))' is invalid for '--send <state=json>': '\(quotedArgument(json))' is not a JSON value: \(error)",
         command: "run")
     }
   }
@@ -213,29 +213,6 @@ extension Tool {
       return "\(name) \(label)-> \(chart[exit.target].name)"
     case .ended(let decision):
       return "\(name) ended: \(decision)"
-    }
-  }
-}
-
-/// A JSON value decoded as a ``ChartValue``: `true` and `false` stay Booleans, numbers
-/// become `Double`s.
-private struct DecodedValue: Decodable {
-  var value: ChartValue
-
-  init(from decoder: any Decoder) throws {
-    let container = try decoder.singleValueContainer()
-    if container.decodeNil() {
-      value = .null
-    } else if let bool = try? container.decode(Bool.self) {
-      value = .bool(bool)
-    } else if let number = try? container.decode(Double.self) {
-      value = .number(number)
-    } else if let string = try? container.decode(String.self) {
-      value = .string(string)
-    } else if let array = try? container.decode([DecodedValue].self) {
-      value = .array(array.map(\.value))
-    } else {
-      value = .object(try container.decode([String: DecodedValue].self).mapValues(\.value))
     }
   }
 }

@@ -46,7 +46,8 @@ struct RoundTripTests {
   ) throws {
     let original = graph(of: file)
     for syntax in ChartSyntax.allCases {
-      let text = file.text(in: syntax)
+      let text = try file.checkedText(in: syntax)
+      #expect(text == file.text(in: syntax), sourceLocation: sourceLocation)
       var reread = try ChartFile.parse(text, syntax: syntax, path: file.path)
       // The files it includes and runs are read as they were: only this file is written.
       reread.includedFiles = file.includedFiles
@@ -78,5 +79,47 @@ struct RoundTripTests {
     // The generator draws charts that compile as well as charts with mistakes.
     #expect(compiled > seeds / 20)
     #expect(compiled < seeds)
+  }
+
+  @Test func stringsXMLCannotHoldAreWrittenAsJSONAndReadBack() throws {
+    for text in RandomChart.unruly {
+      let file = try ChartFile.parse(
+        "{\"flowchart\": [{\"action\": \"Save\", \"final\": true, \"store\": [{\"path\": \"note\", \"value\": \(ChartValue.string(text).jsonText)}]}]}",
+        syntax: .json, path: "note.json")
+      for syntax in ChartSyntax.allCases {
+        let written = try file.checkedText(in: syntax)
+        let reread = try ChartFile.parse(written, syntax: syntax, path: "note")
+        guard case .action(let action) = reread.states.first?.kind else {
+          Issue.record("Expected an action")
+          continue
+        }
+        #expect(action.stores.first?.value == .string(text), "\(syntax): \(written)")
+      }
+    }
+  }
+
+  @Test func anAttributeXMLCannotHoldIsRefusedByName() throws {
+    let file = try ChartFile.parse(
+      #"{"flowchart": [{"action": "Save", "final": true, "store": [{"path": "no\u0001te", "value": 1}]}]}"#,
+      syntax: .json, path: "note.json")
+    #expect {
+      _ = try file.checkedText(in: .xml)
+    } throws: { error in
+      "\(error)"
+        == "The chart cannot be written as XML: the attribute path of <storeValue> of state 'Save' holds U+0001, a control character that XML 1.0 cannot hold, even escaped. Remove the character, or keep the chart in JSON."
+    }
+    // JSON holds it, and reads it back.
+    let json = try file.checkedText(in: .json)
+    #expect(try ChartFile.parse(json, syntax: .json, path: "note.json").text(in: .json) == json)
+    let key = try ChartFile.parse(
+      #"{"flowchart": [{"multipleCondition": "Pick", "value": "k", "exits": [{"case": "a\uFFFE", "states": [{"action": "A", "final": true}]}]}]}"#,
+      syntax: .json, path: "key.json")
+    #expect {
+      _ = try key.checkedText(in: .xml)
+    } throws: { error in
+      (error as? ChartWritingError)
+        == ChartWritingError(
+          stateName: "Pick", element: "case", attribute: "key", character: "\u{FFFE}")
+    }
   }
 }

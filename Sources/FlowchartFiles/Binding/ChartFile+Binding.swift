@@ -7,12 +7,53 @@ extension ChartFile {
   /// context cannot answer and every problem the compiler finds are thrown together, in one
   /// `DefinitionError`, each with its file, line and column.
   ///
-  /// - Throws: A `DefinitionError` listing every problem.
-  /// - Complexity: O(*n*) in the number of states, included files counted.
+  /// Each file a subflow or a map runs is compiled once for each registry it is bound with,
+  /// however many subflows and maps run it: they share the compiled chart. Every state made
+  /// counts against `stateLimit`: the states of the file, those of the files it includes
+  /// (each time it includes them) and those of the charts its subflows and maps run (once
+  /// each). A chart that would make more is refused with one problem, located at the
+  /// `include` (or the state) that goes past the limit, before it takes the memory.
+  ///
+  /// - Parameters:
+  ///   - handlers: The code the file's names bind to.
+  ///   - stateLimit: The most states the chart may make, as above; at least 1.
+  ///     ``defaultStateLimit`` (1,000,000) unless given.
+  /// - Throws: A `DefinitionError` listing every problem; of kind `malformedFile`, with that
+  ///   problem alone, when the chart would make more than `stateLimit` states.
+  /// - Complexity: O(*n*) in the number of states made.
   public func flowchart<Context>(
-    handlers: HandlerRegistry<Context>
+    handlers: HandlerRegistry<Context>, stateLimit: Int = ChartFile.defaultStateLimit
   ) throws(DefinitionError) -> Flowchart<Context> {
-    var binder = Binder(handlers: handlers)
+    let session = BindingSession(stateLimit: stateLimit)
+    let at = SourceLocation(fileID: path, line: 1, column: 1)
+    guard stateLimit >= 1 else {
+      throw DefinitionError(
+        collecting: [
+          DefinitionError.Problem(
+            .malformedFile, name: nil, at: at,
+            message:
+              "The state limit is \(stateLimit): a chart has at least one state, so give a limit of 1 or more."
+          )
+        ], at: at)
+    }
+    let result: Result<Flowchart<Context>, DefinitionError>
+    do throws(DefinitionError) {
+      result = .success(try flowchart(handlers: handlers, session: session, scope: ""))
+    } catch {
+      result = .failure(error)
+    }
+    // Past the limit, the chart was cut short: its other problems are not worth reading.
+    if let limit = session.limitProblem { throw DefinitionError(collecting: [limit], at: at) }
+    return try result.get()
+  }
+
+  /// The chart bound with `handlers`, in `session`: `scope` names the registry among those
+  /// the session binds with (empty for the first), so that compiled charts are shared only
+  /// between bindings with the same registry.
+  func flowchart<Context>(
+    handlers: HandlerRegistry<Context>, session: BindingSession, scope: String
+  ) throws(DefinitionError) -> Flowchart<Context> {
+    var binder = Binder(handlers: handlers, session: session, scope: scope)
     let declarations = binder.block(states, in: self, depth: 1)
     let compiled: Result<Flowchart<Context>, DefinitionError>
     do throws(DefinitionError) {
@@ -66,10 +107,16 @@ extension ChartFile {
 /// recording what cannot be bound.
 struct Binder<Context: Sendable> {
   let handlers: HandlerRegistry<Context>
+  /// The binding this is part of: its compiled charts and its count of states.
+  let session: BindingSession
+  /// Which of the session's registries `handlers` is.
+  let scope: String
   var problems = ProblemList()
 
-  init(handlers: HandlerRegistry<Context>) {
+  init(handlers: HandlerRegistry<Context>, session: BindingSession, scope: String) {
     self.handlers = handlers
+    self.session = session
+    self.scope = scope
   }
 
   mutating func block(_ nodes: [ChartNode], in file: ChartFile, depth: Int) -> [Declaration<
@@ -104,9 +151,11 @@ struct Binder<Context: Sendable> {
           at: node.location)
         return
       }
+      guard session.admitInclude(path, of: included, at: node.location) else { return }
       declarations += block(included.states, in: included, depth: depth)
       return
     }
+    guard session.admitState(at: node.location) else { return }
     declarations.append(declaration(node, in: file, depth: depth))
   }
 
@@ -212,13 +261,25 @@ struct Binder<Context: Sendable> {
   /// `ChartValue`, else with the built-ins only; `nil` (and its problems recorded) when it
   /// does not compile.
   mutating func dataChart(_ chart: ChartFile) -> Flowchart<ChartValue>? {
-    let registry = handlers as? HandlerRegistry<ChartValue> ?? HandlerRegistry<ChartValue>()
-    do throws(DefinitionError) {
-      return try chart.flowchart(handlers: registry)
-    } catch {
-      problems.problems += error.problems
-      return nil
+    if let registry = handlers as? HandlerRegistry<ChartValue> {
+      return compiled(chart, handlers: registry, scope: scope)
     }
+    return compiled(chart, handlers: HandlerRegistry<ChartValue>(), scope: scope + "/data")
+  }
+
+  /// `chart` compiled with `handlers`, which `scope` names in the session: compiled the
+  /// first time, shared after; `nil` (and its problems recorded, once) when it does not
+  /// compile.
+  mutating func compiled<Inner>(
+    _ chart: ChartFile, handlers: HandlerRegistry<Inner>, scope: String
+  ) -> Flowchart<Inner>? {
+    let session = session
+    let (compiled, found) = session.chart(for: chart, scope: scope) {
+      () throws(DefinitionError) -> Flowchart<Inner> in
+      try chart.flowchart(handlers: handlers, session: session, scope: scope)
+    }
+    problems.problems += found
+    return compiled
   }
 
   mutating func subflowDeclaration(
@@ -253,11 +314,7 @@ struct Binder<Context: Sendable> {
       return Lowering.subflow(
         name, isFinal: isFinal, at: location, chart: chart, mapping: mapping, exits: exits)
     }
-    let chart: Flowchart<Context>
-    do throws(DefinitionError) {
-      chart = try included.flowchart(handlers: handlers)
-    } catch {
-      problems.problems += error.problems
+    guard let chart = compiled(included, handlers: handlers, scope: scope) else {
       return placeholder(name, isFinal: isFinal, at: location, exits: exits)
     }
     return Lowering.subflow(
@@ -301,7 +358,9 @@ struct Binder<Context: Sendable> {
     guard let included = includedChart(subflow.chart, in: file, at: location),
       subflow.contextPath == nil, case .mapping(let mapping)? = binding?.code
     else { return placeholder(name, isFinal: isFinal, at: location, exits: exits) }
-    let site = SubflowSite(name: name, isFinal: isFinal, location: location, exits: exits)
+    let site = SubflowSite(
+      name: name, isFinal: isFinal, location: location, exits: exits, session: session,
+      scope: innerScope("mapping", request.name, for: request))
     switch mapping.bind(included, handlers, site) {
     case .success(let declaration):
       return declaration
@@ -378,7 +437,8 @@ struct Binder<Context: Sendable> {
     }
     let site = MapSite(
       name: map.name, isFinal: map.isFinal, location: location,
-      maxConcurrency: map.maxConcurrency, toleratedFailures: map.toleratedFailures)
+      maxConcurrency: map.maxConcurrency, toleratedFailures: map.toleratedFailures,
+      session: session, scope: innerScope("collection", map.over, for: request))
     switch binding.bind(inner, handlers, site) {
     case .success(let declaration):
       return declaration
@@ -386,6 +446,15 @@ struct Binder<Context: Sendable> {
       problems.problems += error.problems
       return Lowering.action(map.name, isFinal: map.isFinal, at: location)
     }
+  }
+
+  /// The session's name for the registry a registered mapping or collection `name` binds
+  /// its chart with: the registration's name when it is registered, so that the subflows and
+  /// maps naming it share compiled charts; the request's state and location when a fallback
+  /// made it, since a fallback may answer each request differently.
+  func innerScope(_ kind: String, _ name: String, for request: HandlerRequest) -> String {
+    if handlers.handlers[name] != nil { return "\(scope)/\(kind):\(name)" }
+    return "\(scope)/\(kind):\(name)@\(request.stateName)@\(request.location)"
   }
 
   // MARK: - Handlers

@@ -181,6 +181,9 @@ struct SubflowSite<Context: Sendable> {
   let isFinal: Bool
   let location: SourceLocation
   let exits: Lowering<Context>.SubflowExits
+  /// The binding this subflow is part of, and its name for the registration's registry.
+  let session: BindingSession
+  let scope: String
 
   /// The subflow running `chart`, bound with `handlers`, on the inner context `mapping`
   /// makes.
@@ -188,14 +191,14 @@ struct SubflowSite<Context: Sendable> {
     running chart: ChartFile, handlers: HandlerRegistry<Inner>,
     mapping: ContextMapping<Context, Inner>, _ stepLimit: Int?
   ) -> Result<Declaration<Context>, DefinitionError> {
-    do throws(DefinitionError) {
-      let inner = try chart.flowchart(handlers: handlers)
-      return .success(
+    switch session.compiledChart(chart, handlers: handlers, scope: scope, at: location) {
+    case .success(let inner):
+      .success(
         Lowering.subflow(
           name, isFinal: isFinal, at: location, chart: inner, mapping: mapping,
           stepLimit: stepLimit, exits: exits))
-    } catch {
-      return .failure(error)
+    case .failure(let error):
+      .failure(error)
     }
   }
 }
@@ -207,6 +210,9 @@ struct MapSite {
   let location: SourceLocation
   let maxConcurrency: Int?
   let toleratedFailures: Int
+  /// The binding this map is part of, and its name for the registration's registry.
+  let session: BindingSession
+  let scope: String
 
   /// The map running `chart`, bound with `handlers`, over `elements`.
   func declaration<Context: Sendable, Element: Sendable>(
@@ -214,15 +220,15 @@ struct MapSite {
     over elements: @escaping @Sendable (Context) throws -> [Element], _ stepLimit: Int?,
     collect: @escaping @Sendable (inout Context, MapResults<Element>) throws -> Void
   ) -> Result<Declaration<Context>, DefinitionError> {
-    do throws(DefinitionError) {
-      let inner = try chart.flowchart(handlers: handlers)
-      return .success(
+    switch session.compiledChart(chart, handlers: handlers, scope: scope, at: location) {
+    case .success(let inner):
+      .success(
         Lowering.map(
           name, isFinal: isFinal, at: location, over: elements, running: inner,
           maxConcurrency: maxConcurrency, toleratedFailures: toleratedFailures,
           stepLimit: stepLimit, collect: collect))
-    } catch {
-      return .failure(error)
+    case .failure(let error):
+      .failure(error)
     }
   }
 }

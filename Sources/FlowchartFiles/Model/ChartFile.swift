@@ -3,8 +3,8 @@ import Flowchart
 /// A chart as a file declares it: the tree of its states, each with the file, line and column
 /// it was read from, the same whichever syntax it was written in.
 ///
-/// Read one with ``read(contentsOf:)`` or `parse(_:syntax:path:)`, bind it to your code with
-/// ``flowchart(handlers:)``, write it back with ``text(in:)``.
+/// Read one with ``read(contentsOf:fileSizeLimit:)`` or `parse(_:syntax:path:)`, bind it to
+/// your code with ``flowchart(handlers:stateLimit:)``, write it back with ``text(in:)``.
 ///
 /// ```swift
 /// var handlers = HandlerRegistry<Launch>()

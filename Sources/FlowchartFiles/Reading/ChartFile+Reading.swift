@@ -5,7 +5,7 @@ extension ChartFile {
   /// Parses a chart file's bytes, without reading the files it includes.
   ///
   /// Its `include` statements stay unread: ``includedFiles`` is empty, and binding the chart
-  /// reports them. Use ``read(contentsOf:)`` to read a file and what it includes, or
+  /// reports them. Use ``read(contentsOf:fileSizeLimit:)`` to read a file and what it includes, or
   /// ``parse(_:syntax:path:includes:)`` to read includes from elsewhere.
   ///
   /// - Parameters:
@@ -48,14 +48,17 @@ extension ChartFile {
 
   /// Parses a chart file's bytes and the files it includes, which `includes` reads.
   ///
+  /// Each file is parsed once however many statements name it: a file two subflows run, or
+  /// that two files include, is the same ``ChartFile`` value in both places.
+  ///
   /// - Parameters:
   ///   - bytes: The file's content, UTF-8.
   ///   - syntax: JSON or XML.
   ///   - path: The file's name in locations.
   ///   - includes: Given an included file's path as the including file names it, and the
   ///     including file's path, returns the included file's path in locations (which also
-  ///     identifies it, to find include cycles), its syntax and its bytes; throws (any
-  ///     error) when it cannot be read.
+  ///     identifies it, to find include cycles and files already read), its syntax and its
+  ///     bytes; throws (any error) when it cannot be read.
   /// - Throws: A `DefinitionError` with every problem found in the file and what it
   ///   includes, missing files and include cycles among them.
   public static func parse(
@@ -64,100 +67,171 @@ extension ChartFile {
       path: String, syntax: ChartSyntax, bytes: [UInt8]
     )
   ) throws(DefinitionError) -> ChartFile {
-    var file = try parse(bytes, syntax: syntax, path: path)
-    var problems = ProblemList()
-    var stack = [path]
-    resolveIncludes(of: &file, stack: &stack, problems: &problems, read: includes)
-    guard problems.isEmpty else { throw problems.error(path: path) }
-    return file
+    let file = try parse(bytes, syntax: syntax, path: path)
+    var load = IncludeLoad(top: IncludedSource(key: path, path: path))
+    let resolved = load.resolve(
+      file,
+      locate: { included, from in
+        let read = try includes(included, from.path)
+        return IncludedSource(key: read.path, path: read.path, content: (read.syntax, read.bytes))
+      },
+      content: { source in
+        guard let content = source.content else {
+          preconditionFailure("a source an includes closure returns carries its bytes")
+        }
+        return content
+      })
+    guard load.problems.isEmpty else { throw load.problems.error(path: path) }
+    return resolved
   }
+
+  /// The default of `read(contentsOf:fileSizeLimit:)`'s `fileSizeLimit`: 64 MiB.
+  public static var defaultFileSizeLimit: Int { 64 << 20 }
 
   /// Reads a chart file and the files it includes from the file system; the syntax comes from
   /// the extension (`.json` or `.xml`).
   ///
-  /// An included file's path is relative to the folder of the file that includes it.
+  /// An included file's path is relative to the folder of the file that includes it. Each
+  /// file is read once however many statements name it, by any spelling of its path (`..`,
+  /// `.` and symbolic links resolved): a file two subflows run, or that two files include, is
+  /// the same ``ChartFile`` value in both places, and a file that includes itself by another
+  /// spelling is an include cycle. Locations name an included file by its path from the
+  /// including file's folder, tidied (`Samples/parts/form.json`).
   ///
-  /// - Throws: A `DefinitionError`, of kind `unreadableFile` when a file cannot be read,
+  /// Only regular files are read (not a folder, a pipe or a device), each of at most
+  /// `fileSizeLimit` bytes.
+  ///
+  /// - Parameters:
+  ///   - url: The chart file.
+  ///   - fileSizeLimit: The largest file read, in bytes; ``defaultFileSizeLimit`` (64 MiB)
+  ///     unless given.
+  /// - Throws: A `DefinitionError`, of kind `unreadableFile` when a file cannot be read (it is
+  ///   missing, not a regular file, larger than `fileSizeLimit`, or not readable),
   ///   `includeCycle` when a file includes itself, and every problem of format found.
-  public static func read(contentsOf url: URL) throws(DefinitionError) -> ChartFile {
+  public static func read(
+    contentsOf url: URL, fileSizeLimit: Int = defaultFileSizeLimit
+  ) throws(DefinitionError) -> ChartFile {
+    var reads = 0
+    return try read(contentsOf: url, fileSizeLimit: fileSizeLimit, reads: &reads)
+  }
+
+  /// `read(contentsOf:fileSizeLimit:)`, counting the files read in `reads`.
+  static func read(
+    contentsOf url: URL, fileSizeLimit: Int, reads: inout Int
+  ) throws(DefinitionError) -> ChartFile {
     let path = url.relativePath
-    let (syntax, bytes) = try load(url, as: path, at: nil)
-    return try parse(bytes, syntax: syntax, path: path) { included, from in
-      let base = URL(fileURLWithPath: from).deletingLastPathComponent()
-      let includedURL = URL(fileURLWithPath: included, relativeTo: base).standardizedFileURL
-      let shown = relativePath(of: includedURL, from: from, included: included)
-      let (syntax, bytes) = try load(includedURL, as: shown, at: nil)
-      return (shown, syntax, bytes)
-    }
+    let top = IncludedSource(key: FilePaths.identity(of: url), path: path)
+    reads += 1
+    let (syntax, bytes) = try load(url, as: path, sizeLimit: fileSizeLimit)
+    let file = try parse(bytes, syntax: syntax, path: path)
+    // Where each file read was found, by its key: relative includes start from its folder
+    // as it was named, not from where its symbolic links lead.
+    var urls = [top.key: url]
+    var load = IncludeLoad(top: top)
+    let resolved = load.resolve(
+      file,
+      locate: { included, from in
+        let base = (urls[from.key] ?? URL(fileURLWithPath: from.path)).deletingLastPathComponent()
+        let includedURL = URL(fileURLWithPath: included, relativeTo: base).standardizedFileURL
+        let key = FilePaths.identity(of: includedURL)
+        if urls[key] == nil { urls[key] = includedURL }
+        let shown = FilePaths.joined(FilePaths.folder(of: from.path), included)
+        return IncludedSource(key: key, path: shown)
+      },
+      content: { source throws(DefinitionError) in
+        reads += 1
+        return try Self.load(
+          urls[source.key] ?? URL(fileURLWithPath: source.path), as: source.path,
+          sizeLimit: fileSizeLimit)
+      })
+    guard load.problems.isEmpty else { throw load.problems.error(path: path) }
+    return resolved
   }
 
-  /// How an included file is named in locations: the including file's folder joined with the
-  /// path written, tidied (`Samples/parts/form.json`).
-  private static func relativePath(of url: URL, from: String, included: String) -> String {
-    if included.hasPrefix("/") { return included }
-    let folder = (from as NSString).deletingLastPathComponent
-    let joined = folder.isEmpty ? included : folder + "/" + included
-    return (joined as NSString).standardizingPath
-  }
-
-  private static func load(_ url: URL, as path: String, at location: SourceLocation?)
+  /// The syntax and the bytes of the regular file at `url`, named `path` in messages.
+  private static func load(_ url: URL, as path: String, sizeLimit: Int)
     throws(DefinitionError) -> (ChartSyntax, [UInt8])
   {
     var problems = ProblemList()
-    let at = location ?? SourceLocation(fileID: path, line: 1, column: 1)
+    let at = SourceLocation(fileID: path, line: 1, column: 1)
     guard let syntax = ChartSyntax(pathExtension: url.pathExtension) else {
       problems.add(
         .unreadableFile,
         "'\(path)' does not end in .json or .xml, so its syntax is unknown: rename it.", at: at)
       throw problems.error(path: path)
     }
-    do {
-      return (syntax, Array(try Data(contentsOf: url)))
-    } catch {
-      problems.add(
-        .unreadableFile, "'\(path)' cannot be read: \(describe(error)). Check the path.", at: at)
+    switch RegularFile.contents(of: url.path, limit: sizeLimit) {
+    case .success(let bytes):
+      return (syntax, bytes)
+    case .failure(let failure):
+      problems.add(.unreadableFile, "'\(path)' cannot be read: \(failure.description)", at: at)
       throw problems.error(path: path)
     }
   }
 
-  private static func describe(_ error: any Error) -> String {
+  /// An error of the file system, or of an `includes` closure, in words, without a final
+  /// period.
+  static func describe(_ error: any Error) -> String {
     let nsError = error as NSError
     if nsError.domain == NSCocoaErrorDomain, nsError.code == NSFileReadNoSuchFileError {
       return "there is no such file"
     }
-    return nsError.localizedDescription
+    var text = nsError.localizedDescription
+    while text.hasSuffix(".") { text.removeLast() }
+    return text
+  }
+}
+
+/// An included file, before it is read: the key that identifies it (its resolved path, to
+/// find cycles and files already read), its path in locations, and its content when the
+/// source gave it already.
+struct IncludedSource {
+  var key: String
+  var path: String
+  var content: (ChartSyntax, [UInt8])?
+}
+
+/// One reading of a chart file and what it includes: each file is parsed once, however many
+/// statements name it; include cycles and problems are recorded.
+struct IncludeLoad {
+  /// The files being read, from the top one to the current one.
+  private var stack: [IncludedSource]
+  /// The files read, by key, with what they include resolved; `nil` for one that did not
+  /// parse (its problems were recorded once).
+  private var done: [String: ChartFile?] = [:]
+  var problems = ProblemList()
+  /// The number of files parsed, the top one counted.
+  private(set) var parses = 1
+
+  init(top: IncludedSource) {
+    stack = [top]
   }
 
-  /// Reads every file `file` includes, recursively, recording missing files, include cycles
-  /// and their problems.
-  private static func resolveIncludes(
-    of file: inout ChartFile, stack: inout [String], problems: inout ProblemList,
-    read: (String, String) throws -> (path: String, syntax: ChartSyntax, bytes: [UInt8])
-  ) {
+  /// `file`, which the top of the stack holds, with every file it includes read, recursively.
+  mutating func resolve(
+    _ file: ChartFile,
+    locate: (_ included: String, _ from: IncludedSource) throws -> IncludedSource,
+    content: (IncludedSource) throws -> (ChartSyntax, [UInt8])
+  ) -> ChartFile {
+    var file = file
     for (includePath, location) in file.includes() where file.includedFiles[includePath] == nil {
-      let loaded: (path: String, syntax: ChartSyntax, bytes: [UInt8])
+      let source: IncludedSource
       do {
-        loaded = try read(includePath, file.path)
-      } catch let error as DefinitionError {
-        for problem in error.problems {
-          problems.add(
-            problem.kind, "The file included here cannot be read: \(problem.message)",
-            at: location)
-        }
-        continue
+        source = try locate(includePath, stack[stack.count - 1])
       } catch {
-        problems.add(
-          .unreadableFile,
-          "The file '\(includePath)' included here cannot be read: \(describe(error)). Check the path, relative to this file's folder.",
-          at: location)
+        record(error, reading: includePath, at: location)
         continue
       }
-      if let index = stack.firstIndex(of: loaded.path) {
-        let cycle = (stack[index...] + [loaded.path]).joined(separator: " → ")
+      if let index = stack.firstIndex(where: { $0.key == source.key }) {
+        let cycle = (stack[index...].map(\.path) + [source.path]).joined(separator: " → ")
         problems.add(
           .includeCycle,
           "Including '\(includePath)' here makes a cycle (\(cycle)): a file cannot include itself. Use a goTo arrow to loop instead.",
           at: location)
+        continue
+      }
+      if let read = done[source.key] {
+        if let read { file.includedFiles[includePath] = read }
         continue
       }
       guard stack.count < maximumStateDepth else {
@@ -167,20 +241,52 @@ extension ChartFile {
           at: location)
         continue
       }
-      var included: ChartFile
-      do throws(DefinitionError) {
-        included = try parse(loaded.bytes, syntax: loaded.syntax, path: loaded.path)
+      let bytes: (ChartSyntax, [UInt8])
+      do {
+        bytes = try content(source)
       } catch {
-        problems.problems += error.problems
+        record(error, reading: includePath, at: location)
         continue
       }
-      stack.append(loaded.path)
-      resolveIncludes(of: &included, stack: &stack, problems: &problems, read: read)
+      let included: ChartFile
+      do throws(DefinitionError) {
+        parses += 1
+        included = try ChartFile.parse(bytes.1, syntax: bytes.0, path: source.path)
+      } catch {
+        problems.problems += error.problems
+        done[source.key] = .some(nil)
+        continue
+      }
+      stack.append(source)
+      let resolved = resolve(included, locate: locate, content: content)
       stack.removeLast()
-      file.includedFiles[includePath] = included
+      done[source.key] = resolved
+      file.includedFiles[includePath] = resolved
     }
+    return file
   }
 
+  /// Records that the file `includePath` names at `location` cannot be read.
+  private mutating func record(
+    _ error: any Error, reading includePath: String, at location: SourceLocation
+  ) {
+    if let error = error as? DefinitionError {
+      for problem in error.problems {
+        problems.add(
+          problem.kind, "The file included here cannot be read: \(problem.message)",
+          at: location)
+      }
+      return
+    }
+    let reason = ChartFile.describe(error)
+    problems.add(
+      .unreadableFile,
+      "The file '\(includePath)' included here cannot be read: \(reason). Check the path, relative to this file's folder.",
+      at: location)
+  }
+}
+
+extension ChartFile {
   /// The paths of the `include` statements of the file, with the location of each, in order.
   func includes() -> [(String, SourceLocation)] {
     var found: [(String, SourceLocation)] = []

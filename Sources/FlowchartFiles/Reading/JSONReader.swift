@@ -64,6 +64,8 @@ struct JSONReader: ~Copyable {
 
   private let bytes: UnsafeBufferPointer<UInt8>
   private let path: String
+  /// What the text is, in messages: "file" for a chart file, "value" for a value alone.
+  private var subject = "file"
   private var offset = 0
   private var line = 1
   private var column = 1
@@ -75,9 +77,15 @@ struct JSONReader: ~Copyable {
   }
 
   /// Parses `bytes` as one JSON value.
-  static func parse(_ bytes: [UInt8], path: String) throws(SyntaxError) -> JSONNode {
+  ///
+  /// - Parameter subject: What the bytes are, in messages: `file` (a chart file, whose
+  ///   nesting the messages tell to flatten) or `value` (a value alone).
+  static func parse(_ bytes: [UInt8], path: String, subject: String = "file") throws(SyntaxError)
+    -> JSONNode
+  {
     let result: Result<JSONNode, SyntaxError> = bytes.withUnsafeBufferPointer { buffer in
       var reader = JSONReader(buffer, path: path)
+      reader.subject = subject
       do throws(SyntaxError) {
         return .success(try reader.document())
       } catch {
@@ -85,6 +93,11 @@ struct JSONReader: ~Copyable {
       }
     }
     return try result.get()
+  }
+
+  /// `text` as a message quotes it: its first 60 characters, then `…`.
+  static func clipped(_ text: String) -> String {
+    text.count <= 60 ? text : text.prefix(60) + "…"
   }
 
   private var location: SourceLocation {
@@ -99,7 +112,10 @@ struct JSONReader: ~Copyable {
     // A byte order mark may start the file.
     if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { offset = 3 }
     skipWhitespace()
-    guard offset < bytes.count else { throw fail("The file is empty: write a JSON object.") }
+    guard offset < bytes.count else {
+      throw fail(
+        subject == "file" ? "The file is empty: write a JSON object." : "The value is empty.")
+    }
     let value = try parseValue()
     skipWhitespace()
     guard offset == bytes.count else {
@@ -137,7 +153,7 @@ struct JSONReader: ~Copyable {
   }
 
   private func describeNext() -> String {
-    guard offset < bytes.count else { return "end of file" }
+    guard offset < bytes.count else { return "the end of the \(subject)" }
     let byte = bytes[offset]
     if byte >= 0x21 && byte < 0x7F { return "'\(Character(UnicodeScalar(byte)))'" }
     return "byte 0x\(String(byte, radix: 16, uppercase: true))"
@@ -145,7 +161,7 @@ struct JSONReader: ~Copyable {
 
   private mutating func parseValue() throws(SyntaxError) -> JSONNode {
     guard offset < bytes.count else {
-      throw fail("The file ends where a value should be: it is truncated.")
+      throw fail("The \(subject) ends where a value should be: it is truncated.")
     }
     let start = location
     switch bytes[offset] {
@@ -189,8 +205,9 @@ struct JSONReader: ~Copyable {
     depth += 1
     guard depth <= Self.maximumDepth else {
       throw fail(
-        "Arrays and objects nest more than \(Self.maximumDepth) levels deep here: flatten the chart, or split it into included files."
-      )
+        subject == "file"
+          ? "Arrays and objects nest more than \(Self.maximumDepth) levels deep here: flatten the chart, or split it into included files."
+          : "Arrays and objects nest deeper than the limit of \(Self.maximumDepth) levels here.")
     }
   }
 
@@ -200,7 +217,7 @@ struct JSONReader: ~Copyable {
   {
     SyntaxError(
       message:
-        "The \(what) that starts here is not closed: the file is truncated, or a '\(closing)' is missing.",
+        "The \(what) that starts here is not closed: the \(subject) is truncated, or a '\(closing)' is missing.",
       location: start)
   }
 
@@ -270,12 +287,12 @@ struct JSONReader: ~Copyable {
       }
       guard !isDuplicate else {
         throw SyntaxError(
-          message: "The key \"\(key)\" appears twice in one object: keep one.",
+          message: "The key \"\(Self.clipped(key))\" appears twice in one object: keep one.",
           location: keyLocation)
       }
       skipWhitespace()
       guard offset < bytes.count, bytes[offset] == UInt8(ascii: ":") else {
-        throw fail("Expected ':' after the key \"\(key)\", found \(describeNext()).")
+        throw fail("Expected ':' after the key \"\(Self.clipped(key))\", found \(describeNext()).")
       }
       advance()
       skipWhitespace()
@@ -353,7 +370,7 @@ struct JSONReader: ~Copyable {
 
   private mutating func parseEscape(into text: inout [UInt8]) throws(SyntaxError) {
     guard offset < bytes.count else {
-      throw fail("The file ends inside an escape: it is truncated.")
+      throw fail("The \(subject) ends inside an escape: it is truncated.")
     }
     let escape = bytes[offset]
     let simple: UInt8? =
@@ -458,7 +475,8 @@ struct JSONReader: ~Copyable {
     offset = index
     guard let value = Double(text), value.isFinite else {
       throw SyntaxError(
-        message: "The number \(text) is too large for a Double.", location: startLocation)
+        message: "The number \(Self.clipped(text)) is too large for a Double.",
+        location: startLocation)
     }
     return value
   }

@@ -23,6 +23,15 @@ enum XMLTreeReader {
 
   static func parse(_ bytes: [UInt8], path: String) throws(SyntaxError) -> XMLElementNode {
     let lines = LineTable(bytes)
+    if let (offset, encoding) = foreignEncoding(of: bytes) {
+      let said = encoding.map { "says encoding=\"\(JSONReader.clipped($0))\"" }
+      throw SyntaxError(
+        message: said.map {
+          "The XML declaration \($0), but chart files are read as UTF-8 only: save the file as UTF-8, and write encoding=\"UTF-8\" or leave it out."
+        }
+          ?? "The file is UTF-16 (or UTF-32): chart files are read as UTF-8 only. Save it as UTF-8.",
+        location: lines.location(ofOffset: offset, path: path))
+    }
     if let offset = find(Array("<!DOCTYPE".utf8), in: bytes) {
       throw SyntaxError(
         message: "A chart file may not have a document type declaration (<!DOCTYPE …>): remove it.",
@@ -102,6 +111,50 @@ enum XMLTreeReader {
       case .error: return offset
       }
     }
+  }
+
+  /// Where the file says, or shows, an encoding other than UTF-8: the offset of the XML
+  /// declaration's `encoding` and its value, or offset 0 and `nil` for a file that starts
+  /// with a UTF-16 or UTF-32 byte order mark or a NUL byte; `nil` for a UTF-8 file.
+  static func foreignEncoding(of bytes: [UInt8]) -> (offset: Int, encoding: String?)? {
+    if bytes.starts(with: [0xFE, 0xFF]) || bytes.starts(with: [0xFF, 0xFE])
+      || bytes.prefix(4).contains(0)
+    {
+      return (0, nil)
+    }
+    let start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+    guard bytes[start...].starts(with: Array("<?xml".utf8)) else { return nil }
+    // The declaration: up to its `?>`.
+    var end = start
+    while end + 1 < bytes.count,
+      !(bytes[end] == UInt8(ascii: "?") && bytes[end + 1] == UInt8(ascii: ">"))
+    {
+      end += 1
+    }
+    let declaration = Array(bytes[start..<end])
+    guard let found = find(Array("encoding".utf8), in: declaration) else { return nil }
+    var index = found + 8
+    func skipSpace() {
+      while index < declaration.count,
+        [UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r")]
+          .contains(declaration[index])
+      {
+        index += 1
+      }
+    }
+    skipSpace()
+    guard index < declaration.count, declaration[index] == UInt8(ascii: "=") else { return nil }
+    index += 1
+    skipSpace()
+    guard index < declaration.count,
+      declaration[index] == UInt8(ascii: "\"") || declaration[index] == UInt8(ascii: "'")
+    else { return nil }
+    let quote = declaration[index]
+    let valueStart = index + 1
+    guard let valueEnd = declaration[valueStart...].firstIndex(of: quote) else { return nil }
+    let value = String(decoding: declaration[valueStart..<valueEnd], as: UTF8.self)
+    guard value.lowercased() != "utf-8" else { return nil }
+    return (start + found, value)
   }
 
   /// The offset of the first `<?` that does not start the XML declaration (`<?xml` and a

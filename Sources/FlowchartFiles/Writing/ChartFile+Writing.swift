@@ -6,6 +6,11 @@ extension ChartFile {
   /// Includes are written as `include` statements; the files they include are not written.
   /// The text is indented by two spaces and ends with a line break. The writer recurses once
   /// per level of nesting: a file read is at most 100 levels of states deep.
+  ///
+  /// A string value XML 1.0 cannot hold (a control character, U+FFFE, U+FFFF) is written as
+  /// a JSON string, which reads back the same; such a character in a name, a key, a path or
+  /// another attribute is written as it is, and that XML does not read back:
+  /// ``checkedText(in:)`` throws instead.
   public func text(in syntax: ChartSyntax) -> String {
     var writer = TextWriter()
     switch syntax {
@@ -13,6 +18,75 @@ extension ChartFile {
     case .xml: writer.xml(self)
     }
     return writer.output
+  }
+
+  /// The file's text in `syntax`, as ``text(in:)`` writes it, or an error when the syntax
+  /// cannot hold the chart: what this returns, reading gives back as the same tree.
+  ///
+  /// JSON holds every chart. XML 1.0 cannot hold a control character other than tab, line
+  /// feed and carriage return, nor U+FFFE or U+FFFF, even as a character reference: a
+  /// string value holding one is written as a JSON string (`type="json"`), which reads back
+  /// the same, but a name, a key, a path or another attribute holding one cannot be written.
+  ///
+  /// - Throws: A ``ChartWritingError`` naming the state, the attribute and the character,
+  ///   for the first such attribute.
+  public func checkedText(in syntax: ChartSyntax) throws(ChartWritingError) -> String {
+    var writer = TextWriter()
+    switch syntax {
+    case .json: writer.json(self)
+    case .xml: writer.xml(self)
+    }
+    if let unwritable = writer.unwritable { throw unwritable }
+    return writer.output
+  }
+}
+
+/// A chart that cannot be written in a syntax: XML 1.0 cannot hold some characters in an
+/// attribute, even escaped.
+public struct ChartWritingError: Error, Sendable, Hashable, CustomStringConvertible {
+  /// The state whose element holds the character, or `nil` for an element of the chart
+  /// itself (an entry point, an outcome).
+  public var stateName: String?
+  /// The XML element that holds the character, such as `storeValue`.
+  public var element: String
+  /// The attribute that holds the character, such as `path`.
+  public var attribute: String
+  /// The character XML cannot hold.
+  public var character: Unicode.Scalar
+
+  /// Creates the error of `character` in `attribute` of `element`, in the state `stateName`.
+  public init(
+    stateName: String?, element: String, attribute: String, character: Unicode.Scalar
+  ) {
+    self.stateName = stateName
+    self.element = element
+    self.attribute = attribute
+    self.character = character
+  }
+
+  /// What cannot be written, where, and what to do, in one sentence.
+  public var description: String {
+    let hex = String(character.value, radix: 16, uppercase: true)
+    let code = "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+    let kind = character.value < 0x20 ? "a control character" : "a noncharacter"
+    let place = stateName.map { " of state '\(Self.shown($0))'" } ?? ""
+    return
+      "The chart cannot be written as XML: the attribute \(attribute) of <\(element)>\(place) holds \(code), \(kind) that XML 1.0 cannot hold, even escaped. Remove the character, or keep the chart in JSON."
+  }
+
+  /// `name` with its control characters and noncharacters written as `\u{…}`, its first 60
+  /// characters only.
+  static func shown(_ name: String) -> String {
+    var text = ""
+    for (index, scalar) in name.unicodeScalars.enumerated() {
+      guard index < 60 else { return text + "…" }
+      if scalar.value < 0x20 || scalar.value == 0x7F || !TextWriter.isXMLCharacter(scalar) {
+        text += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+      } else {
+        text.unicodeScalars.append(scalar)
+      }
+    }
+    return text
   }
 }
 
@@ -64,6 +138,10 @@ extension ChartValue {
 struct TextWriter {
   var output = ""
   var indent = 0
+  /// The first attribute written that holds a character XML cannot hold, if any.
+  var unwritable: ChartWritingError?
+  /// The state whose element is being written, if any.
+  var stateName: String?
 
   mutating func line(_ text: String) {
     output += String(repeating: "  ", count: indent)
@@ -82,7 +160,10 @@ struct TextWriter {
       case "\n": output += "\\n"
       case "\r": output += "\\r"
       case "\t": output += "\\t"
-      case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+      case _
+      where scalar.value < 0x20 || scalar.value == 0x7F
+        || scalar.value >= 0xFFFE
+          && scalar.value <= 0xFFFF:
         let hex = String(scalar.value, radix: 16, uppercase: true)
         output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
       default: output.unicodeScalars.append(scalar)
@@ -370,13 +451,37 @@ struct TextWriter {
     return output
   }
 
-  /// ` name="value"` pairs, in order, skipping `nil` values.
-  static func attributes(_ pairs: [(String, String?)]) -> String {
-    pairs.compactMap { name, value in value.map { " \(name)=\"\(escaped($0))\"" } }.joined()
+  /// Whether XML 1.0 can hold `scalar` (the production `Char`), escaped or as it is.
+  static func isXMLCharacter(_ scalar: Unicode.Scalar) -> Bool {
+    switch scalar.value {
+    case 0x9, 0xA, 0xD: true
+    case 0x20...0xD7FF, 0xE000...0xFFFD, 0x10000...0x10FFFF: true
+    default: false
+    }
   }
 
+  /// `<element name="value" …`'s attributes: ` name="value"` pairs, in order, skipping `nil`
+  /// values; the first character XML cannot hold is recorded in ``unwritable``.
+  mutating func attributes(_ pairs: [(String, String?)], of element: String) -> String {
+    var text = ""
+    for (name, value) in pairs {
+      guard let value else { continue }
+      if unwritable == nil,
+        let character = value.unicodeScalars.first(where: { !Self.isXMLCharacter($0) })
+      {
+        unwritable = ChartWritingError(
+          stateName: stateName, element: element, attribute: name, character: character)
+      }
+      text += " \(name)=\"\(Self.escaped(value))\""
+    }
+    return text
+  }
+
+  /// A value's `value` and `type` attributes; a string XML cannot hold is written as JSON.
   static func valueAttributes(_ value: ChartValue) -> [(String, String?)] {
     switch value {
+    case .string(let text) where !text.unicodeScalars.allSatisfy(isXMLCharacter):
+      [("value", value.jsonText), ("type", "json")]
     case .string(let text): [("value", text)]
     case .number(let number): [("value", ChartValue.numberText(number)), ("type", "number")]
     case .bool(let flag): [("value", flag ? "true" : "false"), ("type", "boolean")]
@@ -390,7 +495,7 @@ struct TextWriter {
     line("<flowchart>")
     indent += 1
     for entry in file.entryPoints {
-      line("<entryPoint\(Self.attributes([("state", entry.name)]))/>")
+      line("<entryPoint\(attributes([("state", entry.name)], of: "entryPoint"))/>")
     }
     for node in file.states { xmlNode(node) }
     if let outcomes = file.outcomes {
@@ -407,7 +512,7 @@ struct TextWriter {
           case .done?: attributes.append(("decision", "done"))
           case .key(let key)?: attributes.append(("key", key))
           }
-          writer.line("<outcome\(Self.attributes(attributes))/>")
+          writer.line("<outcome\(writer.attributes(attributes, of: "outcome"))/>")
         }
       }
     }
@@ -421,7 +526,7 @@ struct TextWriter {
     _ name: String, _ attributes: [(String, String?)], isEmpty: Bool,
     children: (inout TextWriter) -> Void
   ) {
-    let start = "<\(name)\(Self.attributes(attributes))"
+    let start = "<\(name)\(self.attributes(attributes, of: name))"
     guard !isEmpty else {
       line(start + "/>")
       return
@@ -440,15 +545,18 @@ struct TextWriter {
   }
 
   mutating func xmlNode(_ node: ChartNode) {
+    let outer = stateName
+    stateName = node.stateName ?? outer
+    defer { stateName = outer }
     guard node.modifiers.isEmpty else {
       xmlModifiedNode(node)
       return
     }
     switch node.kind {
     case .goTo(let target):
-      line("<goTo\(Self.attributes([("state", target)]))/>")
+      line("<goTo\(attributes([("state", target)], of: "goTo"))/>")
     case .include(let path):
-      line("<include\(Self.attributes([("path", path)]))/>")
+      line("<include\(attributes([("path", path)], of: "include"))/>")
     case .action(let action):
       let attributes = [
         ("name", action.name), ("final", action.isFinal ? "true" : nil), ("run", action.handler),
@@ -457,7 +565,7 @@ struct TextWriter {
       xmlElement("action", attributes, isEmpty: action.stores.isEmpty) { writer in
         for store in action.stores {
           writer.line(
-            "<storeValue\(Self.attributes([("path", store.path)] + Self.valueAttributes(store.value)))/>"
+            "<storeValue\(writer.attributes([("path", store.path)] + Self.valueAttributes(store.value), of: "storeValue"))/>"
           )
         }
       }
@@ -500,7 +608,7 @@ struct TextWriter {
             isEmpty: branch.states.isEmpty && branch.after.isEmpty
           ) { writer in
             for name in branch.after {
-              writer.line("<after\(Self.attributes([("branch", name)]))/>")
+              writer.line("<after\(writer.attributes([("branch", name)], of: "after"))/>")
             }
             for node in branch.states { writer.xmlNode(node) }
           }
@@ -512,7 +620,7 @@ struct TextWriter {
       case .handler(let run): attributes.append(("run", run))
       case .store(let path): attributes.append(("storeAt", path))
       }
-      line("<wait\(Self.attributes(attributes))/>")
+      line("<wait\(self.attributes(attributes, of: "wait"))/>")
     case .subflow(let subflow):
       let attributes = [
         ("name", subflow.name), ("final", subflow.isFinal ? "true" : nil),
@@ -521,7 +629,7 @@ struct TextWriter {
       ]
       switch subflow.exits {
       case .none:
-        line("<subflow\(Self.attributes(attributes))/>")
+        line("<subflow\(self.attributes(attributes, of: "subflow"))/>")
       case .yesNo(let yes, let no):
         xmlElement("subflow", attributes, isEmpty: false) { writer in
           writer.xmlBlock("yes", [], yes)
@@ -547,7 +655,7 @@ struct TextWriter {
       switch map.chart {
       case .file(let path):
         attributes.append(("chart", path))
-        line("<map\(Self.attributes(attributes))/>")
+        line("<map\(self.attributes(attributes, of: "map"))/>")
       case .states(let states):
         xmlBlock("map", attributes, states)
       }
@@ -557,15 +665,15 @@ struct TextWriter {
   mutating func xmlTest(_ test: ChartTest) {
     switch test.kind {
     case .equal(let path, let value):
-      line("<equal\(Self.attributes([("path", path)] + Self.valueAttributes(value)))/>")
+      line("<equal\(attributes([("path", path)] + Self.valueAttributes(value), of: "equal"))/>")
     case .less(let path, let value):
-      line("<less\(Self.attributes([("path", path)] + Self.valueAttributes(value)))/>")
+      line("<less\(attributes([("path", path)] + Self.valueAttributes(value), of: "less"))/>")
     case .greater(let path, let value):
-      line("<greater\(Self.attributes([("path", path)] + Self.valueAttributes(value)))/>")
+      line("<greater\(attributes([("path", path)] + Self.valueAttributes(value), of: "greater"))/>")
     case .present(let path):
-      line("<present\(Self.attributes([("path", path)]))/>")
+      line("<present\(attributes([("path", path)], of: "present"))/>")
     case .matches(let path, let pattern):
-      line("<matches\(Self.attributes([("path", path), ("pattern", pattern)]))/>")
+      line("<matches\(attributes([("path", path), ("pattern", pattern)], of: "matches"))/>")
     case .all(let tests):
       xmlElement("all", [], isEmpty: tests.isEmpty) { writer in
         for test in tests { writer.xmlTest(test) }

@@ -88,8 +88,9 @@ extension TextWriter {
   mutating func xmlModifiedNode(_ node: ChartNode) {
     var bare = node
     bare.modifiers = ChartModifiers()
-    var inner = TextWriter(output: "", indent: indent)
+    var inner = TextWriter(output: "", indent: indent, unwritable: unwritable, stateName: stateName)
     inner.xmlNode(bare)
+    unwritable = inner.unwritable
     var lines = inner.output.split(separator: "\n", omittingEmptySubsequences: false).map(
       String.init)
     if lines.last == "" { lines.removeLast() }
@@ -104,16 +105,17 @@ extension TextWriter {
         default: (name, value.jsonText)
         }
       }
-      children.append(padding + "  <retry\(Self.attributes(pairs))/>")
+      children.append(padding + "  <retry\(attributes(pairs, of: "retry"))/>")
     }
     for route in modifiers.catches {
-      children.append(padding + "  <catch\(Self.attributes(route.fields.map { ($0, $1) }))/>")
+      children.append(
+        padding + "  <catch\(attributes(route.fields.map { ($0, $1) }, of: "catch"))/>")
     }
     var first = lines[0]
     let selfClosing = first.hasSuffix("/>")
     first.removeLast(selfClosing ? 2 : 1)
     if let timeout = modifiers.timeout {
-      first += Self.attributes([("timeout", ChartValue.numberText(timeout))])
+      first += attributes([("timeout", ChartValue.numberText(timeout))], of: "state")
     }
     if selfClosing {
       // `<name …/>`: the element's name is what follows `<`.

@@ -37,8 +37,17 @@ struct RandomChart {
     return name
   }
 
+  /// String values XML cannot hold as they are (control characters, noncharacters), which
+  /// the XML writer writes as JSON strings.
+  static let unruly = [
+    "bell \u{1}", "back\u{8}space", "not a character \u{FFFE}", "\u{FFFF}", "nul \u{0} end",
+    "escape \u{1B}[31m", "tab\tand\nline\r",
+  ]
+
   mutating func value() -> ChartValue {
-    switch int(0...6) {
+    switch int(0...8) {
+    case 7: return .string(Self.unruly[int(0...Self.unruly.count - 1)])
+    case 8: return .array([.string(Self.unruly[int(0...Self.unruly.count - 1)]), .null])
     case 0: return .null
     case 1: return .bool(chance(50))
     case 2: return .number(Double(int(-1000...1000)))
