@@ -59,6 +59,28 @@ struct DiagramKindsTests {
     expectText(chart.dotDescription, DiagramKindCharts.awkwardSubflowDOT)
   }
 
+  /// The Diagrams article's example of a modified state prints what the article shows.
+  @Test func diagramsArticleShowsTheCheckoutsMermaidUnedited() throws {
+    struct Order: Sendable { var isPaid = false }
+    // swift-format-ignore
+    let checkout = try Flowchart<Order> {
+      Action("Charge card") { order in order.isPaid = true }
+        .timeout(.seconds(5))
+        .retry(3, backoff: .exponential(initial: .milliseconds(100), maximum: .seconds(2)))
+        .catch(goTo: "Report failure")
+      Action("Ship", isFinal: true)
+      Action("Report failure", isFinal: true)
+    }
+    let article = try String(
+      contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../Sources/Flowchart/Documentation.docc/Diagrams.md"),
+      encoding: .utf8)
+    let marker = "print(checkout.mermaidDescription)\n```\n\n```text\n"
+    let start = try #require(article.range(of: marker), "Diagrams.md has no checkout example")
+    let end = try #require(article[start.upperBound...].range(of: "```\n"))
+    expectText(String(article[start.upperBound..<end.lowerBound]), checkout.mermaidDescription)
+  }
+
   @Test(arguments: [
     ("plain", "plain"),
     ("Check again", "Check\\ again"),
