@@ -13,34 +13,40 @@ struct DiagramTests {
     let chart = try DiagramCharts.health()
     expectText(
       chart.mermaidDescription,
-      """
+      #"""
       flowchart TD
         s0{"Willing to exercise?"}
         s1["Lift weights"]
         s2["Do sit-ups"]
+        s2_end(((" ")))
         s3{"Injured?"}
+        s3_end(((" ")))
         s0 -->|"yes"| s1
         s0 -->|"no"| s3
         s1 --> s2
-        classDef final stroke-width:4px
-        class s2,s3 final
+        s2 --> s2_end
+        s3 --> s3_end
 
-      """)
+      """#)
     expectText(
       chart.dotDescription,
-      """
+      #"""
       digraph {
         node [shape=box];
         s0 [label="Willing to exercise?", shape=diamond];
         s1 [label="Lift weights"];
-        s2 [label="Do sit-ups", peripheries=2];
-        s3 [label="Injured?", shape=diamond, peripheries=2];
+        s2 [label="Do sit-ups"];
+        s2_end [label="", shape=doublecircle, width=0.2, height=0.2, fixedsize=true];
+        s3 [label="Injured?", shape=diamond];
+        s3_end [label="", shape=doublecircle, width=0.2, height=0.2, fixedsize=true];
         s0 -> s1 [label="yes"];
         s0 -> s3 [label="no"];
         s1 -> s2;
+        s2 -> s2_end;
+        s3 -> s3_end;
       }
 
-      """)
+      """#)
   }
 
   @Test func multipleConditionLabelsEachArrowWithItsKeyAndDefault() throws {
@@ -49,21 +55,25 @@ struct DiagramTests {
       chart.mermaidDescription,
       #"""
       flowchart TD
-        s0{"Which plan?"}
+        s0{{"Which plan?"}}
         s1["Invite team"]
         s2["Show ads"]
-        s3{"Command?"}
+        s2_end(((" ")))
+        s3{{"Command?"}}
         s4["Nothing said"]
+        s4_end(((" ")))
         s5["Give up"]
+        s5_end(((" ")))
         s0 -->|"team"| s1
         s0 -->|"free"| s2
         s0 -->|"pro"| s3
         s1 --> s3
+        s2 --> s2_end
         s3 -.->|"retry"| s0
         s3 -->|"#34;#34;"| s4
         s3 -->|"default"| s5
-        classDef final stroke-width:4px
-        class s2,s4,s5 final
+        s4 --> s4_end
+        s5 --> s5_end
 
       """#)
     expectText(
@@ -71,19 +81,25 @@ struct DiagramTests {
       #"""
       digraph {
         node [shape=box];
-        s0 [label="Which plan?", shape=diamond];
+        s0 [label="Which plan?", shape=hexagon];
         s1 [label="Invite team"];
-        s2 [label="Show ads", peripheries=2];
-        s3 [label="Command?", shape=diamond];
-        s4 [label="Nothing said", peripheries=2];
-        s5 [label="Give up", peripheries=2];
+        s2 [label="Show ads"];
+        s2_end [label="", shape=doublecircle, width=0.2, height=0.2, fixedsize=true];
+        s3 [label="Command?", shape=hexagon];
+        s4 [label="Nothing said"];
+        s4_end [label="", shape=doublecircle, width=0.2, height=0.2, fixedsize=true];
+        s5 [label="Give up"];
+        s5_end [label="", shape=doublecircle, width=0.2, height=0.2, fixedsize=true];
         s0 -> s1 [label="team"];
         s0 -> s2 [label="free"];
         s0 -> s3 [label="pro"];
         s1 -> s3;
+        s2 -> s2_end;
         s3 -> s0 [label="retry", style=dashed, constraint=false];
         s3 -> s4 [label="\"\""];
         s3 -> s5 [label="default"];
+        s4 -> s4_end;
+        s5 -> s5_end;
       }
 
       """#)
@@ -104,6 +120,7 @@ struct DiagramTests {
         s5["Fetch feed"]
         s6["Save"]
         s6_join[" "]
+        s6_end(((" ")))
         s7["Save avatar"]
         s8["Save feed"]
         s0 -->|"Pictures"| s1
@@ -117,11 +134,10 @@ struct DiagramTests {
         s5 --> s0_join
         s6 --> s7
         s6 --> s8
+        s6_join --> s6_end
         s7 --> s6_join
         s8 --> s6_join
-        classDef final stroke-width:4px
         classDef bar fill:black,stroke:black,color:white
-        class s2,s4,s5,s6_join,s7,s8 final
         class s0,s0_join,s6,s6_join bar
 
       """#)
@@ -133,14 +149,15 @@ struct DiagramTests {
         s0 [label="Download", style=filled, fillcolor=black, fontcolor=white, height=0.3];
         s0_join [label="", style=filled, fillcolor=black, fontcolor=white, height=0.08, width=1.5];
         s1 [label="Avatar"];
-        s2 [label="Avatar saved", peripheries=2];
+        s2 [label="Avatar saved"];
         s3 [label="Cached?", shape=diamond];
-        s4 [label="Use cache", peripheries=2];
-        s5 [label="Fetch feed", peripheries=2];
+        s4 [label="Use cache"];
+        s5 [label="Fetch feed"];
         s6 [label="Save", style=filled, fillcolor=black, fontcolor=white, height=0.3];
-        s6_join [label="", style=filled, fillcolor=black, fontcolor=white, height=0.08, width=1.5, peripheries=2];
-        s7 [label="Save avatar", peripheries=2];
-        s8 [label="Save feed", peripheries=2];
+        s6_join [label="", style=filled, fillcolor=black, fontcolor=white, height=0.08, width=1.5];
+        s6_end [label="", shape=doublecircle, width=0.2, height=0.2, fixedsize=true];
+        s7 [label="Save avatar"];
+        s8 [label="Save feed"];
         s0 -> s1 [label="Pictures"];
         s0 -> s3;
         s0_join -> s6;
@@ -152,6 +169,7 @@ struct DiagramTests {
         s5 -> s0_join;
         s6 -> s7;
         s6 -> s8;
+        s6_join -> s6_end;
         s7 -> s6_join;
         s8 -> s6_join;
       }
@@ -176,6 +194,7 @@ struct DiagramTests {
         s5["Notes"]
         s6["Index"]
         s7["Done"]
+        s7_end(((" ")))
         s0 --> s1
         s0 --> s4
         s0_join --> s7
@@ -188,9 +207,8 @@ struct DiagramTests {
         s4_join --> s6
         s5 --> s4_join
         s6 --> s0_join
-        classDef final stroke-width:4px
+        s7 --> s7_end
         classDef bar fill:black,stroke:black,color:white
-        class s1_join,s2,s3,s5,s6,s7 final
         class s0,s0_join,s1,s1_join,s4,s4_join bar
 
       """#)
@@ -202,14 +220,15 @@ struct DiagramTests {
         s0 [label="Sync", style=filled, fillcolor=black, fontcolor=white, height=0.3];
         s0_join [label="", style=filled, fillcolor=black, fontcolor=white, height=0.08, width=1.5];
         s1 [label="Sync media", style=filled, fillcolor=black, fontcolor=white, height=0.3];
-        s1_join [label="", style=filled, fillcolor=black, fontcolor=white, height=0.08, width=1.5, peripheries=2];
-        s2 [label="Photos", peripheries=2];
-        s3 [label="Videos", peripheries=2];
+        s1_join [label="", style=filled, fillcolor=black, fontcolor=white, height=0.08, width=1.5];
+        s2 [label="Photos"];
+        s3 [label="Videos"];
         s4 [label="Sync text", style=filled, fillcolor=black, fontcolor=white, height=0.3];
         s4_join [label="", style=filled, fillcolor=black, fontcolor=white, height=0.08, width=1.5];
-        s5 [label="Notes", peripheries=2];
-        s6 [label="Index", peripheries=2];
-        s7 [label="Done", peripheries=2];
+        s5 [label="Notes"];
+        s6 [label="Index"];
+        s7 [label="Done"];
+        s7_end [label="", shape=doublecircle, width=0.2, height=0.2, fixedsize=true];
         s0 -> s1;
         s0 -> s4;
         s0_join -> s7;
@@ -222,6 +241,7 @@ struct DiagramTests {
         s4_join -> s6;
         s5 -> s4_join;
         s6 -> s0_join;
+        s7 -> s7_end;
       }
 
       """#)
@@ -249,13 +269,13 @@ struct DiagramTests {
         s0["Fetch"]
         s1{"Succeeded?"}
         s2["Done"]
+        s2_end(((" ")))
         s3["Wait"]
         s0 --> s1
         s1 -->|"yes"| s2
         s1 -->|"no"| s3
+        s2 --> s2_end
         s3 -.-> s0
-        classDef final stroke-width:4px
-        class s2 final
 
       """#)
     expectText(
@@ -265,11 +285,13 @@ struct DiagramTests {
         node [shape=box];
         s0 [label="Fetch"];
         s1 [label="Succeeded?", shape=diamond];
-        s2 [label="Done", peripheries=2];
+        s2 [label="Done"];
+        s2_end [label="", shape=doublecircle, width=0.2, height=0.2, fixedsize=true];
         s3 [label="Wait"];
         s0 -> s1;
         s1 -> s2 [label="yes"];
         s1 -> s3 [label="no"];
+        s2 -> s2_end;
         s3 -> s0 [style=dashed, constraint=false];
       }
 
@@ -284,10 +306,10 @@ struct DiagramTests {
       flowchart TD
         s0{"Ready?"}
         s1["Go"]
+        s1_end(((" ")))
         s0 -->|"yes"| s1
         s0 -.->|"no"| s0
-        classDef final stroke-width:4px
-        class s1 final
+        s1 --> s1_end
 
       """#)
     expectText(
@@ -296,9 +318,11 @@ struct DiagramTests {
       digraph {
         node [shape=box];
         s0 [label="Ready?", shape=diamond];
-        s1 [label="Go", peripheries=2];
+        s1 [label="Go"];
+        s1_end [label="", shape=doublecircle, width=0.2, height=0.2, fixedsize=true];
         s0 -> s1 [label="yes"];
         s0 -> s0 [label="no", style=dashed, constraint=false];
+        s1 -> s1_end;
       }
 
       """#)
@@ -314,12 +338,12 @@ struct DiagramTests {
         s1["Load profile"]
         s2["Show home"]
         s3["Done"]
+        s3_end(((" ")))
         s0 -->|"yes"| s1
         s0 -->|"no"| s2
         s1 --> s2
         s2 --> s3
-        classDef final stroke-width:4px
-        class s3 final
+        s3 --> s3_end
 
       """#)
     expectText(
@@ -330,11 +354,13 @@ struct DiagramTests {
         s0 [label="Logged in?", shape=diamond];
         s1 [label="Load profile"];
         s2 [label="Show home"];
-        s3 [label="Done", peripheries=2];
+        s3 [label="Done"];
+        s3_end [label="", shape=doublecircle, width=0.2, height=0.2, fixedsize=true];
         s0 -> s1 [label="yes"];
         s0 -> s2 [label="no"];
         s1 -> s2;
         s2 -> s3;
+        s3 -> s3_end;
       }
 
       """#)
@@ -348,11 +374,11 @@ struct DiagramTests {
       flowchart TD
         s0["Begin"]
         s1["End"]
+        s1_end(((" ")))
         s2["Resume"]
         s0 --> s1
+        s1 --> s1_end
         s2 --> s1
-        classDef final stroke-width:4px
-        class s1 final
 
       """#)
     expectText(
@@ -361,9 +387,11 @@ struct DiagramTests {
       digraph {
         node [shape=box];
         s0 [label="Begin"];
-        s1 [label="End", peripheries=2];
+        s1 [label="End"];
+        s1_end [label="", shape=doublecircle, width=0.2, height=0.2, fixedsize=true];
         s2 [label="Resume"];
         s0 -> s1;
+        s1 -> s1_end;
         s2 -> s1;
       }
 
@@ -378,7 +406,7 @@ struct DiagramTests {
       chart.mermaidDescription,
       #"""
       flowchart TD
-        s0{"Say #34;hi#34;#59; [x] {y} (z)"}
+        s0{{"Say #34;hi#34;#59; [x] {y} (z)"}}
         s1["#35;1 #96;code#96; #124; pipe"]
         s2["a\nb \N"]
         s3["Café 😀 字"]
@@ -386,6 +414,7 @@ struct DiagramTests {
         s5["#34; padded #34;"]
         s6["#64258;°°1#182;ß"]
         s6_join[" "]
+        s6_end(((" ")))
         s7["end"]
         s0 -->|"#60;b#62;#38;amp#59;#60;/b#62;"| s1
         s0 -->|"#34;x: y#34;"| s2
@@ -398,10 +427,9 @@ struct DiagramTests {
         s4 --> s6
         s5 --> s6
         s6 -->|"-#62; branch #60;-"| s7
+        s6_join --> s6_end
         s7 --> s6_join
-        classDef final stroke-width:4px
         classDef bar fill:black,stroke:black,color:white
-        class s6_join,s7 final
         class s6,s6_join bar
 
       """#)
@@ -410,15 +438,16 @@ struct DiagramTests {
       #"""
       digraph {
         node [shape=box];
-        s0 [label="Say \"hi\"; [x] {y} (z)", shape=diamond];
+        s0 [label="Say \"hi\"; [x] {y} (z)", shape=hexagon];
         s1 [label="#1 `code` | pipe"];
         s2 [label="a\\nb \\N"];
         s3 [label="Café 😀 字"];
         s4 [label="\"zero\\u{200B}width\""];
         s5 [label="\" padded \""];
         s6 [label="ﬂ°°1¶ß", style=filled, fillcolor=black, fontcolor=white, height=0.3];
-        s6_join [label="", style=filled, fillcolor=black, fontcolor=white, height=0.08, width=1.5, peripheries=2];
-        s7 [label="end", peripheries=2];
+        s6_join [label="", style=filled, fillcolor=black, fontcolor=white, height=0.08, width=1.5];
+        s6_end [label="", shape=doublecircle, width=0.2, height=0.2, fixedsize=true];
+        s7 [label="end"];
         s0 -> s1 [label="<b>&amp;amp;</b>"];
         s0 -> s2 [label="\"x: y\""];
         s0 -> s3 [label="\"\""];
@@ -430,6 +459,7 @@ struct DiagramTests {
         s4 -> s6;
         s5 -> s6;
         s6 -> s7 [label="-> branch <-"];
+        s6_join -> s6_end;
         s7 -> s6_join;
       }
 
@@ -472,11 +502,9 @@ struct DiagramTests {
       }
     }
     let mermaid = chart.mermaidDescription
-    #expect(
-      mermaid.hasSuffix(
-        "  s99998 --> s99999\n  classDef final stroke-width:4px\n  class s99999 final\n"))
+    #expect(mermaid.hasSuffix("  s99998 --> s99999\n  s99999 --> s99999_end\n"))
     let dot = chart.dotDescription
-    #expect(dot.hasSuffix("  s99998 -> s99999;\n}\n"))
+    #expect(dot.hasSuffix("  s99998 -> s99999;\n  s99999 -> s99999_end;\n}\n"))
   }
 
   // MARK: - Graphviz

@@ -1,17 +1,22 @@
 /// A chart laid out as boxes and arrows, the same for every diagram syntax: the Mermaid and
 /// DOT writers only spell it.
 ///
-/// - Every state is a box, numbered as the chart numbers it (`s0`, `s1`, …): a condition or a
-///   multiple condition is a decision (a diamond), an action a box, a dispatch a fork bar
-///   that carries its name; each dispatch also has a join bar (`s4_join`) where its
-///   branches end. A subflow, a map and a waiting state have shapes of their own, whichever
-///   exits they have.
+/// - Every state is a box, numbered as the chart numbers it (`s0`, `s1`, …), in a shape of
+///   its kind's (``Shape``): each kind has its own, whichever exits the state has. A dispatch
+///   is a fork bar that carries its name, and also has a join bar (`s4_join`) where its
+///   branches end.
+/// - A state with a timeout or retries carries them on a second line of its box, as the
+///   printed tree writes them (`[timeout 30s, retry ×3 (exponential 1s×2…10s)]`).
 /// - A branch's prerequisite is an arrow of its own, labelled `before`, from the first state
 ///   of the branch that must end first to the first state of the branch that waits for it.
 /// - Every exit is an arrow, labelled `yes`, `no`, the key, `default`, or the branch's name;
-///   a dispatch's own exit leaves from its join bar; each final state inside a branch has an
-///   arrow to its dispatch's join bar, which is how a branch is seen to end.
-/// - A catch route (see ``FlowComponent/catch(goTo:fileID:line:_:)``) is a dashed arrow
+///   a dispatch's own exit leaves from its join bar.
+/// - Where a flow ends, an arrow says where to: each final state of the top level (the end
+///   of the run) has an arrow to an end mark of its own (`s3_end`), the one mark of a final
+///   state; each final state inside a branch has an arrow to its dispatch's join bar, which
+///   is how a branch is seen to end (it is not marked as an end of the run). A final
+///   dispatch's arrow leaves from its join bar.
+/// - A catch route (see ``FlowComponent/catch(goTo:fileID:line:_:)``) is an error arrow,
 ///   labelled `catch`, or `catch` and the error type it takes, from the state to the route's
 ///   target; it is never counted as an arrow back.
 /// - An arrow back is one that leads to a state still on the walk that reached it: the walk
@@ -21,42 +26,67 @@
 /// Names and keys are written as the printed tree writes them (``DisplayText``), so each
 /// is one line; each syntax then escapes what it must.
 struct Diagram {
-  /// What a box looks like.
+  /// What a box looks like: one shape per kind of state, and three marks.
   enum Shape: Equatable {
-    /// A condition or a multiple condition: a diamond.
+    /// A condition: a diamond, the flowchart symbol of a decision.
     case decision
-    /// An action: a rectangle.
+    /// A multiple condition: a hexagon, a decision with many ways out.
+    case keyedDecision
+    /// An action: a rectangle, the flowchart symbol of a process.
     case action
     /// A dispatch, where its branches start: a bar with the dispatch's name.
     case fork
     /// Where a dispatch's branches end: an empty bar.
     case join
-    /// A subflow: a box with a double edge, the flowchart symbol of a predefined process.
+    /// A subflow: a box with double sides, the flowchart symbol of a predefined process.
     case subflow
-    /// A map: a hexagon, the flowchart symbol of a loop's preparation.
+    /// A map: a trapezoid, narrow at the top, the flowchart symbol of a loop's limit.
     case map
     /// A waiting state: a parallelogram, the flowchart symbol of input.
     case wait
+    /// Where the run ends, after a final state of the top level: a small double circle.
+    case end
   }
 
-  /// A box: a state, or a dispatch's join bar.
+  /// Which part of a state an arrow meets.
+  enum Part: Equatable {
+    /// The state's own box.
+    case state
+    /// The join bar of the dispatch.
+    case join
+    /// The end mark after the final state (or the final dispatch's join bar).
+    case end
+  }
+
+  /// A box: a state, a dispatch's join bar, or an end mark.
   struct Box {
-    /// The state, or for a join bar its dispatch.
+    /// The state, or for a join bar its dispatch, or for an end mark its final state.
     var state: Int32
     var shape: Shape
-    /// The name as the printed tree shows it; empty for a join bar.
+    /// The name as the printed tree shows it; empty for a join bar and an end mark.
     var label: String
-    /// Whether the flow ends here: a final state, or the join bar of a final dispatch (a
-    /// final dispatch's own fork bar is not marked, since its flow goes on into its
-    /// branches).
-    var isFinal: Bool
+    /// The state's timeout and retries, as the printed tree shows them between `[` and `]`,
+    /// or empty for none.
+    var modifiers: String = ""
+
+    /// The box's node ID.
+    var id: String { Diagram.id(End(state: state, part: part)) }
+
+    /// The part of the state the box draws.
+    var part: Part {
+      switch shape {
+      case .join: .join
+      case .end: .end
+      case .decision, .keyedDecision, .action, .fork, .subflow, .map, .wait: .state
+      }
+    }
   }
 
   /// One end of an arrow.
   struct End: Equatable {
     var state: Int32
-    /// Whether the arrow meets the join bar of the dispatch `state`, rather than the state.
-    var isJoin: Bool
+    /// The part of `state` the arrow meets.
+    var part: Part = .state
   }
 
   /// An arrow.
@@ -74,10 +104,12 @@ struct Diagram {
     var isCatch = false
   }
 
-  /// The boxes, in state order, each dispatch's join bar right after its fork bar.
+  /// The boxes, in state order, each dispatch's join bar right after its fork bar, and each
+  /// end mark right after the box whose arrow meets it.
   private(set) var boxes: [Box] = []
   /// The arrows, by the state they leave (for a dispatch's exit, its join bar), in state
-  /// order, each state's exits in declaration order.
+  /// order: each state's exits in declaration order, then its catch routes, then the arrow
+  /// that ends its flow.
   private(set) var arrows: [Arrow] = []
 
   /// Lays out `graph`.
@@ -91,12 +123,13 @@ struct Diagram {
     arrows.reserveCapacity(graph.exits.count + graph.records.count / 2)
     for (index, record) in graph.records.enumerated() {
       let state = Int32(index)
-      let here = End(state: state, isJoin: false)
+      let here = End(state: state)
       let isDispatch = record.kind == .dispatch
       let shape: Shape =
         switch record.kind {
         case .dispatch: .fork
-        case .condition, .multipleCondition: .decision
+        case .condition: .decision
+        case .multipleCondition: .keyedDecision
         case .subflow: .subflow
         case .map: .map
         case .waiting: .wait
@@ -105,20 +138,25 @@ struct Diagram {
       boxes.append(
         Box(
           state: state, shape: shape, label: DisplayText.name(record.name),
-          isFinal: record.isFinal && !isDispatch))
+          modifiers: record.declaration.modifiers?.summary ?? ""))
       if isDispatch {
-        boxes.append(Box(state: state, shape: .join, label: "", isFinal: record.isFinal))
+        boxes.append(Box(state: state, shape: .join, label: ""))
+      }
+      // The branch whose flow the state is in, or -1 for the top level.
+      let dispatch = joins[Int(record.flow)]
+      if record.isFinal, dispatch < 0 {
+        boxes.append(Box(state: state, shape: .end, label: ""))
       }
       var exitIndex = Int(record.firstExit)
       for exit in graph.storedExits(of: index) {
         defer { exitIndex += 1 }
-        let to = End(state: exit.target, isJoin: false)
+        let to = End(state: exit.target)
         let label: String?
         var from = here
         switch exit.label {
         case .next:
           label = nil
-          from.isJoin = isDispatch
+          if isDispatch { from.part = .join }
         case .yes: label = "yes"
         case .no: label = "no"
         case .default: label = "default"
@@ -132,18 +170,28 @@ struct Diagram {
       for route in graph.catchRoutes(of: state, record.declaration.modifiers) {
         arrows.append(
           Arrow(
-            from: here, to: End(state: route.target, isJoin: false),
+            from: here, to: End(state: route.target),
             label: route.errorType.map { "catch \($0)" } ?? "catch", isBack: false, isCatch: true))
       }
-      // A final state inside a branch ends the branch: an arrow to the join bar (from a
-      // final dispatch's own join bar).
-      let dispatch = joins[Int(record.flow)]
-      if record.isFinal, dispatch >= 0 {
+      // A final state ends its flow: inside a branch, an arrow to the join bar; at the top
+      // level, an arrow to its end mark (from a final dispatch's own join bar).
+      if record.isFinal {
         arrows.append(
           Arrow(
-            from: End(state: state, isJoin: isDispatch), to: End(state: dispatch, isJoin: true),
+            from: End(state: state, part: isDispatch ? .join : .state),
+            to: dispatch >= 0 ? End(state: dispatch, part: .join) : End(state: state, part: .end),
             label: nil, isBack: false))
       }
+    }
+  }
+
+  /// The node ID of one end of an arrow, the same in every syntax: `s3`, `s3_join` for a
+  /// join bar, `s3_end` for an end mark.
+  static func id(_ end: End) -> String {
+    switch end.part {
+    case .state: "s\(end.state)"
+    case .join: "s\(end.state)_join"
+    case .end: "s\(end.state)_end"
     }
   }
 
@@ -165,8 +213,8 @@ struct Diagram {
         guard let prerequisite = starts.first(where: { $0.name == name }) else { continue }
         arrows.append(
           Arrow(
-            from: End(state: prerequisite.first, isJoin: false),
-            to: End(state: start.first, isJoin: false), label: "before", isBack: false,
+            from: End(state: prerequisite.first), to: End(state: start.first),
+            label: "before", isBack: false,
             isPrerequisite: true))
       }
     }

@@ -7,25 +7,37 @@ extension Flowchart {
   ///   node [shape=box];
   ///   s0 [label="Willing to exercise?", shape=diamond];
   ///   s1 [label="Lift weights"];
-  ///   s2 [label="Do sit-ups", peripheries=2];
-  ///   s3 [label="Injured?", shape=diamond, peripheries=2];
+  ///   s2 [label="Do sit-ups"];
+  ///   s2_end [label="", shape=doublecircle, width=0.2, height=0.2, fixedsize=true];
+  ///   s3 [label="Injured?", shape=diamond];
+  ///   s3_end [label="", shape=doublecircle, width=0.2, height=0.2, fixedsize=true];
   ///   s0 -> s1 [label="yes"];
   ///   s0 -> s3 [label="no"];
   ///   s1 -> s2;
+  ///   s2 -> s2_end;
+  ///   s3 -> s3_end;
   /// }
   /// ```
   ///
-  /// - Each state is a node named `s` and its index (``StateID/index``): conditions and
-  ///   multiple conditions are diamonds, actions boxes. A dispatch is a black bar with its
-  ///   name where its branches start, and an empty black bar, `s` and its index then
-  ///   `_join`, where they end.
+  /// - Each state is a node named `s` and its index (``StateID/index``), in its kind's shape:
+  ///   a condition is a diamond (`shape=diamond`), a multiple condition a hexagon
+  ///   (`shape=hexagon`), an action a box, a waiting state a parallelogram
+  ///   (`shape=parallelogram`), a subflow a box with double sides (a record with an empty
+  ///   field each side, `shape=record, label="|Name|"`), a map a trapezoid
+  ///   (`shape=trapezium`). A dispatch is a black bar with its name where its branches
+  ///   start, and an empty black bar, `s` and its index then `_join`, where they end.
+  /// - A state with a timeout or retries shows them on a second line of its label, as the
+  ///   printed tree does: `Upload\n[timeout 30s, retry ×3 (fixed 1s)]`.
   /// - Edges are labelled `yes` and `no`, with a multiple condition's keys (and
-  ///   `default`), and with a branch's name when it has one. A final state inside a branch
-  ///   has an edge to its dispatch's join bar; the dispatch's own exit leaves from there.
-  /// - Final states have a double outline (`peripheries=2`); so does a final dispatch's
-  ///   join bar.
-  /// - A subflow is a box with a double outline (`shape=box, peripheries=2`; a final one has
-  ///   three), a map a hexagon, a waiting state a parallelogram, whichever exits they have.
+  ///   `default`), and with a branch's name when it has one.
+  /// - A final state of the top level, where the run ends, has an edge to an end mark of
+  ///   its own: a small double circle named `s` and its index then `_end` (after a final
+  ///   dispatch's join bar). A final state inside a branch ends only its branch: it has an
+  ///   edge to its dispatch's join bar instead, and the dispatch's own exit leaves from
+  ///   there.
+  /// - A catch route is a red dashed edge (`style=dashed, color=red, fontcolor=red`)
+  ///   labelled `catch`, or `catch` and the error type it takes, from the state to the
+  ///   route's target.
   /// - A dispatch's branch that waits for others (its prerequisites) has a dashed edge with
   ///   an empty arrowhead, labelled `before`, from the first state of each prerequisite
   ///   branch to its own first state.
@@ -38,37 +50,39 @@ extension Flowchart {
   /// ``printTree(to:)``): a name with a line break or an invisible character shows as a
   /// string literal, `"a\nb"`. In the DOT text, `"` and `\` are escaped with a backslash
   /// and `&` is written `&amp;`, so that Graphviz reads no escape sequence or HTML entity
-  /// into a name.
+  /// into a name; in a subflow's record label, `{`, `}`, `|`, `<`, `>` and spaces are
+  /// escaped with a backslash too.
   ///
   /// - Complexity: O(*n*) in the number of states and exits.
   public var dotDescription: String {
     let diagram = Diagram(graph: graph)
     var text = "digraph {\n  node [shape=box];\n"
     for box in diagram.boxes {
-      text += "  " + Self.dotID(Diagram.End(state: box.state, isJoin: box.shape == .join))
+      text += "  " + box.id + " [label=\""
       switch box.shape {
       case .decision:
-        text += " [label=\"" + Diagram.dotText(box.label) + "\", shape=diamond"
+        text += Diagram.dotLabel(box) + "\", shape=diamond"
+      case .keyedDecision:
+        text += Diagram.dotLabel(box) + "\", shape=hexagon"
       case .action:
-        text += " [label=\"" + Diagram.dotText(box.label) + "\""
+        text += Diagram.dotLabel(box) + "\""
       case .fork:
-        text += " [label=\"" + Diagram.dotText(box.label) + "\", " + Self.dotBar + ", height=0.3"
+        text += Diagram.dotLabel(box) + "\", " + Self.dotBar + ", height=0.3"
       case .join:
-        text += " [label=\"\", " + Self.dotBar + ", height=0.08, width=1.5"
+        text += "\", " + Self.dotBar + ", height=0.08, width=1.5"
       case .subflow:
-        // A double edge already: a final subflow has a third.
-        text += " [label=\"" + Diagram.dotText(box.label) + "\", shape=box"
-        text += box.isFinal ? ", peripheries=3];\n" : ", peripheries=2];\n"
-        continue
+        text += "|" + Diagram.dotLabel(box, inRecord: true) + "|\", shape=record"
       case .map:
-        text += " [label=\"" + Diagram.dotText(box.label) + "\", shape=hexagon"
+        text += Diagram.dotLabel(box) + "\", shape=trapezium"
       case .wait:
-        text += " [label=\"" + Diagram.dotText(box.label) + "\", shape=parallelogram"
+        text += Diagram.dotLabel(box) + "\", shape=parallelogram"
+      case .end:
+        text += "\", shape=doublecircle, width=0.2, height=0.2, fixedsize=true"
       }
-      text += box.isFinal ? ", peripheries=2];\n" : "];\n"
+      text += "];\n"
     }
     for arrow in diagram.arrows {
-      text += "  " + Self.dotID(arrow.from) + " -> " + Self.dotID(arrow.to)
+      text += "  " + Diagram.id(arrow.from) + " -> " + Diagram.id(arrow.to)
       var attributes: [String] = []
       if let label = arrow.label {
         attributes.append("label=\"" + Diagram.dotText(label) + "\"")
@@ -90,14 +104,21 @@ extension Flowchart {
 
   /// The attributes of a dispatch's bars.
   private static var dotBar: String { "style=filled, fillcolor=black, fontcolor=white" }
-
-  /// The node ID of one end of an edge: `s3`, or `s3_join` for a join bar.
-  private static func dotID(_ end: Diagram.End) -> String {
-    end.isJoin ? "s\(end.state)_join" : "s\(end.state)"
-  }
 }
 
 extension Diagram {
+  /// The label of `box` ready to go between `"` in DOT: its name, and its modifiers on a
+  /// second line (`\n`), each escaped by ``dotText(_:)``, and for a record label
+  /// (`inRecord`) by ``dotRecordText(_:)`` too.
+  static func dotLabel(_ box: Box, inRecord: Bool = false) -> String {
+    let escape = inRecord ? { dotRecordText(dotText($0)) } : dotText
+    var label = escape(box.label)
+    if !box.modifiers.isEmpty {
+      label += "\\n" + escape("[" + box.modifiers + "]")
+    }
+    return label
+  }
+
   /// `text` ready to go between `"` in DOT: `"` and `\` escaped with a backslash (a
   /// backslash would otherwise start Graphviz's `\n`, `\l`, `\N`, … in a label), and `&`
   /// written `&amp;` (Graphviz reads HTML entities such as `&lt;` in labels).
@@ -110,6 +131,21 @@ extension Diagram {
       case "&": result += "&amp;"
       default: result.unicodeScalars.append(scalar)
       }
+    }
+    return result
+  }
+
+  /// `text`, already escaped by ``dotText(_:)``, ready to be a field of a record label:
+  /// `{`, `}`, `|`, `<` and `>` (a record's syntax) and spaces (which a record would
+  /// collapse and trim) escaped with a backslash.
+  static func dotRecordText(_ text: String) -> String {
+    var result = ""
+    for scalar in text.unicodeScalars {
+      switch scalar {
+      case "{", "}", "|", "<", ">", " ": result += "\\"
+      default: break
+      }
+      result.unicodeScalars.append(scalar)
     }
     return result
   }

@@ -7,25 +7,34 @@ extension Flowchart {
   ///   s0{"Willing to exercise?"}
   ///   s1["Lift weights"]
   ///   s2["Do sit-ups"]
+  ///   s2_end(((" ")))
   ///   s3{"Injured?"}
+  ///   s3_end(((" ")))
   ///   s0 -->|"yes"| s1
   ///   s0 -->|"no"| s3
   ///   s1 --> s2
-  ///   classDef final stroke-width:4px
-  ///   class s2,s3 final
+  ///   s2 --> s2_end
+  ///   s3 --> s3_end
   /// ```
   ///
-  /// - Each state is a node named `s` and its index (``StateID/index``): conditions and
-  ///   multiple conditions are diamonds, actions rectangles. A dispatch is a dark bar with
-  ///   its name where its branches start (class `bar`), and an empty dark bar, `s` and its
-  ///   index then `_join`, where they end.
+  /// - Each state is a node named `s` and its index (``StateID/index``), in its kind's shape:
+  ///   a condition is a rhombus (`{"…"}`), a multiple condition a hexagon (`{{"…"}}`), an
+  ///   action a rectangle (`["…"]`), a waiting state a parallelogram (`[/"…"/]`), a subflow
+  ///   a subroutine box (`[["…"]]`), a map a trapezoid (`[/"…"\]`). A dispatch is a dark
+  ///   bar with its name where its branches start (class `bar`), and an empty dark bar, `s`
+  ///   and its index then `_join`, where they end.
+  /// - A state with a timeout or retries shows them on a second line of its label (after a
+  ///   `<br>`), as the printed tree does: `[timeout 30s, retry ×3 (fixed 1s)]`.
   /// - Arrows are labelled `yes` and `no`, with a multiple condition's keys (and
-  ///   `default`), and with a branch's name when it has one. A final state inside a branch
-  ///   has an arrow to its dispatch's join bar; the dispatch's own exit leaves from there.
-  /// - Final states have class `final`, drawn with a thick border; a final dispatch's join
-  ///   bar has it too.
-  /// - A subflow is a subroutine box (`[[ ]]`), a map a hexagon (`{{ }}`), a waiting state a
-  ///   parallelogram (`[/ /]`), whichever exits they have.
+  ///   `default`), and with a branch's name when it has one.
+  /// - A final state of the top level, where the run ends, has an arrow to an end mark of
+  ///   its own: a small double circle (`(((" ")))`) named `s` and its index then `_end`
+  ///   (after a final dispatch's join bar). A final state inside a branch ends only its
+  ///   branch: it has an arrow to its dispatch's join bar instead, and the dispatch's own
+  ///   exit leaves from there.
+  /// - A catch route is a dotted red arrow (`-.->`, styled by a `linkStyle` line) labelled
+  ///   `catch`, or `catch` and the error type it takes, from the state to the route's
+  ///   target.
   /// - An arrow back, to a state still on the depth-first walk from the start that reached
   ///   it (the arrows that close cycles), is dotted: `-.->`.
   /// - A dispatch's branch that waits for others (its prerequisites) has a dotted arrow
@@ -44,55 +53,53 @@ extension Flowchart {
     let diagram = Diagram(graph: graph)
     var text = "flowchart TD\n"
     for box in diagram.boxes {
-      text += "  "
-      text += Self.mermaidID(Diagram.End(state: box.state, isJoin: box.shape == .join))
+      text += "  " + box.id
       switch box.shape {
-      case .decision: text += "{\"" + Diagram.mermaidText(box.label) + "\"}\n"
-      case .action, .fork: text += "[\"" + Diagram.mermaidText(box.label) + "\"]\n"
+      case .decision: text += "{\"" + Diagram.mermaidLabel(box) + "\"}\n"
+      case .keyedDecision: text += "{{\"" + Diagram.mermaidLabel(box) + "\"}}\n"
+      case .action, .fork: text += "[\"" + Diagram.mermaidLabel(box) + "\"]\n"
       case .join: text += "[\" \"]\n"
-      case .subflow: text += "[[\"" + Diagram.mermaidText(box.label) + "\"]]\n"
-      case .map: text += "{{\"" + Diagram.mermaidText(box.label) + "\"}}\n"
-      case .wait: text += "[/\"" + Diagram.mermaidText(box.label) + "\"/]\n"
+      case .subflow: text += "[[\"" + Diagram.mermaidLabel(box) + "\"]]\n"
+      case .map: text += "[/\"" + Diagram.mermaidLabel(box) + "\"\\]\n"
+      case .wait: text += "[/\"" + Diagram.mermaidLabel(box) + "\"/]\n"
+      case .end: text += "(((\" \")))\n"
       }
     }
-    for arrow in diagram.arrows {
-      text += "  " + Self.mermaidID(arrow.from)
+    var catches: [Int] = []
+    for (index, arrow) in diagram.arrows.enumerated() {
+      text += "  " + Diagram.id(arrow.from)
       text += arrow.isBack || arrow.isPrerequisite || arrow.isCatch ? " -.->" : " -->"
       if let label = arrow.label {
         text += "|\"" + Diagram.mermaidText(label) + "\"|"
       }
-      text += " " + Self.mermaidID(arrow.to) + "\n"
+      text += " " + Diagram.id(arrow.to) + "\n"
+      if arrow.isCatch { catches.append(index) }
     }
-    let finals = diagram.boxes.filter(\.isFinal)
     let bars = diagram.boxes.filter { $0.shape == .fork || $0.shape == .join }
-    if !finals.isEmpty {
-      text += "  classDef final stroke-width:4px\n"
-    }
     if !bars.isEmpty {
       text += "  classDef bar fill:black,stroke:black,color:white\n"
+      text += "  class " + bars.map(\.id).joined(separator: ",") + " bar\n"
     }
-    if !finals.isEmpty {
-      text += "  class " + Self.mermaidIDs(finals) + " final\n"
-    }
-    if !bars.isEmpty {
-      text += "  class " + Self.mermaidIDs(bars) + " bar\n"
+    if !catches.isEmpty {
+      // Mermaid numbers links from 0 in the order they are written.
+      text += "  linkStyle " + catches.map(String.init).joined(separator: ",")
+      text += " stroke:red,color:red\n"
     }
     return text
-  }
-
-  /// The node ID of one end of an arrow: `s3`, or `s3_join` for a join bar.
-  private static func mermaidID(_ end: Diagram.End) -> String {
-    end.isJoin ? "s\(end.state)_join" : "s\(end.state)"
-  }
-
-  /// The IDs of `boxes`, separated by commas.
-  private static func mermaidIDs(_ boxes: [Diagram.Box]) -> String {
-    boxes.map { mermaidID(Diagram.End(state: $0.state, isJoin: $0.shape == .join)) }
-      .joined(separator: ",")
   }
 }
 
 extension Diagram {
+  /// The label of `box` ready to go between `"` in Mermaid: its name, and its modifiers on
+  /// a second line (`<br>`), each escaped by ``mermaidText(_:)``.
+  static func mermaidLabel(_ box: Box) -> String {
+    var label = mermaidText(box.label)
+    if !box.modifiers.isEmpty {
+      label += "<br>" + mermaidText("[" + box.modifiers + "]")
+    }
+    return label
+  }
+
   /// `text` ready to go between `"` in Mermaid: every character Mermaid reads as syntax,
   /// as HTML or as Markdown, and the two it uses to mark entity codes internally, written
   /// as an entity code.
