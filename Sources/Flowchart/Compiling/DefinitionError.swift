@@ -60,6 +60,7 @@ public struct DefinitionError: Error, Sendable, CustomStringConvertible {
       case prerequisiteCycle = "prerequisite cycle"
       case invalidDispatchOption = "invalid dispatch option"
       case invalidModifier = "invalid modifier"
+      case invalidMapOption = "invalid map option"
     }
 
     /// The chart declares no state at all.
@@ -128,6 +129,9 @@ public struct DefinitionError: Error, Sendable, CustomStringConvertible {
     /// retry, a timeout of zero or less, a negative retry count, a backoff with a negative
     /// delay (see ``FlowComponent/timeout(_:fileID:line:)``).
     public static let invalidModifier = Kind(code: .invalidModifier)
+    /// A ``Map`` option is out of range: a `maxConcurrency` below 1 or a negative
+    /// `toleratedFailures`, as for a ``Dispatch``.
+    public static let invalidMapOption = Kind(code: .invalidMapOption)
 
     /// The kind in words, such as `unknown name`.
     public var description: String { code.rawValue }
