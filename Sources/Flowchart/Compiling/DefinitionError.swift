@@ -127,7 +127,9 @@ public struct DefinitionError: Error, Sendable, CustomStringConvertible {
     public static let invalidDispatchOption = Kind(code: .invalidDispatchOption)
     /// A state's modifiers cannot apply: a modifier on a dispatch, a second timeout or
     /// retry, a timeout of zero or less, a negative retry count, a backoff with a negative
-    /// delay (see ``FlowComponent/timeout(_:fileID:line:)``).
+    /// delay, a timeout or delay longer than 1,000,000,000 seconds, an exponential
+    /// multiplier that is not a finite number of 1 or more (see
+    /// ``FlowComponent/timeout(_:fileID:line:)`` and ``Backoff``).
     public static let invalidModifier = Kind(code: .invalidModifier)
     /// A ``Map`` option is out of range: a `maxConcurrency` below 1 or a negative
     /// `toleratedFailures`, as for a ``Dispatch``.

@@ -40,6 +40,10 @@
 /// boundary and no element starts after that. The map counts as one step of the outer run;
 /// each inner run has `stepLimit` of its own.
 ///
+/// A `maxConcurrency` below 1 or a negative `toleratedFailures` is a
+/// ``DefinitionError/Kind/invalidMapOption`` at the map's line, as the same values are for a
+/// ``Dispatch``.
+///
 /// The tree printer shows a map as one state with the letter `E` (for each); see
 /// ``Flowchart/printTree(to:expandingSubflows:)`` to print its chart nested below it.
 public struct Map<Context: Sendable>: FlowComponent, Sendable {
