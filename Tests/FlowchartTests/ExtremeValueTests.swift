@@ -379,7 +379,9 @@ private func expectEveryRunEnds(bufferingNewest limit: Int) async throws {
   guard case .runFinished = last?.kind else {
     return require(false, "last event: \(String(describing: last))")
   }
-  require(count >= 1 && count <= max(limit, 1), "\(count) events for a limit of \(limit)")
+  // How many arrive depends on how the reader keeps up (the limit bounds those waiting,
+  // not those delivered): at least the run's end.
+  require(count >= 1, "\(count) events for a limit of \(limit)")
 }
 
 private func map(maxConcurrency: Int?, tolerated: Int) throws -> Flowchart<Sample> {
