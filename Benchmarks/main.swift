@@ -19,6 +19,8 @@
 // - FileBenchmarks.swift: loading chart files (JSON and XML) of growing size;
 // - LoadGrowthBenchmarks.swift: loading over nesting and fan-out (subflows, includes, values);
 // - ToolBenchmarks.swift: the `flowchart` tool's `validate` on a large file;
+// - GrowthBenchmarks.swift: growth rows for issue 27's corners (nested subflows printed,
+//   many prerequisites resolved, a backoff's delay before a late retry);
 // - LiveBenchmarks.swift: runs through a run handle, observed or not, against run(with:);
 //   LivePauseBenchmarks.swift: pause → resume latency;
 // - SuspensionBenchmarks.swift: memory of many live runs suspended on a Wait (`memory` group).
@@ -36,7 +38,7 @@ struct Options: Sendable {
   /// The workload groups, in the order they run.
   static let groups = [
     "sync", "sync-capturing", "async", "dispatch", "composition", "live", "compile", "print",
-    "memory", "load", "load-growth", "tool",
+    "memory", "load", "load-growth", "tool", "growth",
   ]
 
   static let usage = """
@@ -168,6 +170,7 @@ struct BenchmarkRunner: Sendable {
       case "load": try FileBenchmarks.measureLoad(configuration, into: &report)
       case "load-growth": try LoadGrowthBenchmarks.measure(configuration, into: &report)
       case "tool": try ToolBenchmarks.measureValidate(configuration, into: &report)
+      case "growth": try GrowthBenchmarks.measure(configuration, into: &report)
       case "live":
         report.append(
           try waitForTask(configuration) { try await LiveBenchmarks.measure($0, into: &$1) })

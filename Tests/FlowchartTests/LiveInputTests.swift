@@ -64,7 +64,7 @@ struct LiveInputTests {
     #expect(wrongType?.kind == .wrongType)
     #expect(
       wrongType?.reason
-        == "Waiting state 'Photo available' waits for a String, not a Int: send a String.")
+        == "Waiting state 'Photo available' waits for a String, not an Int: send a String.")
     // The run is unharmed.
     try handle.send("photo", to: "Photo available")
     handle.resume()

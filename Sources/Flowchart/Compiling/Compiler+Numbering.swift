@@ -230,6 +230,7 @@ extension Compiler {
     if let modifiers = state.modifiers { note(modifiers, of: state, id: id, flow: flow) }
     if node.kind.isAsynchronous { asynchronousStates.append(id) }
     if state.kind == .subflow { subflowStates.append(id) }
+    if state.kind == .map { checkMapOptions(of: state) }
     records[Int(id)] = StateRecord(declaration: state, firstExit: firstExit, flow: flow)
   }
 

@@ -2,6 +2,15 @@
 // dispatch is numbered.
 
 extension Compiler {
+  /// Checks the options of `state`, a map, by a dispatch's rule: a `maxConcurrency` below 1
+  /// or a negative `toleratedFailures` is a definition error.
+  mutating func checkMapOptions(of state: StateDeclaration) {
+    guard let map = state.attachment as? any MapDeclaration else { return }
+    for problem in map.declaredOptions.problems {
+      findings.append(.invalidMapOption(facts(state), problem: problem))
+    }
+  }
+
   /// Resolves the prerequisites of `branches`, the branches of the dispatch `state`, to
   /// branch indices, and checks them and the dispatch's options.
   ///
@@ -24,26 +33,44 @@ extension Compiler {
     resolved.reserveCapacity(branches.count)
     var suggester = Suggester()
     let names = branches.compactMap(\.name)
+    // Each name's first branch and how many branches have it, built once: resolving a
+    // prerequisite is one look-up, whatever the number of branches.
+    var branchesNamed: [String: (first: Int32, count: Int)] = [:]
+    branchesNamed.reserveCapacity(names.count)
+    for (index, branch) in branches.enumerated() {
+      guard let name = branch.name else { continue }
+      branchesNamed[name, default: (Int32(index), 0)].count += 1
+    }
     for (index, branch) in branches.enumerated() {
       var indices: [Int32] = []
+      indices.reserveCapacity(branch.prerequisites.count)
       for name in branch.prerequisites {
-        let matches = branches.indices.filter { branches[$0].name == name }
-        guard matches.count == 1 else {
+        let match = branchesNamed[name]
+        guard let match, match.count == 1 else {
+          let matches = match?.count ?? 0
           findings.append(
             .unknownPrerequisite(
               dispatch: facts(state), number: index + 1, branch: branch.name, name: name,
-              location: branch.location, matches: matches.count,
-              suggestion: matches.isEmpty ? suggester.closestName(to: name, in: names)?.name : nil
+              location: branch.location, matches: matches,
+              suggestion: matches == 0 ? suggester.closestName(to: name, in: names)?.name : nil
             ))
           continue
         }
-        if !indices.contains(Int32(matches[0])) { indices.append(Int32(matches[0])) }
+        indices.append(match.first)
       }
-      // In declaration order, which is the order their contexts are merged in.
-      resolved.append(indices.sorted())
+      // In declaration order, which is the order their contexts are merged in, each once.
+      indices.sort()
+      var kept = 0
+      for position in indices.indices where kept == 0 || indices[position] != indices[kept - 1] {
+        indices[kept] = indices[position]
+        kept += 1
+      }
+      indices.removeLast(indices.count - kept)
+      resolved.append(indices)
     }
-    guard let order = Self.runOrder(resolved) else {
-      let cycle = Self.cycle(in: resolved)
+    let (order, complete) = Self.partialRunOrder(resolved)
+    guard complete else {
+      let cycle = Self.cycle(in: resolved, runnable: order)
       let first = branches[Int(cycle[0])]
       findings.append(
         .prerequisiteCycle(
@@ -55,9 +82,10 @@ extension Compiler {
     return (resolved, order)
   }
 
-  /// The order a synchronous run takes the branches in: each branch as soon as its
-  /// prerequisites have run, the earliest declared first; `nil` when they wait in a cycle.
-  static func runOrder(_ prerequisites: [[Int32]]) -> [Int32]? {
+  /// The order a synchronous run takes the branches in, as far as it goes: each branch as
+  /// soon as its prerequisites have run, the earliest declared first; and whether that is
+  /// every branch (`false` when some wait in a cycle).
+  static func partialRunOrder(_ prerequisites: [[Int32]]) -> (order: [Int32], complete: Bool) {
     var waiting = prerequisites.map(\.count)
     var dependents = [[Int32]](repeating: [], count: prerequisites.count)
     for (branch, required) in prerequisites.enumerated() {
@@ -74,25 +102,17 @@ extension Compiler {
         if waiting[Int(dependent)] == 0 { ready.insert(dependent) }
       }
     }
-    return order.count == prerequisites.count ? order : nil
+    return (order, order.count == prerequisites.count)
   }
 
   /// One cycle among branches that wait for each other, starting at its earliest declared
   /// branch, in the order they wait: each waits for the next, the last for the first.
-  static func cycle(in prerequisites: [[Int32]]) -> [Int32] {
+  /// `runnable` are the branches that can run (``partialRunOrder(_:)``'s order).
+  static func cycle(in prerequisites: [[Int32]], runnable: [Int32]) -> [Int32] {
     // Branches that can run are not on a cycle; among the rest, following any
     // prerequisite that cannot run either leads round a cycle.
     var canRun = [Bool](repeating: false, count: prerequisites.count)
-    var changed = true
-    while changed {
-      changed = false
-      for branch in prerequisites.indices where !canRun[branch] {
-        if prerequisites[branch].allSatisfy({ canRun[Int($0)] }) {
-          canRun[branch] = true
-          changed = true
-        }
-      }
-    }
+    for branch in runnable { canRun[Int(branch)] = true }
     guard let start = canRun.firstIndex(of: false) else { return [] }
     var seen: [Int32: Int] = [:]
     var walk: [Int32] = []

@@ -89,6 +89,8 @@ extension Compiler {
     case invalidJoinPolicy(StateFacts, policy: JoinPolicy, problem: String)
     /// A state's modifiers cannot apply as written; `problem` ends a sentence about it.
     case invalidModifier(StateFacts, problem: String)
+    /// A map's option is out of range; `problem` ends a sentence about it.
+    case invalidMapOption(StateFacts, problem: String)
     /// A catch route of `state`, written at `location`, leads to `name` in another flow.
     case catchCrossesBranchBoundary(
       StateFacts, name: String, location: SourceLocation, from: FlowFacts, to: FlowFacts)
@@ -116,6 +118,7 @@ extension Compiler {
       case .prerequisiteCycle: .prerequisiteCycle
       case .invalidMaxConcurrency, .invalidJoinPolicy: .invalidDispatchOption
       case .invalidModifier: .invalidModifier
+      case .invalidMapOption: .invalidMapOption
       case .catchCrossesBranchBoundary: .crossesBranchBoundary
       }
     }
@@ -129,7 +132,8 @@ extension Compiler {
         .duplicateKey(let state, _, _, _, _), .missingCases(let state, _),
         .finalWithExits(let state, _), .emptyDispatch(let state),
         .unreachable(let state, _), .invalidMaxConcurrency(let state, _),
-        .invalidJoinPolicy(let state, _, _), .invalidModifier(let state, _):
+        .invalidJoinPolicy(let state, _, _), .invalidModifier(let state, _),
+        .invalidMapOption(let state, _):
         state.name
       case .catchCrossesBranchBoundary(_, let name, _, _, _):
         name
@@ -153,7 +157,8 @@ extension Compiler {
         .lastStateNotFinal(let state, _), .emptyExit(let state, _, _),
         .missingCases(let state, _), .finalWithExits(let state, _), .emptyDispatch(let state),
         .unreachable(let state, _), .invalidMaxConcurrency(let state, _),
-        .invalidJoinPolicy(let state, _, _), .invalidModifier(let state, _):
+        .invalidJoinPolicy(let state, _, _), .invalidModifier(let state, _),
+        .invalidMapOption(let state, _):
         state.location
       case .catchCrossesBranchBoundary(_, _, let location, _, _):
         location
@@ -324,7 +329,7 @@ struct DSLWording {
       return
         "\(word(.goTo).capitalizedFirst) \(quoted(name)) in \(describe(from)) leads to a state in \(describe(to)). Arrows cannot cross a dispatch branch's boundary: \(advice)"
 
-    case .invalidModifier(let state, let problem):
+    case .invalidModifier(let state, let problem), .invalidMapOption(let state, let problem):
       return "\(describe(state)) \(problem)"
 
     case .catchCrossesBranchBoundary(let state, let name, _, let from, let to):

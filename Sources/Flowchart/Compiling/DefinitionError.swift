@@ -60,6 +60,7 @@ public struct DefinitionError: Error, Sendable, CustomStringConvertible {
       case prerequisiteCycle = "prerequisite cycle"
       case invalidDispatchOption = "invalid dispatch option"
       case invalidModifier = "invalid modifier"
+      case invalidMapOption = "invalid map option"
     }
 
     /// The chart declares no state at all.
@@ -126,8 +127,13 @@ public struct DefinitionError: Error, Sendable, CustomStringConvertible {
     public static let invalidDispatchOption = Kind(code: .invalidDispatchOption)
     /// A state's modifiers cannot apply: a modifier on a dispatch, a second timeout or
     /// retry, a timeout of zero or less, a negative retry count, a backoff with a negative
-    /// delay (see ``FlowComponent/timeout(_:fileID:line:)``).
+    /// delay, a timeout or delay longer than 1,000,000,000 seconds, an exponential
+    /// multiplier that is not a finite number of 1 or more (see
+    /// ``FlowComponent/timeout(_:fileID:line:)`` and ``Backoff``).
     public static let invalidModifier = Kind(code: .invalidModifier)
+    /// A ``Map`` option is out of range: a `maxConcurrency` below 1 or a negative
+    /// `toleratedFailures`, as for a ``Dispatch``.
+    public static let invalidMapOption = Kind(code: .invalidMapOption)
 
     /// The kind in words, such as `unknown name`.
     public var description: String { code.rawValue }

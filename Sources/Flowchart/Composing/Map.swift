@@ -40,6 +40,10 @@
 /// boundary and no element starts after that. The map counts as one step of the outer run;
 /// each inner run has `stepLimit` of its own.
 ///
+/// A `maxConcurrency` below 1 or a negative `toleratedFailures` is a
+/// ``DefinitionError/Kind/invalidMapOption`` at the map's line, as the same values are for a
+/// ``Dispatch``.
+///
 /// The tree printer shows a map as one state with the letter `E` (for each); see
 /// ``Flowchart/printTree(to:expandingSubflows:)`` to print its chart nested below it.
 public struct Map<Context: Sendable>: FlowComponent, Sendable {
@@ -55,7 +59,9 @@ public struct Map<Context: Sendable>: FlowComponent, Sendable {
   ///     throws fails the outer run at the map.
   ///   - chart: The chart to run for each element, with the element as its context.
   ///   - maxConcurrency: How many runs may go at once, at least 1; `nil` for all at once.
-  ///   - toleratedFailures: How many runs may fail without failing the map.
+  ///     Less than 1 is a ``DefinitionError/Kind/invalidMapOption`` error.
+  ///   - toleratedFailures: How many runs may fail without failing the map; 0 or more (a
+  ///     negative count is a ``DefinitionError/Kind/invalidMapOption`` error).
   ///   - stepLimit: A step limit for each inner run, or `nil` for none.
   ///   - fileID: The file of the declaration, for definition errors; keep the default.
   ///   - line: The line of the declaration, for definition errors; keep the default.
@@ -76,10 +82,14 @@ public struct Map<Context: Sendable>: FlowComponent, Sendable {
   ) {
     // Inlinable, so that the runs are specialized for both types where they are known (as a
     // subflow's are): generic element runs cost more than the elements' own work.
+    // Out-of-range options are reported by the compiler (see ``MapOptions``); the run's
+    // values stay in range meanwhile.
     let run = MapRun(
       chart: chart, elements: elements, collect: collect,
       maxConcurrency: max(1, maxConcurrency ?? .max), toleratedFailures: max(0, toleratedFailures),
-      stepLimit: stepLimit)
+      stepLimit: stepLimit,
+      declaredOptions: MapOptions(
+        maxConcurrency: maxConcurrency, toleratedFailures: toleratedFailures))
     if chart.isSynchronous && run.maxConcurrency == 1 {
       self.init(
         name, isFinal: isFinal, fileID: fileID, line: line, run: run,
@@ -110,6 +120,44 @@ public struct Map<Context: Sendable>: FlowComponent, Sendable {
       attachment: run)
   }
 }
+
+/// A map's options as declared, before they are kept in range: what the compiler checks
+/// (see ``MapOptions/problems``), as it checks a dispatch's.
+@usableFromInline
+struct MapOptions: Sendable {
+  @usableFromInline let maxConcurrency: Int?
+  @usableFromInline let toleratedFailures: Int
+
+  @inlinable
+  init(maxConcurrency: Int?, toleratedFailures: Int) {
+    self.maxConcurrency = maxConcurrency
+    self.toleratedFailures = toleratedFailures
+  }
+
+  /// What is wrong with the options, each the end of a sentence about the map.
+  var problems: [String] {
+    var problems: [String] = []
+    if let limit = maxConcurrency, limit < 1 {
+      problems.append(
+        "has a maxConcurrency of \(limit), which would never start a run. Give it 1 or more, or leave it out to run every element at once."
+      )
+    }
+    if toleratedFailures < 0 {
+      problems.append(
+        "has toleratedFailures of \(toleratedFailures), which tolerates fewer than no failures. Give it 0 or more."
+      )
+    }
+    return problems
+  }
+}
+
+/// What a map's declaration keeps for the compiler, whatever its context and element
+/// types.
+protocol MapDeclaration: AnyObject {
+  var declaredOptions: MapOptions { get }
+}
+
+extension MapRun: MapDeclaration {}
 
 /// What the runs of a ``Map`` left: the outputs of those that ended, in input order, and
 /// the failures it tolerated.
@@ -182,13 +230,16 @@ final class MapRun<Context: Sendable, Element: Sendable>: NestedChart {
   @usableFromInline let stepLimitError: RunError?
   @usableFromInline let start: Int32
   @usableFromInline let isSynchronous: Bool
+  /// The options as declared, which the compiler checks.
+  @usableFromInline let declaredOptions: MapOptions
 
   @inlinable
   init(
     chart: Flowchart<Element>, elements: @escaping @Sendable (Context) throws -> [Element],
     collect: @escaping @Sendable (inout Context, MapResults<Element>) throws -> Void,
-    maxConcurrency: Int, toleratedFailures: Int, stepLimit: Int?
+    maxConcurrency: Int, toleratedFailures: Int, stepLimit: Int?, declaredOptions: MapOptions
   ) {
+    self.declaredOptions = declaredOptions
     self.chart = chart
     self.elements = elements
     self.collect = collect
@@ -305,7 +356,7 @@ final class MapRun<Context: Sendable, Element: Sendable>: NestedChart {
     try collect(&context, results.finish())
   }
 
-  func writeTree(to text: inout String) { chart.printTree(to: &text, expandingSubflows: true) }
+  func treeWriter() -> any TreeWriting { TreeWriter(expanding: chart) }
 }
 
 /// The counters a map's workers share: the next element to take, and the failures so far.

@@ -350,7 +350,7 @@ final class SubflowRun<Outer: Sendable, Inner: Sendable>: NestedChart {
       finalState: final.name, kind: final.kind, decision: ending.decision)
   }
 
-  func writeTree(to text: inout String) { chart.printTree(to: &text, expandingSubflows: true) }
+  func treeWriter() -> any TreeWriting { TreeWriter(expanding: chart) }
 }
 
 /// A subflow whose chart a synchronous loop may run in place of its state (see
@@ -380,8 +380,8 @@ extension SubflowRun: InPlaceSubflow {
 
 /// A chart a state holds, which the tree printer can draw nested below it.
 protocol NestedChart: AnyObject, Sendable {
-  /// Writes the chart's tree, its own subflows expanded.
-  func writeTree(to text: inout String)
+  /// A printer of the chart's tree, its own subflows expanded.
+  func treeWriter() -> any TreeWriting
 }
 
 /// Thrown by a subflow used as a condition whose inner run ended with a decision other

@@ -30,8 +30,14 @@ extension FlowComponent {
   ///   .timeout(.seconds(5))
   /// ```
   ///
+  /// A limit of zero or less, or longer than 1,000,000,000 seconds (about 31 years, the
+  /// longest wait chart files allow), is a ``DefinitionError/Kind/invalidModifier`` error:
+  /// a clock cannot wait longer than some centuries, and no timeout is written by leaving
+  /// the modifier out.
+  ///
   /// - Parameters:
-  ///   - limit: How long each attempt may take; more than zero.
+  ///   - limit: How long each attempt may take; more than zero, at most 1,000,000,000
+  ///     seconds.
   ///   - fileID: The file of the modifier, for definition errors; keep the default.
   ///   - line: The line of the modifier, for definition errors; keep the default.
   public func timeout(
@@ -44,6 +50,10 @@ extension FlowComponent {
       } else if limit <= .zero {
         modifiers.problems.append(
           "has a timeout of \(ModifierText.duration(limit)) (line \(line)). Give a limit greater than zero."
+        )
+      } else if limit > Backoff.longestWait {
+        modifiers.problems.append(
+          "has a timeout of \(ModifierText.duration(limit)) (line \(line)), longer than the longest wait, \(Backoff.longestWaitText). Give a shorter limit, or leave the timeout out."
         )
       }
       modifiers.timeout = limit
@@ -67,8 +77,12 @@ extension FlowComponent {
   ///   .retry(3, backoff: .exponential(initial: .milliseconds(100), maximum: .seconds(2)))
   /// ```
   ///
+  /// A negative `count`, or a backoff whose values ``Backoff`` rejects, is a
+  /// ``DefinitionError/Kind/invalidModifier`` error.
+  ///
   /// - Parameters:
-  ///   - count: How many times to retry after the first attempt; 0 or more.
+  ///   - count: How many times to retry after the first attempt; 0 or more (`Int.max`
+  ///     retries for as long as the error lasts).
   ///   - backoff: How long to wait before each retry; no wait by default.
   ///   - shouldRetry: Which errors are worth retrying; all by default. A
   ///     ``StateTimeoutError`` is the error of an attempt that timed out.
@@ -259,6 +273,12 @@ public struct ModifiedState<Context: Sendable>: FlowComponent, Sendable {
 /// .retry(6, backoff: .exponential(initial: .milliseconds(100), maximum: .seconds(5))
 ///   .jittered(seed: 42))
 /// ```
+///
+/// Every duration of a backoff is from zero to 1,000,000,000 seconds (about 31 years, the
+/// longest wait chart files allow), and an exponential backoff's multiplier is a finite
+/// number of 1 or more (chart files also cap it at 1,000,000; here a larger one only
+/// reaches the maximum sooner). A state whose retry has a backoff outside those ranges is a
+/// ``DefinitionError/Kind/invalidModifier`` error when its chart is compiled.
 public struct Backoff: Sendable, CustomStringConvertible {
   enum Schedule: Sendable {
     case immediate
@@ -290,6 +310,9 @@ public struct Backoff: Sendable, CustomStringConvertible {
 
   /// A wait of `initial` before the first retry, multiplied by `multiplier` before each
   /// one after it, and never more than `maximum`.
+  ///
+  /// `initial` and `maximum` are from zero to 1,000,000,000 seconds, and `multiplier` a
+  /// finite number of 1 or more; see ``Backoff``.
   public static func exponential(
     initial: Duration, multiplier: Double = 2, maximum: Duration
   ) -> Backoff {
@@ -318,6 +341,14 @@ public struct Backoff: Sendable, CustomStringConvertible {
   /// let backoff = Backoff.exponential(initial: .seconds(1), maximum: .seconds(5))
   /// (1...4).map(backoff.delay(beforeRetry:))  // 1, 2, 4, 5 seconds
   /// ```
+  ///
+  /// A retry number below 1 counts as 1. An exponential delay is worked out in one step,
+  /// whatever the retry's number (`Int.max` included), and stops growing at `maximum`. For
+  /// a backoff the compiler would reject (see ``Backoff``) the result is still a
+  /// `Duration`, never a trap: a multiplier that is not a number counts as 1, a negative
+  /// one as 0, an infinite one as the largest finite `Double`.
+  ///
+  /// - Complexity: O(log `retry`), at most 64 multiplications.
   public func delay(beforeRetry retry: Int) -> Duration {
     let computed: Duration
     switch schedule {
@@ -326,15 +357,13 @@ public struct Backoff: Sendable, CustomStringConvertible {
     case .fixed(let delay):
       computed = delay
     case .exponential(let initial, let multiplier, let maximum):
-      var delay = initial
-      var step = 1
-      while step < retry, delay < maximum {
-        delay = delay * multiplier
-        step += 1
-      }
-      computed = min(delay, maximum)
+      computed = Self.exponentialDelay(
+        initial: initial, multiplier: multiplier, maximum: maximum, retry: retry)
     }
     guard let jitter else { return computed }
+    // Far from `Duration`'s bounds, so that a fraction of it converts back exactly.
+    let bound = Duration.seconds(Int64.max)
+    let spread = min(max(computed, .zero - bound), bound)
     let fraction: Double
     if let seed {
       var generator = SplitMix64(seed: seed &+ UInt64(truncatingIfNeeded: retry) &* 0x9E37_79B9)
@@ -342,10 +371,40 @@ public struct Backoff: Sendable, CustomStringConvertible {
     } else {
       fraction = Double.random(in: 0...1)
     }
+    // A fraction of 0...1 of a duration stays within the duration's range.
     switch jitter {
-    case .full: return computed * fraction
-    case .equal: return computed / 2 + (computed / 2) * fraction
+    case .full: return spread * fraction
+    case .equal: return spread / 2 + (spread / 2) * fraction
     }
+  }
+
+  /// `initial × multiplier^(retry − 1)`, at most `maximum`: the power by squaring, in
+  /// `Double`, stopping as soon as it reaches `maximum / initial`, so that nothing
+  /// overflows and the product is converted back to a `Duration` only when it is below
+  /// `maximum`.
+  static func exponentialDelay(
+    initial: Duration, multiplier: Double, maximum: Duration, retry: Int
+  ) -> Duration {
+    // A maximum far from `Duration`'s bounds, so that a product just under it converts back
+    // without overflowing (only a backoff the compiler rejects has a larger one).
+    let maximum = min(maximum, .seconds(Int64.max))
+    guard retry > 1, initial > .zero, initial < maximum else { return min(initial, maximum) }
+    let base =
+      multiplier.isNaN ? 1 : min(max(multiplier, 0), Double.greatestFiniteMagnitude)
+    let ratio = (maximum / initial)  // more than 1
+    var factor = 1.0
+    var square = base
+    var exponent = UInt(retry - 1)
+    while exponent > 0 {
+      if exponent & 1 == 1 {
+        factor *= square
+        // The factor only grows when the base is 1 or more, and only shrinks below it.
+        if factor >= ratio { return maximum }
+      }
+      exponent >>= 1
+      if exponent > 0 { square *= square }
+    }
+    return initial * factor
   }
 
   /// Whether some retry waits.
@@ -363,15 +422,36 @@ public struct Backoff: Sendable, CustomStringConvertible {
     case .immediate:
       return nil
     case .fixed(let delay):
-      return delay < .zero ? "waits a negative time, \(ModifierText.duration(delay))" : nil
+      return Self.problem(of: delay, as: "waits")
     case .exponential(let initial, let multiplier, let maximum):
-      if initial < .zero || maximum < .zero { return "waits a negative time" }
+      if let problem = Self.problem(of: initial, as: "starts at") { return problem }
+      if let problem = Self.problem(of: maximum, as: "waits up to") { return problem }
       if !(multiplier >= 1) || !multiplier.isFinite {
         return "multiplies by \(multiplier): give a finite multiplier of 1 or more"
       }
       return nil
     }
   }
+
+  /// What is wrong with `delay`, which the backoff `verb`s (`waits 2s`), if anything.
+  private static func problem(of delay: Duration, as verb: String) -> String? {
+    if delay < .zero {
+      return "\(verb) a negative time, \(ModifierText.duration(delay)): give 0 or more"
+    }
+    if delay > longestWait {
+      return
+        "\(verb) \(ModifierText.duration(delay)), longer than the longest wait, \(longestWaitText): give a shorter time"
+    }
+    return nil
+  }
+
+  /// The longest timeout or backoff delay: 1,000,000,000 seconds (about 31 years), as in
+  /// chart files. Longer ones would overflow some clocks' deadlines (a `ContinuousClock`'s
+  /// holds about 292 years of nanoseconds).
+  static var longestWait: Duration { .seconds(1_000_000_000) }
+
+  /// ``longestWait`` as messages write it.
+  static var longestWaitText: String { "1000000000s (about 31 years)" }
 
   /// `fixed 0.5s`, `exponential 0.1s×2…5s, full jitter`.
   public var description: String {
@@ -425,18 +505,45 @@ struct SplitMix64: RandomNumberGenerator {
   }
 }
 
-/// How modifiers show durations, in seconds to the millisecond: `5s`, `0.25s`, `1.5s`.
+/// How modifiers show durations: in seconds when they are whole milliseconds (`5s`,
+/// `0.25s`, `1.5s`); otherwise exactly, in the largest unit under them (`1ns`, `1.5µs`,
+/// `2.000001ms`, `1.0000005s`), so that a duration shorter than a millisecond never reads
+/// as `0s`.
 enum ModifierText {
   static func duration(_ duration: Duration) -> String {
-    let (seconds, attoseconds) = duration.components
-    let milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000
-    let sign = milliseconds < 0 ? "-" : ""
-    let whole = abs(milliseconds) / 1000
-    var fraction = String(abs(milliseconds) % 1000)
-    guard fraction != "0" else { return "\(sign)\(whole)s" }
-    fraction = String(repeating: "0", count: 3 - fraction.count) + fraction
-    while fraction.hasSuffix("0") { fraction.removeLast() }
-    return "\(sign)\(whole).\(fraction)s"
+    // Beyond `Int64` seconds `components` would trap: such a duration is only ever named
+    // as out of range, so an approximation will do.
+    guard duration <= .seconds(Int64.max), duration >= .seconds(-Int64.max) else {
+      return "\(duration / .seconds(1))s"
+    }
+    let sign = duration < .zero ? "-" : ""
+    let (seconds, attoseconds) = (duration < .zero ? .zero - duration : duration).components
+    let whole = UInt64(seconds)
+    let fraction = UInt64(attoseconds)
+    let millisecond: UInt64 = 1_000_000_000_000_000
+    if fraction % millisecond == 0 {
+      return sign + decimal(whole, fraction / millisecond, digits: 3) + "s"
+    }
+    if whole > 0 { return sign + decimal(whole, fraction, digits: 18) + "s" }
+    let (unit, scale, digits): (String, UInt64, Int) =
+      if fraction >= millisecond {
+        ("ms", millisecond, 15)
+      } else if fraction >= 1_000_000_000_000 {
+        ("µs", 1_000_000_000_000, 12)
+      } else {
+        ("ns", 1_000_000_000, 9)
+      }
+    return sign + decimal(fraction / scale, fraction % scale, digits: digits) + unit
+  }
+
+  /// `whole.fraction`, the fraction written with `digits` digits, its trailing zeros
+  /// dropped (and the point with them when it is zero).
+  private static func decimal(_ whole: UInt64, _ fraction: UInt64, digits: Int) -> String {
+    guard fraction != 0 else { return String(whole) }
+    var text = String(fraction)
+    text = String(repeating: "0", count: digits - text.count) + text
+    while text.hasSuffix("0") { text.removeLast() }
+    return "\(whole).\(text)"
   }
 }
 

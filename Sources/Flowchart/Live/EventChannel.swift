@@ -54,18 +54,33 @@ enum EventTag: UInt8, BitwiseCopyable {
 /// the reader gets the newest that many (the oldest are dropped), so the run never waits
 /// for its readers; once the run ends, the stream ends after the events already appended.
 ///
-/// The records are a ring as long as the largest subscriber's limit, filled as the run goes
-/// (an array appended to until then); each reader has a cursor: the number of the first
-/// record it has not taken, among all the run appended.
+/// The records are a ring that holds only what some reader may still take: from the
+/// oldest record a reader has not taken (or, for a reader further behind than its limit,
+/// the newest `limit`) to the newest. It grows (doubling) as records wait and shrinks once
+/// they are taken, so its memory follows the events held, not the limits: a limit of
+/// `Int.max` costs nothing until events wait, and a reader that keeps up keeps the ring
+/// small. Each reader has a cursor: the number of the first record it has not taken, among
+/// all the run appended.
 struct EventLog {
-  /// The records, oldest at ``oldestSlot`` once the ring is full.
-  private var records: [EventRecord] = []
-  /// The kinds of the records tagged ``EventTag/payload``, by slot; empty until the first.
+  /// The ring: ``held`` records from slot ``head`` on, wrapping; its length is 0 or a power
+  /// of two.
+  private var ring: [EventRecord] = []
+  /// The kinds of the records tagged ``EventTag/payload``, by slot, as long as ``ring``;
+  /// empty until the first.
   private var payloads: [RunEvent.Kind?] = []
-  /// The ring's length: the largest limit a reader asked for.
-  private var capacity = 0
-  /// The slot the next record goes to once the ring is full.
-  private var nextSlot = 0
+  /// The slot of the oldest record held.
+  private var head = 0
+  /// How many records the ring holds: the newest of those the run appended.
+  private var held = 0
+  /// The most records any reader may need: the largest limit among the readers that have
+  /// not stopped (0 when none is left).
+  private var mostNeeded = 0
+  /// `min(mostNeeded, ring.count)`: below it, an append only stores the record.
+  private var room = 0
+  /// How many records the ring held at the readers' recent takes, halved at each take:
+  /// the ring shrinks once it is four times as long, so that a reader that keeps up takes
+  /// batches without the ring growing and shrinking at each.
+  private var recentPeak = 0
   /// How many records the run appended, ever.
   private(set) var total: UInt64 = 0
   /// The subscribers, in the order they subscribed.
@@ -97,17 +112,20 @@ struct EventLog {
   /// Whether some reader subscribed and has not ended its subscription.
   var hasReaders: Bool { !readers.isEmpty }
 
+  /// How many records the ring holds, and how many it has room for: for tests.
+  var storage: (held: Int, slots: Int) { (held, ring.count) }
+
   // MARK: - The run's side
 
   /// Appends `record`; returns whether a reader waits for as many records as there now are
   /// (then call ``wakeReaders()`` and resume them after the lock is released).
   @inline(__always)
   mutating func append(_ record: EventRecord) -> Bool {
-    if records.count < capacity {
-      records.append(record)
+    if _fastPath(held < room) {
+      ring[(head &+ held) & (ring.count &- 1)] = record
+      held &+= 1
     } else {
-      records[nextSlot] = record
-      nextSlot = nextSlot + 1 == capacity ? 0 : nextSlot + 1
+      appendMakingRoom(record)
     }
     total &+= 1
     return _slowPath(total >= nextWake)
@@ -116,16 +134,79 @@ struct EventLog {
   /// ``append(_:)`` for a record tagged ``EventTag/payload``, whose kind the log keeps
   /// beside it.
   mutating func append(_ record: EventRecord, payload: RunEvent.Kind) -> Bool {
-    keep(payload, at: records.count < capacity ? records.count : nextSlot)
-    return append(record)
+    let wakes = append(record)
+    // Stored as the newest record, unless no reader needs records.
+    guard mostNeeded > 0 else { return wakes }
+    if payloads.isEmpty { payloads = Array(repeating: nil, count: ring.count) }
+    payloads[(head + held - 1) & (ring.count - 1)] = payload
+    return wakes
   }
 
+  /// Appends `record` when the ring is full: drops the oldest record when the readers need
+  /// no more than the ring holds, else doubles the ring. Stores nothing when no reader
+  /// needs records.
   @inline(never)
-  private mutating func keep(_ payload: RunEvent.Kind, at slot: Int) {
-    if payloads.count < capacity {
-      payloads.append(contentsOf: repeatElement(nil, count: capacity - payloads.count))
+  private mutating func appendMakingRoom(_ record: EventRecord) {
+    guard mostNeeded > 0 else { return }
+    if held >= mostNeeded {
+      dropOldest(held - mostNeeded + 1)
     }
-    payloads[slot] = payload
+    if held == ring.count {
+      resize(to: ring.isEmpty ? 16 : ring.count * 2)
+    }
+    ring[(head + held) & (ring.count - 1)] = record
+    held += 1
+  }
+
+  /// Drops the `count` oldest records, and their payloads.
+  private mutating func dropOldest(_ count: Int) {
+    guard count > 0 else { return }
+    if !payloads.isEmpty {
+      for offset in 0..<count { payloads[(head + offset) & (ring.count - 1)] = nil }
+    }
+    head = (head + count) & (ring.count - 1)
+    held -= count
+  }
+
+  /// Makes the ring `slots` long (a power of two, at least ``held``), its records first.
+  private mutating func resize(to slots: Int) {
+    var newRing = [EventRecord](
+      repeating: EventRecord(time: .zero, state: -1, flow: -1, tag: .runStarted), count: slots)
+    var newPayloads: [RunEvent.Kind?] =
+      payloads.isEmpty ? [] : Array(repeating: nil, count: slots)
+    for offset in 0..<held {
+      let slot = (head + offset) & (ring.count - 1)
+      newRing[offset] = ring[slot]
+      if !payloads.isEmpty { newPayloads[offset] = payloads[slot] }
+    }
+    ring = newRing
+    payloads = newPayloads
+    head = 0
+    room = min(mostNeeded, ring.count)
+  }
+
+  /// Drops the records no reader can take any more, and lets the ring shrink when it holds
+  /// far fewer records than it has room for. Call it when readers took records, stopped or
+  /// left.
+  private mutating func trim() {
+    mostNeeded = 0
+    var oldestNeeded = total
+    for reader in readers where !reader.hasStopped {
+      mostNeeded = max(mostNeeded, reader.limit)
+      let limit = UInt64(reader.limit)
+      oldestNeeded = min(oldestNeeded, max(reader.cursor, total >= limit ? total - limit : 0))
+    }
+    recentPeak = max(recentPeak / 2, held)
+    let oldestHeld = total - UInt64(held)
+    if oldestNeeded > oldestHeld { dropOldest(Int(min(oldestNeeded - oldestHeld, UInt64(held)))) }
+    if mostNeeded == 0 {
+      release()
+    } else if ring.count > 64 && ring.count / 4 > recentPeak {
+      var slots = 64
+      while slots < recentPeak * 2 { slots *= 2 }
+      resize(to: slots)
+    }
+    room = min(mostNeeded, ring.count)
   }
 
   /// Takes the waiters of the readers that have as many records as they wait for.
@@ -163,7 +244,8 @@ struct EventLog {
   mutating func subscribe(limit: Int) -> Int {
     nextReader += 1
     readers.append(Reader(id: nextReader, limit: limit, cursor: total))
-    if limit > capacity { grow(to: limit) }
+    mostNeeded = max(mostNeeded, limit)
+    room = min(mostNeeded, ring.count)
     return nextReader
   }
 
@@ -173,7 +255,7 @@ struct EventLog {
     let reader = readers.remove(at: index)
     reader.timer?.cancel()
     updateNextWake()
-    if readers.isEmpty { release() }
+    if readers.isEmpty { release() } else { trim() }
     return reader.waiter
   }
 
@@ -181,23 +263,12 @@ struct EventLog {
   /// the run appends after it, and events kept after their stream was released (which refer
   /// to the run) do not keep the ring.
   private mutating func release() {
-    records = []
+    ring = []
     payloads = []
-    capacity = 0
-    nextSlot = 0
-  }
-
-  /// Makes the ring `capacity` long, keeping its records in order.
-  private mutating func grow(to newCapacity: Int) {
-    if records.count == capacity, capacity > 0, nextSlot != 0 {
-      // Full and wrapped: put the oldest first.
-      records = Array(records[nextSlot...] + records[..<nextSlot])
-      if !payloads.isEmpty { payloads = Array(payloads[nextSlot...] + payloads[..<nextSlot]) }
-    }
-    nextSlot = 0
-    // The ring grows as the run appends, up to its length: a subscriber of a run that reports
-    // little (or has ended) costs little.
-    capacity = newCapacity
+    head = 0
+    held = 0
+    room = 0
+    recentPeak = 0
   }
 
   // MARK: - The reader's side
@@ -221,30 +292,29 @@ struct EventLog {
     else { return .ended }
     let waiting = total - readers[index].cursor
     guard waiting > 0 else { return isFinished ? .ended : .mustWait }
-    let count = Int(min(waiting, UInt64(readers[index].limit)))
-    // The ring holds the newest `records.count` records; the oldest of them is at slot 0
-    // until the ring is full, then at `nextSlot`.
-    let oldestSlot = records.count < capacity ? 0 : nextSlot
-    var first = oldestSlot + (records.count - count)
-    if first >= records.count { first -= records.count }
+    // The ring holds the newest `held` records, and at least the newest `count` of them.
+    let count = min(Int(min(waiting, UInt64(readers[index].limit))), held)
+    let mask = ring.count - 1
+    let first = (head + held - count) & mask
     let end = first + count
-    if end <= records.count {
-      batch.append(contentsOf: records[first..<end])
+    if end <= ring.count {
+      batch.append(contentsOf: ring[first..<end])
       if !payloads.isEmpty { collectPayloads(first..<end, into: &batchPayloads) }
     } else {
-      batch.append(contentsOf: records[first...])
-      batch.append(contentsOf: records[..<(end - records.count)])
+      batch.append(contentsOf: ring[first...])
+      batch.append(contentsOf: ring[..<(end - ring.count)])
       if !payloads.isEmpty {
-        collectPayloads(first..<records.count, into: &batchPayloads)
-        collectPayloads(0..<(end - records.count), into: &batchPayloads)
+        collectPayloads(first..<ring.count, into: &batchPayloads)
+        collectPayloads(0..<(end - ring.count), into: &batchPayloads)
       }
     }
     readers[index].cursor = total
+    trim()
     return .took
   }
 
   private func collectPayloads(_ slots: Range<Int>, into batch: inout [RunEvent.Kind]) {
-    for slot in slots where records[slot].tag == .payload {
+    for slot in slots where ring[slot].tag == .payload {
       if let payload = payloads[slot] { batch.append(payload) }
     }
   }
@@ -293,6 +363,7 @@ struct EventLog {
     let waiter = readers[index].waiter
     clearWait(of: index)
     updateNextWake()
+    trim()
     return waiter
   }
 

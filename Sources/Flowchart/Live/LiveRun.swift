@@ -611,7 +611,7 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
       throw InputError(
         kind: .wrongType, stateName: name,
         reason:
-          "Waiting state \(DisplayText.quoted(name: record.name)) waits for a \(slot.inputType), not a \(type(of: value)): send a \(slot.inputType)."
+          "Waiting state \(DisplayText.quoted(name: record.name)) waits for \(DisplayText.withArticle(typeName: "\(slot.inputType)")), not \(DisplayText.withArticle(typeName: "\(type(of: value))")): send \(DisplayText.withArticle(typeName: "\(slot.inputType)"))."
       )
     }
     return send(value, to: state)

@@ -115,8 +115,12 @@ public struct RunHandle<Context: Sendable>: Sendable {
   /// dropped to make room for the newest (so the last event, the run's end, always
   /// arrives). The reader takes the events waiting in batches; see ``RunEventStream``.
   ///
+  /// The stream's memory follows the events waiting for its reader, not `limit`: a limit
+  /// of `Int.max` costs nothing more until events wait, and holds every event the reader
+  /// has not taken yet.
+  ///
   /// - Parameter limit: The most events the stream holds before its reader takes them; at
-  ///   least 1.
+  ///   least 1 (a smaller limit counts as 1).
   public func events(bufferingNewest limit: Int = 1024) -> RunEventStream {
     run.events(bufferingNewest: limit)
   }

@@ -59,6 +59,10 @@ extension Flowchart: CustomStringConvertible, CustomDebugStringConvertible {
   ///
   /// Subflows inside a subflow's chart are expanded too. A subflow that was already printed
   /// (a `*` line) is not expanded again.
+  ///
+  /// - Complexity: O(*n*) in the length of the output, however deep subflows nest: each
+  ///   nested chart's lines are written once, after their prefix, and no stack grows with
+  ///   the depth.
   public func printTree<Target: TextOutputStream>(
     to target: inout Target, expandingSubflows: Bool
   ) {
@@ -83,6 +87,12 @@ extension Flowchart: CustomStringConvertible, CustomDebugStringConvertible {
 }
 
 /// Draws a graph as STWorkflow's text tree, depth first, with an explicit stack.
+///
+/// With subflows expanded, the printer stops at a line whose state runs a nested chart and
+/// hands that chart's printer (``TreeWriting``) to ``write(to:)``, which writes its lines
+/// after the prefix of their column, `:  `, then comes back: every line is written once,
+/// and the printers of the nested charts wait in a stack of their own rather than in the
+/// call stack.
 struct TreePrinter<Context: Sendable> {
   /// A line waiting to be written.
   private struct Item {
@@ -98,28 +108,63 @@ struct TreePrinter<Context: Sendable> {
   private var printed: [Bool]
   private var stack: [Item] = []
   private var indents: [String] = [""]
+  /// The trees' roots: the start, then the entry points.
+  private let roots: [Int32]
+  /// The next root to look at once the stack is empty.
+  private var nextRoot = 0
 
   init(graph: Graph<Context>, expandsSubflows: Bool) {
     self.graph = graph
     self.expandsSubflows = expandsSubflows
     printed = [Bool](repeating: false, count: graph.records.count)
+    roots = [graph.start] + graph.entryPoints
   }
 
+  /// Writes the whole tree, nested charts included when the printer expands subflows.
   mutating func write<Target: TextOutputStream>(to target: inout Target) {
-    for root in [graph.start] + graph.entryPoints where !printed[Int(root)] {
-      stack.append(Item(state: root, depth: 0, prefix: ""))
-      while let item = stack.popLast() {
-        writeLine(item, to: &target)
+    guard expandsSubflows else {
+      _ = writeLines(to: &target, prefix: "")
+      return
+    }
+    var levels: [(writer: any TreeWriting, prefix: String)] = [(TreeWriter(self), "")]
+    while let level = levels.last {
+      if let nested = level.writer.writeLines(to: &target, prefix: level.prefix) {
+        let prefix =
+          level.prefix + String(repeating: "|  ", count: nested.depth) + ":  "
+        levels.append((nested.chart.treeWriter(), prefix))
+      } else {
+        levels.removeLast()
       }
     }
   }
 
+  /// Writes lines, each after `prefix`, until the tree is written (returns `nil`) or a line
+  /// whose state runs a nested chart to expand is: returns that chart, and how many `|  `
+  /// come before its lines. Its lines go next; the lines of this tree after it are kept.
+  mutating func writeLines<Target: TextOutputStream>(
+    to target: inout Target, prefix: String
+  ) -> (chart: any NestedChart, depth: Int)? {
+    while true {
+      if let item = stack.popLast() {
+        if let nested = writeLine(item, to: &target, prefix: prefix) { return nested }
+        continue
+      }
+      while nextRoot < roots.count, printed[Int(roots[nextRoot])] { nextRoot += 1 }
+      guard nextRoot < roots.count else { return nil }
+      stack.append(Item(state: roots[nextRoot], depth: 0, prefix: ""))
+      nextRoot += 1
+    }
+  }
+
+  /// Writes the line of `item` after `linePrefix`, and schedules the lines that follow it;
+  /// returns the nested chart to expand below it, if any (see ``writeLines(to:prefix:)``).
   private mutating func writeLine<Target: TextOutputStream>(
-    _ item: Item, to target: inout Target
-  ) {
+    _ item: Item, to target: inout Target, prefix linePrefix: String
+  ) -> (chart: any NestedChart, depth: Int)? {
     let record = graph.records[Int(item.state)]
     let isRepeat = printed[Int(item.state)]
     printed[Int(item.state)] = true
+    if !linePrefix.isEmpty { target.write(linePrefix) }
     writeIndent(item.depth, to: &target)
     target.write(item.prefix)
     target.write(DisplayText.name(record.name))
@@ -131,22 +176,14 @@ struct TreePrinter<Context: Sendable> {
       target.write(" [\(summary)]")
     }
     target.write("\n")
-    guard !isRepeat else { return }
+    guard !isRepeat else { return nil }
 
     // Children of a line: nested exits one level deeper, then the state that follows in
     // this column. Pushed in reverse, so they pop in order.
     let childDepth = item.prefix.isEmpty ? item.depth + 1 : item.depth + 2
     let columnDepth = item.prefix.isEmpty ? item.depth : item.depth + 1
-    if expandsSubflows, let nested = record.attachment as? any NestedChart {
-      var tree = ""
-      nested.writeTree(to: &tree)
-      for line in tree.split(separator: "\n") {
-        writeIndent(columnDepth, to: &target)
-        target.write(":  ")
-        target.write(String(line))
-        target.write("\n")
-      }
-    }
+    // Its nested chart, when expanded, comes first: the lines scheduled below wait for it.
+    let nested = expandsSubflows ? record.attachment as? any NestedChart : nil
     // A state's catch routes come after its nested exits and before the state that follows
     // in its column.
     let catches = graph.catchRoutes(of: item.state, modifiers).map { route in
@@ -186,6 +223,7 @@ struct TreePrinter<Context: Sendable> {
           Item(state: target, depth: childDepth - 1, prefix: label.map { "|- \($0): " } ?? "|- "))
       }
     }
+    return nested.map { ($0, columnDepth) }
   }
 
   /// Writes `|  ` `depth` times, from strings built once, up to a bounded depth, so
@@ -203,5 +241,33 @@ struct TreePrinter<Context: Sendable> {
       remaining -= cached
     }
     target.write(indents[remaining])
+  }
+}
+
+/// A chart's tree printer, whatever its context type: what a subflow's or a map's chart
+/// hands the printer of the chart around it (see ``TreePrinter/write(to:)``).
+protocol TreeWriting: AnyObject {
+  /// ``TreePrinter/writeLines(to:prefix:)``.
+  func writeLines<Target: TextOutputStream>(
+    to target: inout Target, prefix: String
+  ) -> (chart: any NestedChart, depth: Int)?
+}
+
+/// A ``TreePrinter`` in a box, so that printers of charts of different contexts share a
+/// stack.
+final class TreeWriter<Context: Sendable>: TreeWriting {
+  private var printer: TreePrinter<Context>
+
+  init(_ printer: TreePrinter<Context>) { self.printer = printer }
+
+  /// A printer of `chart`'s tree, its subflows expanded.
+  convenience init(expanding chart: Flowchart<Context>) {
+    self.init(TreePrinter(graph: chart.graph, expandsSubflows: true))
+  }
+
+  func writeLines<Target: TextOutputStream>(
+    to target: inout Target, prefix: String
+  ) -> (chart: any NestedChart, depth: Int)? {
+    printer.writeLines(to: &target, prefix: prefix)
   }
 }

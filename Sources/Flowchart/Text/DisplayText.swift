@@ -178,6 +178,35 @@ extension Optional: OptionalDisplay {
 }
 
 /// `1 state`, `2 states`, `-1 state`: a count that agrees with its number, for messages.
+///
+/// Any `Int` will do, `Int.min` included (whose magnitude no `Int` holds).
 func counted(_ count: Int, _ noun: String) -> String {
-  abs(count) == 1 ? "\(count) \(noun)" : "\(count) \(noun)s"
+  count.magnitude == 1 ? "\(count) \(noun)" : "\(count) \(noun)s"
+}
+
+extension DisplayText {
+  /// A type's name after its article, for messages: `an Int`, `an Optional<String>`,
+  /// `a String`, `a UInt8`, `a URL`, `a Unit`.
+  ///
+  /// The article goes by how the name is spoken: `an` before a vowel, except a `U` said
+  /// "you" (`Uni…`, `Us…`, `Ut…`, or a `U` before a capital or a digit, as in `UInt` and
+  /// `UUID`).
+  static func withArticle(typeName name: String) -> String {
+    let letters = name.drop { !$0.isLetter }
+    guard let first = letters.first else { return "a " + name }
+    let vowel: Bool
+    switch first {
+    case "A", "E", "I", "O", "a", "e", "i", "o":
+      vowel = true
+    case "U", "u":
+      let rest = letters.dropFirst()
+      let next = rest.first
+      vowel =
+        !(next.map { $0.isUppercase || $0.isNumber } ?? true) && !rest.hasPrefix("ni")
+        && !rest.hasPrefix("s") && !rest.hasPrefix("t")
+    default:
+      vowel = false
+    }
+    return (vowel ? "an " : "a ") + name
+  }
 }
