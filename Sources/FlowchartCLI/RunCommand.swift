@@ -134,7 +134,7 @@ extension Tool {
     return """
       \(reason)
       Last states: \(elided)\(names.joined(separator: " → "))
-      Raise the limit with --step-limit <n> (it was \(limit); the default is \(defaultStepLimit)).
+      Raise the limit with --step-limit <n>, above \(limit == defaultStepLimit ? "its default of " : "")\(limit).
       """
   }
 

@@ -198,8 +198,12 @@ extension RunLog {
     /// decision or failure, as the log's `in 0.300s` shows.
     public var time = Duration.zero
 
-    /// Counts of a state the run has not entered.
-    public init() {}
+    /// Counts of a state: by default, one the run has not entered.
+    public init(visits: Int = 0, failures: Int = 0, time: Duration = .zero) {
+      self.visits = visits
+      self.failures = failures
+      self.time = time
+    }
   }
 
   /// One line of a run's log, as a ``RunLogSink`` receives it.
