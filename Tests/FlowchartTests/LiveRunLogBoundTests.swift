@@ -239,4 +239,43 @@ struct LiveRunLogBoundTests {
     #expect(
       handle.log.description.hasPrefix("… 1 earlier line not kept\n  0.000s  entered 'Add one'"))
   }
+
+  @Test func theLiveRunsArticlesSampleIsWhatARunPrints() async throws {
+    struct Workout: Sendable {
+      var isWillingToExercise = true
+      var log: [String] = []
+    }
+    let clock = ManualClock()
+    let chart = try Flowchart<Workout> {
+      Condition("Willing to exercise?") {
+        $0.isWillingToExercise
+      } yes: {
+        Action("Lift weights") { workout in
+          clock.advance(by: .milliseconds(300))
+          workout.log.append("lifted weights")
+        }
+        Action("Do sit-ups", isFinal: true) { _ in clock.advance(by: .milliseconds(1_250)) }
+      } no: {
+        Action("Rest", isFinal: true)
+      }
+    }
+    let sink = RecordingSink()
+    let handle = chart.start(
+      with: Workout(), clock: clock, log: RunLog.Options(keepingLast: 3, sink: sink))
+    _ = try await handle.result
+    #expect(
+      "\(handle.log)" == """
+        … 6 earlier lines not kept
+          0.300s  entered 'Do sit-ups'
+          1.550s  'Do sit-ups' decided done in 1.250s
+          1.550s  run finished at 'Do sit-ups' deciding done, after 3 states
+        """)
+    #expect(
+      handle.log.summary == """
+        'Willing to exercise?': 1 visit, 0 failures, 0.000s
+        'Lift weights': 1 visit, 0 failures, 0.300s
+        'Do sit-ups': 1 visit, 0 failures, 1.250s
+        """)
+    #expect(sink.texts.count == 9)
+  }
 }
