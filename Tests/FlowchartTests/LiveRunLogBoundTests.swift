@@ -207,6 +207,26 @@ struct LiveRunLogBoundTests {
     #expect(logged.withLock { $0 } == Array(1...handle.log.lineCount))
   }
 
+  @Test func aRunStartedFromInsideASinkWritesToItsOwnSink() async throws {
+    let chart = try Flowchart<Tally> {
+      Action("First") { $0.count += 1 }
+      Action("Last", isFinal: true)
+    }
+    let inner = RecordingSink()
+    let innerHandle = Lock<RunHandle<Tally>?>(nil)
+    // The inner run's task starts inside the outer sink's write, and inherits its task locals.
+    let outer = RunLog.Options { line in
+      guard line.number == 1 else { return }
+      let handle = chart.start(with: Tally(), log: RunLog.Options(sink: inner))
+      innerHandle.withLock { $0 = handle }
+    }
+    _ = try await chart.start(with: Tally(), log: outer).result
+    let handle = try #require(innerHandle.withLock { $0 })
+    _ = try await handle.result
+    #expect(inner.texts.count == 7)
+    #expect(inner.texts == handle.log.lines)
+  }
+
   @Test func aLimitOfZeroOrLessKeepsNoLineButCountsThemAll() async throws {
     let clock = ManualClock()
     let handle = try loop(rounds: 3, clock: clock).start(

@@ -780,13 +780,24 @@ extension EventTag {
 
 extension LiveRun {
   /// Hands the log's sink the lines it has not taken yet, in order, after the run's lock is
-  /// released: one flow at a time (the others wait, so the lines waiting stay few), and
-  /// never from inside the sink (a line the sink causes is written by the loop that called
-  /// it, so the sink may call the handle).
+  /// released: one flow at a time (the others wait, so the lines waiting stay few).
+  ///
+  /// A writing session goes on until no line waits. A call from inside the sink (or from a
+  /// task the sink started, which inherits its task-local value) while that session goes on
+  /// leaves its lines to the session rather than wait for the lock it holds, so the sink
+  /// may call the handle: the session checks for lines after the sink returns, and ends only
+  /// when it finds none, under the run's lock, so no line is left behind.
   private func writeLog() {
-    guard let logSink, !RunLogWriting.isWriting else { return }
+    guard let logSink else { return }
+    if let writing = RunLogWriting.current, writing.run == ObjectIdentifier(self),
+      state.withLock({ $0.log?.session == writing.session })
+    {
+      return
+    }
     logWriting.withLock { _ in
-      RunLogWriting.$isWriting.withValue(true) {
+      guard let session = state.withLock({ $0.log?.beginSession() }) else { return }
+      RunLogWriting.$current.withValue(RunLogWriting(run: ObjectIdentifier(self), session: session))
+      {
         while true {
           let lines = state.withLock { $0.log?.takePending() ?? [] }
           if lines.isEmpty { return }
@@ -797,9 +808,14 @@ extension LiveRun {
   }
 }
 
-/// Whether the current task is in a run log sink's ``RunLogSink/write(_:)``.
-private enum RunLogWriting {
-  @TaskLocal static var isWriting = false
+/// The run log writing session the current task is in, if any: inside a sink's
+/// ``RunLogSink/write(_:)``, or in a task started from there.
+private struct RunLogWriting: Sendable {
+  @TaskLocal static var current: RunLogWriting?
+  /// The run whose log is written.
+  var run: ObjectIdentifier
+  /// The session's number in that run.
+  var session: Int
 }
 
 // MARK: - Abandonment

@@ -373,14 +373,25 @@ struct RunLogRecorder {
     }
   }
 
-  /// The lines the sink has not taken yet, which it takes now.
+  /// The writing session that hands the sink its lines, if one goes on (see
+  /// `LiveRun.writeLog()`).
+  private(set) var session: Int?
+  private var sessions = 0
+
+  /// Starts a writing session, and returns its number.
+  mutating func beginSession() -> Int {
+    sessions += 1
+    session = sessions
+    return sessions
+  }
+
+  /// The lines the sink has not taken yet, which it takes now; none ends the session, in
+  /// the same step, so that a line written later starts a new one.
   mutating func takePending() -> [RunLog.Line] {
+    if pending.isEmpty { session = nil }
     defer { pending = [] }
     return pending
   }
-
-  /// Whether lines wait for the sink.
-  var hasPending: Bool { !pending.isEmpty }
 }
 
 extension Flowchart {
