@@ -4,7 +4,12 @@ import Foundation
 
 extension Tool {
   /// Runs the command `name` with its parsed arguments.
-  static func execute(_ name: String, _ arguments: ParsedArguments) async -> Outcome {
+  ///
+  /// `output` takes what a command writes as it goes (`run --log`); without it, that text
+  /// starts the outcome's output.
+  static func execute(
+    _ name: String, _ arguments: ParsedArguments, output: OutputSink? = nil
+  ) async -> Outcome {
     let file = arguments.positionals.first ?? ""
     switch name {
     case "validate":
@@ -20,7 +25,8 @@ extension Tool {
       return await runChart(
         file, context: arguments.value(of: "--context") ?? "{}",
         decisions: arguments.values(of: "--decide"), inputs: arguments.values(of: "--send"),
-        log: arguments.isSet("--log"))
+        stepLimit: arguments.value(of: "--step-limit"), log: arguments.isSet("--log"),
+        output: output)
     default:
       preconditionFailure("every command in Tool.commands has a case: \(name)")
     }

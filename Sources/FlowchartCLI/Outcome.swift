@@ -23,3 +23,16 @@ struct Outcome: Equatable, Sendable {
     errorOutput += "\n"
   }
 }
+
+/// Where a command writes standard output as it goes, rather than in its ``Outcome``: the
+/// lines `run --log` writes while the run goes on, so that a long run shows its steps as they
+/// happen and keeps none of them in memory. The tool writes to standard output; a test
+/// records.
+struct OutputSink: Sendable {
+  /// Writes `text` (whole lines, each with its line break).
+  let write: @Sendable (String) -> Void
+
+  init(_ write: @escaping @Sendable (String) -> Void) {
+    self.write = write
+  }
+}

@@ -3,19 +3,29 @@ import FlowchartFiles
 import Foundation
 
 extension Tool {
+  /// The step limit of `flowchart run` when `--step-limit` is not given: far more states than
+  /// a chart run from the command line enters, and reached in well under a second by a loop
+  /// whose exit is never taken.
+  static let defaultStepLimit = 100_000
+
   /// `flowchart run <file> --context <json> --decide <state=decision> ... --log`.
+  ///
+  /// With `output`, the lines of `--log` go to it as the run goes, each as it happens;
+  /// without, they start ``Outcome/output``.
   static func runChart(
     _ path: String, context contextText: String, decisions: [String], inputs: [String] = [],
-    log: Bool
+    stepLimit stepLimitText: String? = nil, log: Bool, output: OutputSink? = nil
   ) async -> Outcome {
     var outcome = Outcome()
     let context: ChartValue
     let forcedNames: [(name: String, decision: String)]
     let sent: [(name: String, value: ChartValue)]
+    let stepLimit: Int
     do throws(UsageError) {
       context = try parseContext(contextText)
       forcedNames = try decisions.map(parseDecision)
       sent = try inputs.map(parseInput)
+      stepLimit = try stepLimitText.map(parseStepLimit) ?? defaultStepLimit
     } catch {
       outcome.errorOutput = Help.text(of: error, commands: commands)
       outcome.exitCode = .usageError
@@ -30,7 +40,22 @@ extension Tool {
       outcome.exitCode = .failure
       return outcome
     }
-    let steps = StepLog()
+    return await run(
+      chart, inner: inner, context: context, decisions: forcedNames, inputs: sent,
+      stepLimit: stepLimit, log: log, output: output)
+  }
+
+  /// Runs `chart`, loaded, as `flowchart run` does: forces `decisions`, sends `inputs`, stops
+  /// after `stepLimit` states, and with `log` writes a line per step to `output` as it
+  /// happens (or to the outcome's output, before the result, without one).
+  static func run(
+    _ chart: Flowchart<ChartValue>, inner: InnerDecisions, context: ChartValue,
+    decisions forcedNames: [(name: String, decision: String)],
+    inputs sent: [(name: String, value: ChartValue)], stepLimit: Int, log: Bool,
+    output: OutputSink?
+  ) async -> Outcome {
+    var outcome = Outcome()
+    let steps = StepLog(chart, output: output)
     let observer: (@Sendable (StateID, ObservedStep) -> Void)? =
       log ? { @Sendable state, step in steps.append(state, step) } : nil
     let scripted: Flowchart<ChartValue>
@@ -49,13 +74,13 @@ extension Tool {
     let result: Result<RunResult<ChartValue>, RunError>
     if sent.isEmpty {
       do throws(RunError) {
-        result = .success(try await scripted.run(with: context))
+        result = .success(try await scripted.run(with: context, stepLimit: stepLimit))
       } catch {
         result = .failure(error)
       }
     } else {
       // A live run keeps each value until its state waits for it.
-      let handle = scripted.start(with: context)
+      let handle = scripted.start(with: context, stepLimit: stepLimit)
       for (name, value) in sent {
         do throws(InputError) {
           try handle.send(value, to: name)
@@ -75,18 +100,7 @@ extension Tool {
         result = .failure(error)
       }
     }
-    if log {
-      // A dispatch reports its exit once per branch folded back: log it after the last.
-      var folds: [StateID: Int] = [:]
-      for (state, step) in steps.steps {
-        let branches = chart[state].exits.count { $0.label.branch != nil }
-        if branches > 1 {
-          folds[state, default: 0] += 1
-          guard folds[state]! % branches == 0 else { continue }
-        }
-        if let line = logLine(state, step, in: chart) { outcome.say(line) }
-      }
-    }
+    outcome.output = steps.unwritten
     switch result {
     case .success(let result):
       outcome.say("Final state: \(result.finalStateName)")
@@ -94,12 +108,65 @@ extension Tool {
       if let value = result.outcome(as: String.self) { outcome.say("Outcome: \(value)") }
       outcome.say("Path: \(result.pathNames.joined(separator: " -> "))")
       outcome.say("Context: \(result.context.jsonText)")
+    case .failure(let error) where error.kind == .stepLimitExceeded:
+      outcome.complain("Error: \(stepLimitMessage(error, limit: stepLimit))")
+      outcome.exitCode = .failure
     case .failure(let error):
       outcome.complain("Error: \(error)")
       outcome.exitCode = .failure
     }
     return outcome
   }
+
+  /// What `flowchart run` says when the run reached its step limit: the core's reason (the
+  /// limit, and the state the run was about to enter), the last states of the path (the
+  /// whole of it would be hundreds of names), and how to raise the limit.
+  static func stepLimitMessage(_ error: RunError, limit: Int) -> String {
+    let shown = 6
+    let names = error.pathNames.suffix(shown).map { "'\($0)'" }
+    let elided = error.pathNames.count > shown ? "… → " : ""
+    // The description is the reason, then the whole path.
+    let description = error.description
+    let reason =
+      description.range(of: "\nPath: ", options: .backwards).map {
+        String(description[..<$0.lowerBound])
+      } ?? description
+    return """
+      \(reason)
+      Last states: \(elided)\(names.joined(separator: " → "))
+      Raise the limit with --step-limit <n>, above \(limit == defaultStepLimit ? "its default of " : "")\(limit).
+      """
+  }
+
+  /// A `--step-limit` value: a whole number of states from 1.
+  static func parseStepLimit(_ text: String) throws(UsageError) -> Int {
+    let help = "--step-limit <n>  \(stepLimitHelp) (default: \(defaultStepLimit))"
+    let reason: String
+    if let limit = Int(text) {
+      guard limit < 1 else { return limit }
+      reason =
+        "the limit is the most states the run may enter, so it is at least 1; give a larger number, as in --step-limit \(defaultStepLimit * 10)."
+    } else if case let digits = text.first == "-" || text.first == "+"
+      ? text.dropFirst() : text[...],
+      !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber })
+    {
+      // Digits Int cannot hold.
+      reason =
+        text.hasPrefix("-")
+        ? "the limit is the most states the run may enter, so it is at least 1; give a larger number, as in --step-limit \(defaultStepLimit * 10)."
+        : "it is larger than the largest limit, \(Int.max); give a number from 1 to \(Int.max)."
+    } else {
+      reason =
+        "it is not a whole number; give the most states the run may enter, as in --step-limit \(defaultStepLimit * 10)."
+    }
+    throw UsageError(
+      message: "The value '\(text)' is invalid for '--step-limit <n>': \(reason)", help: help,
+      command: "run")
+  }
+
+  /// The help line of `--step-limit`, without its default.
+  static let stepLimitHelp =
+    "The most states the run may enter before it stops with an error, so that a loop whose exit is never taken ends. A whole number from 1."
 
   /// The context given as JSON text.
   static func parseContext(_ text: String) throws(UsageError) -> ChartValue {
@@ -217,15 +284,47 @@ extension Tool {
   }
 }
 
-/// The steps a run reports to `--log`, in the order they happen.
+/// Writes the lines of `--log` as the run reports its steps: each to the output sink at once
+/// when there is one, or kept for the outcome when there is not.
 private final class StepLog: Sendable {
-  private let storage = Lock<[(StateID, ObservedStep)]>([])
-
-  /// Records that `state` did `step`.
-  func append(_ state: StateID, _ step: ObservedStep) {
-    storage.withLock { $0.append((state, step)) }
+  private struct State {
+    /// How many branches of each dispatch have folded back, modulo its branch count.
+    var folds: [StateID: Int] = [:]
+    /// The lines written when there is no sink.
+    var unwritten = ""
   }
 
-  /// The steps so far.
-  var steps: [(StateID, ObservedStep)] { storage.withLock { $0 } }
+  private let chart: Flowchart<ChartValue>
+  private let output: OutputSink?
+  private let state = Lock(State())
+
+  init(_ chart: Flowchart<ChartValue>, output: OutputSink?) {
+    self.chart = chart
+    self.output = output
+  }
+
+  /// Writes the line of `state`'s `step`, if it has one. A dispatch reports its exit once
+  /// per branch folded back: its line comes after the last. Under the lock, so that lines
+  /// of concurrent branches come whole and in the order they were reported.
+  func append(_ state: StateID, _ step: ObservedStep) {
+    self.state.withLock { locked in
+      if case .tookExit = step {
+        let branches = chart[state].exits.count { $0.label.branch != nil }
+        if branches > 1 {
+          let folded = (locked.folds[state] ?? 0) + 1
+          locked.folds[state] = folded % branches
+          guard folded == branches else { return }
+        }
+      }
+      guard let line = Tool.logLine(state, step, in: chart) else { return }
+      if let output {
+        output.write(line + "\n")
+      } else {
+        locked.unwritten += line + "\n"
+      }
+    }
+  }
+
+  /// The lines written when there is no sink.
+  var unwritten: String { state.withLock { $0.unwritten } }
 }

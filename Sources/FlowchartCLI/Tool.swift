@@ -80,6 +80,11 @@ enum Tool {
         stand-in: an action does nothing; a condition or multiple condition needs its
         decision forced with --decide, or the run stops there. A waiting state takes the
         value --send gives it, or the run stops there.
+
+        A run that enters more states than --step-limit allows (100000 unless given) stops
+        with an error that names the limit and the state it was about to enter, and exits
+        with 1: a loop whose exit is never taken ends rather than run forever. With --log,
+        each step is printed as the run takes it.
         """,
       arguments: [fileArgument],
       options: [
@@ -97,7 +102,12 @@ enum Tool {
             "Send a waiting state its input, a JSON value. Split at the first '='. Repeat for more states.",
           isRepeatable: true),
         OptionSpec(
-          name: "--log", help: "Print each state as the run enters it, and the exit it takes."),
+          name: "--step-limit", valueName: "n", help: stepLimitHelp,
+          defaultValue: "\(defaultStepLimit)"),
+        OptionSpec(
+          name: "--log",
+          help:
+            "Print each state as the run enters it, and the exit it takes, as the run goes."),
       ]),
   ]
 
@@ -107,7 +117,11 @@ enum Tool {
   }
 
   /// Runs the command line `arguments` (without the tool's own name).
-  static func run(_ arguments: [String]) async -> Outcome {
+  ///
+  /// What a command writes as it goes (the lines of `run --log`, as the run reports each
+  /// step) goes to `output` at once; without `output`, it starts the outcome's output, as
+  /// if it had been written first.
+  static func run(_ arguments: [String], output: OutputSink? = nil) async -> Outcome {
     var outcome = Outcome()
     do throws(UsageError) {
       guard let first = arguments.first else {
@@ -129,7 +143,7 @@ enum Tool {
         outcome.output = Help.text(of: command)
         return outcome
       }
-      return await execute(command.name, parsed)
+      return await execute(command.name, parsed, output: output)
     } catch {
       // As swift-argument-parser does, a bare `flowchart` gets the whole help after the
       // error rather than the usage line.

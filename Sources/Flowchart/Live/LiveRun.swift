@@ -29,10 +29,8 @@ struct LiveRunState {
   /// clock again.
   var lastDecision: (flow: Int32, time: Duration)?
   var nextFlow: Int32 = 1
-  /// The run log's lines, when one was asked for.
-  var log: [String]?
-  /// When each flow entered the state it is in, for the log.
-  var enteredAt: [Int32: Duration] = [:]
+  /// The run log, when one was asked for.
+  var log: RunLogRecorder?
   /// Values sent to waiting states the run has not reached yet (or not consumed), by
   /// state: the first value sent wins until the state takes it.
   var inputs: [Int32: any Sendable] = [:]
@@ -104,6 +102,10 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
   /// next one changed.
   private let loggedContexts: Lock<[Int32: Context]>
   private let isLogged: Bool
+  /// Where a logged run writes each line of its log, and the lock that lets one flow at a
+  /// time write (see ``writeLog()``).
+  private let logSink: (any RunLogSink)?
+  private let logWriting = Lock(())
   /// Whether the run makes each event as it reports it: it has an observer or a log.
   private let isExpected: Bool
   /// Time since the run started, by the run's clock.
@@ -118,21 +120,23 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
 
   init(
     graph: Graph<Context>, isPaused: Bool, observer: RunObserver?,
-    loggedContext: Context?, elapsed: @escaping @Sendable () -> Duration
+    loggedContext: Context?, log options: RunLog.Options = .standard,
+    elapsed: @escaping @Sendable () -> Duration
   ) {
     self.graph = graph
     self.observer = observer
     self.elapsed = elapsed
     var state = State(isPaused: isPaused)
     state.isHeldAtStart = isPaused
-    if loggedContext != nil { state.log = [] }
+    if loggedContext != nil { state.log = RunLogRecorder(options) }
+    logSink = loggedContext != nil ? options.sink : nil
     isLogged = loggedContext != nil
     isExpected = observer != nil || loggedContext != nil
     loggedContexts = Lock(loggedContext.map { [0: $0] } ?? [:])
     self.state = Lock(state)
   }
 
-  var log: RunLog { state.withLock { RunLog(lines: $0.log ?? []) } }
+  var log: RunLog { state.withLock { $0.log?.log ?? RunLog(lines: []) } }
 
   /// A live run's result, and who awaits it.
   private struct Ending {
@@ -360,6 +364,7 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
 
   func branchEnded(_ index: Int, of dispatch: Int32, flow: Int32) {
     emit(.branchEnded(index), at: dispatch, flow: flow) { $0.positions[flow] = nil }
+    if isLogged { loggedContexts.withLock { $0[flow] = nil } }
   }
 
   func dispatchJoined(_ state: Int32, flow: Int32) {
@@ -376,6 +381,7 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
   /// (`payload` is its kind, for a record tagged ``EventTag/payload``): after the lock is
   /// released, since both may call the handle.
   private func deliver(_ reported: ReportedEvent, payload: RunEvent.Kind? = nil) {
+    if reported.logs { writeLog() }
     if reported.wakes {
       for reader in state.withLock({ $0.events.wakeReaders() }) { reader.resume() }
     }
@@ -492,10 +498,8 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
     in locked: inout State, reported: inout ReportedEvent
   ) {
     if locked.log != nil {
-      let event = self.event(from: record, payload: payload)
-      let started = locked.enteredAt[record.flow]
-      if record.tag == .entered { locked.enteredAt[record.flow] = event.time }
-      locked.log?.append(RunLog.line(for: event, enteredAt: started) + suffix)
+      locked.log?.record(self.event(from: record, payload: payload), suffix: suffix)
+      reported.logs = logSink != nil
     }
     if observer != nil { reported.observed = record }
   }
@@ -754,8 +758,10 @@ private struct ReportedEvent: BitwiseCopyable {
   var wakes = false
   /// The event's record, when the run has an observer to call with the event.
   var observed: EventRecord?
+  /// Whether the event wrote lines for the run log's sink.
+  var logs = false
 
-  var needsDelivery: Bool { wakes || observed != nil }
+  var needsDelivery: Bool { wakes || observed != nil || logs }
 }
 
 extension EventTag {
@@ -768,6 +774,48 @@ extension EventTag {
       false
     }
   }
+}
+
+// MARK: - Log sink
+
+extension LiveRun {
+  /// Hands the log's sink the lines it has not taken yet, in order, after the run's lock is
+  /// released: one flow at a time (the others wait, so the lines waiting stay few).
+  ///
+  /// A writing session goes on until no line waits. A call from inside the sink (or from a
+  /// task the sink started, which inherits its task-local value) while that session goes on
+  /// leaves its lines to the session rather than wait for the lock it holds, so the sink
+  /// may call the handle: the session checks for lines after the sink returns, and ends only
+  /// when it finds none, under the run's lock, so no line is left behind.
+  private func writeLog() {
+    guard let logSink else { return }
+    if let writing = RunLogWriting.current, writing.run == ObjectIdentifier(self),
+      state.withLock({ $0.log?.session == writing.session })
+    {
+      return
+    }
+    logWriting.withLock { _ in
+      guard let session = state.withLock({ $0.log?.beginSession() }) else { return }
+      RunLogWriting.$current.withValue(RunLogWriting(run: ObjectIdentifier(self), session: session))
+      {
+        while true {
+          let lines = state.withLock { $0.log?.takePending() ?? [] }
+          if lines.isEmpty { return }
+          for line in lines { logSink.write(line) }
+        }
+      }
+    }
+  }
+}
+
+/// The run log writing session the current task is in, if any: inside a sink's
+/// ``RunLogSink/write(_:)``, or in a task started from there.
+private struct RunLogWriting: Sendable {
+  @TaskLocal static var current: RunLogWriting?
+  /// The run whose log is written.
+  var run: ObjectIdentifier
+  /// The session's number in that run.
+  var session: Int
 }
 
 // MARK: - Abandonment

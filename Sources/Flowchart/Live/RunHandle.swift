@@ -98,8 +98,8 @@ public struct RunHandle<Context: Sendable>: Sendable {
     return try run.send(value, toStateIn: states, named: "\(state)")
   }
 
-  /// The run's log so far: empty unless the run was started with `isLogged: true`. See
-  /// ``RunLog`` for its format.
+  /// The run's log so far: empty unless the run was started with `isLogged: true` or
+  /// `log:` options. See ``RunLog`` for its format, and for how much of it stays in memory.
   public var log: RunLog { run.log }
 
   /// A new stream of the run's events from now on, for one subscriber.
@@ -154,7 +154,10 @@ extension Flowchart {
   ///   - isPaused: Whether the run waits, before it reports anything, for
   ///     ``RunHandle/resume()``: a way to subscribe before the first event.
   ///   - isLogged: Whether the run keeps a ``RunHandle/log``, which compares the context
-  ///     before and after each state by reflection.
+  ///     before and after each state by reflection: the newest
+  ///     ``RunLog/Options/standardLineLimit`` lines and counts by state. For other limits,
+  ///     or a sink that takes every line as it happens, see
+  ///     ``start(with:stepLimit:clock:isPaused:log:observer:isolation:)``.
   ///   - observer: Callbacks the run calls as it enters and finishes states, and when it
   ///     ends.
   ///   - isolation: The actor the synchronous states run on: by default the caller's
@@ -169,15 +172,16 @@ extension Flowchart {
     // Inlinable, so that the run's interpreter is specialized for the caller's context: the
     // rest of the start (the live run, its task) is not generic over it and stays inside.
     start(
-      with: context, stepLimit: stepLimit, clock: clock, isPaused: isPaused, isLogged: isLogged,
-      observer: observer, isolation: isolation, flow: liveFlow())
+      with: context, stepLimit: stepLimit, clock: clock, isPaused: isPaused,
+      log: isLogged ? .standard : nil, observer: observer, isolation: isolation,
+      flow: liveFlow())
   }
 
   /// ``start(with:stepLimit:clock:isPaused:isLogged:observer:isolation:)`` with the run's
   /// top-level flow made by the caller.
   @usableFromInline
   func start<C: Clock>(
-    with context: Context, stepLimit: Int?, clock: C, isPaused: Bool, isLogged: Bool,
+    with context: Context, stepLimit: Int?, clock: C, isPaused: Bool, log: RunLog.Options?,
     observer: RunObserver?, isolation: isolated (any Actor)?, flow: @escaping LiveFlow
   ) -> RunHandle<Context> where C.Duration == Duration {
     let elapsed: @Sendable () -> Duration
@@ -192,7 +196,7 @@ extension Flowchart {
     }
     let live = LiveRun(
       graph: graph, isPaused: isPaused, observer: observer,
-      loggedContext: isLogged ? context : nil, elapsed: elapsed)
+      loggedContext: log != nil ? context : nil, log: log ?? .standard, elapsed: elapsed)
     let chart = self
     let first = startIndex
     let runClock = RunClock(clock)

@@ -1,0 +1,132 @@
+import Flowchart
+import Foundation
+
+/// A ``Flowchart/RunLogSink`` that writes each line of a live run's log to a file as it
+/// happens, one JSON object per line ("JSON lines"), so that a run of any length keeps its
+/// whole log on disk while its ``Flowchart/RunHandle/log`` keeps only the newest lines.
+///
+/// ```swift
+/// let file = try RunLogFile(writingTo: URL(fileURLWithPath: "run.jsonl"))
+/// let handle = chart.start(with: context, log: RunLog.Options(keepingLast: 100, sink: file))
+/// _ = try await handle.result
+/// let records = try RunLogFile.records(in: URL(fileURLWithPath: "run.jsonl"))
+/// ```
+///
+/// Each line of the file is a ``Record``:
+///
+/// ```json
+/// {"flow":0,"line":5,"state":"Lift weights","text":"  0.300s  'Lift weights' decided done in 0.300s","time":0.3}
+/// {"line":6,"text":"            log: [] → [\"lifted weights\"]"}
+/// ```
+///
+/// Each line is written to the file at once (no buffer to flush), so what a run wrote is in
+/// the file even if the process ends before the run does. A write that fails (a full disk)
+/// does not stop the run: the first such error is kept in ``writeError``, and the lines after
+/// it are not written.
+public final class RunLogFile: RunLogSink {
+  /// One line of the file: a line of the run's log, with its event's time, flow and state
+  /// when it reports an event.
+  public struct Record: Codable, Sendable, Hashable {
+    /// The line's position among the run's lines, from 1.
+    public var line: Int
+    /// The line as the log shows it.
+    public var text: String
+    /// When the event happened, in seconds since the run started; `nil` for a line that
+    /// shows a change to the context.
+    public var time: Double?
+    /// The flow that reported the event (0 for the top level, a branch's number for a
+    /// dispatch branch); `nil` for a line that shows a change.
+    public var flow: Int?
+    /// The name of the state the event is about, if any.
+    public var state: String?
+
+    /// A record of the line numbered `line`.
+    public init(
+      line: Int, text: String, time: Double? = nil, flow: Int? = nil, state: String? = nil
+    ) {
+      self.line = line
+      self.text = text
+      self.time = time
+      self.flow = flow
+      self.state = state
+    }
+
+    /// The record of `line`.
+    public init(_ line: RunLog.Line) {
+      self.init(line: line.number, text: line.text)
+      if let event = line.event {
+        let (seconds, attoseconds) = event.time.components
+        time = Double(seconds) + Double(attoseconds) / 1e18
+        flow = event.flow
+        state = event.state == nil ? nil : event.stateName
+      }
+    }
+  }
+
+  /// What the lock guards: the file, and the first error writing to it.
+  private struct Output: @unchecked Sendable {
+    // @unchecked: `FileHandle` is not `Sendable` on every platform; this one is reached only
+    // inside `output.withLock`, which serializes every use of it, and never escapes.
+    var handle: FileHandle?
+    var error: (any Error)?
+  }
+
+  private let output: Lock<Output>
+  private let encoder: JSONEncoder = {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return encoder
+  }()
+
+  /// Creates the file at `url` (emptying it if it exists) for a run's log.
+  ///
+  /// - Throws: The error creating or opening the file, such as a folder that does not exist.
+  public init(writingTo url: URL) throws {
+    guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+      throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
+    }
+    output = Lock(Output(handle: try FileHandle(forWritingTo: url)))
+  }
+
+  deinit {
+    output.withLock { try? $0.handle?.close() }
+  }
+
+  /// The first error writing to the file, if any: the lines after it were not written.
+  public var writeError: (any Error)? { output.withLock { $0.error } }
+
+  /// Writes `line` to the file as one JSON line; called by the run.
+  public func write(_ line: RunLog.Line) {
+    guard var data = try? encoder.encode(Record(line)) else { return }
+    data.append(UInt8(ascii: "\n"))
+    output.withLock { output in
+      guard output.error == nil, let handle = output.handle else { return }
+      do {
+        try handle.write(contentsOf: data)
+      } catch {
+        output.error = error
+      }
+    }
+  }
+
+  /// Closes the file; the lines the run writes after it are dropped. Closing is optional:
+  /// the file is closed when the sink is released.
+  public func close() {
+    output.withLock { output in
+      try? output.handle?.close()
+      output.handle = nil
+    }
+  }
+
+  /// The records of a file a ``RunLogFile`` wrote, in order.
+  ///
+  /// - Throws: The error reading the file, or a `DecodingError` naming the line that is not
+  ///   a record.
+  public static func records(in url: URL) throws -> [Record] {
+    let data = try Data(contentsOf: url)
+    let decoder = JSONDecoder()
+    return try data.split(separator: UInt8(ascii: "\n")).map {
+      try decoder.decode(Record.self, from: Data($0))
+    }
+  }
+}
