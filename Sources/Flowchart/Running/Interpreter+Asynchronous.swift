@@ -1,7 +1,7 @@
 // The asynchronous loop: a flow of an asynchronous run, from its cursor to a final state.
 // It hands each stretch of synchronous states to the synchronous loop
 // (`Interpreter+Synchronous.swift`), runs asynchronous actions, conditions and selections
-// itself, and hands the rarer kinds (a dispatch, a final
+// itself through ``Node/call(_:)``, and hands the rarer kinds (a dispatch, a final
 // asynchronous multiple condition, a modified state) to
 // ``Interpreter/runComposite(_:at:cursor:context:control:)``, out of line so that the loop's
 // async frame stays small (ARCHITECTURE.md, "Async frames").
@@ -183,16 +183,9 @@ extension Interpreter {
     // A live run keeps the context from before the state: a failed state is retried from it.
     let before: Context? = _slowPath(control.isObserved) ? context : nil
     do {
-      switch node.kind {
-      case .asyncAction:
-        try await node.perform(&context)
-        return .next
-      case .asyncCondition:
-        return try await node.decide(&context) ? .yes : .no
-      case .asyncSelect:
-        return .selected(try await node.select(&context))
-      case .pass, .action, .condition, .select, .decideKey, .asyncDecideKey, .dispatch,
-        .modified, .callAction, .callCondition:
+      switch try await node.call(&context) {
+      case .outcome(let outcome): return outcome
+      case .key:
         preconditionFailure("only asynchronous actions, conditions and selections come here")
       }
     } catch {
@@ -211,7 +204,10 @@ extension Interpreter {
     let key: any Hashable & Sendable
     let before: Context? = _slowPath(control.isObserved) ? context : nil
     do {
-      key = try await node.decideKey(&context)
+      switch try await node.call(&context) {
+      case .key(let decided): key = decided
+      case .outcome: preconditionFailure("a final multiple condition decides a key")
+      }
     } catch {
       if let before { context = before }
       throw failure(error, at: state, path: cursor.path, control: control)

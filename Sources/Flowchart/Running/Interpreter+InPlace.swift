@@ -27,43 +27,28 @@ extension Interpreter {
     var inner = site.start
     path.restart(limit: site.limit)
     while true {
-      // Only the kind is read before the state's code runs, the node after: nothing but
-      // `inner` and the pointers lives across the call.
-      let kind = nodes[Int(inner)].kind
       if _slowPath(path.isAtCheckpoint) {
         try enterInPlace(inner, path: &path, caller: state)
       } else {
         path.recordBeforeCheckpoint(inner)
       }
-      if _slowPath(kind == .decideKey) {
-        // The chart ends deciding a key: an action takes it as done, a condition fails.
-        let key: any Hashable & Sendable
-        do {
-          key = try nodes[Int(inner)].decideKey(&context)
-        } catch {
-          throw failureInPlace(error, at: inner, path: path, caller: state)
-        }
-        guard graph.nodeBase[Int(state)].kind == .callCondition else { return .next }
-        throw withoutYesOrNo(.key(key), at: inner, caller: state)
-      }
-      let outcome: Outcome
+      // The node is read for the call and after it, never across it: nothing but `inner`
+      // and the pointers lives across the call. A subflow in the chart runs nested, through
+      // its box (a chart run in place has only synchronous states: see ``CallSite``).
+      let result: CodeResult
       do {
-        switch kind {
-        case .pass:
-          outcome = .next
-        case .action, .callAction:
-          try nodes[Int(inner)].perform(&context)
-          outcome = .next
-        case .condition, .callCondition:
-          outcome = try nodes[Int(inner)].decide(&context) ? .yes : .no
-        case .select:
-          outcome = .selected(try nodes[Int(inner)].select(&context))
-        case .decideKey, .asyncAction, .asyncCondition, .asyncSelect, .asyncDecideKey, .dispatch,
-          .modified:
-          preconditionFailure("a chart run in place has only synchronous states (CallSite)")
-        }
+        result = try nodes[Int(inner)].callSynchronously(&context)
       } catch {
         throw failureInPlace(error, at: inner, path: path, caller: state)
+      }
+      let outcome: Outcome
+      switch result {
+      case .outcome(let decided):
+        outcome = decided
+      case .key(let key):
+        // The chart ends deciding a key: an action takes it as done, a condition fails.
+        guard graph.nodeBase[Int(state)].kind == .callCondition else { return .next }
+        throw withoutYesOrNo(.key(key), at: inner, caller: state)
       }
       let final = inner
       if outcome.follow(from: nodes[Int(inner)], state: &inner) {

@@ -2,8 +2,9 @@
 // suspension, no allocation and no retain per step (the fast path). Every run's
 // synchronous states run here: a synchronous run's (``Uncontrolled``), the stretches an
 // asynchronous run hands it (``Unreported``, or ``Reported`` in a live run) and a nested
-// run's (``Nested``); the specializations are chosen by `BoundaryReporting.swift`. A subflow
-// that runs in place goes to `Interpreter+InPlace.swift`.
+// run's (``Nested``); the specializations are chosen by `BoundaryReporting.swift`. A state's
+// code is called through ``Node/callSynchronously(_:)``; a subflow that runs in place goes to
+// `Interpreter+InPlace.swift`.
 
 extension Interpreter {
   /// Runs synchronous states from the cursor's state until the flow ends or reaches a
@@ -43,45 +44,30 @@ extension Interpreter {
       } else {
         try enterUncontrolled(state, path: &cursor.path, asksTask: Reporting.asksTaskAtStart)
       }
-      let outcome: Outcome
+      let result: CodeResult
       // A live run keeps the context from before the state: a failed state is retried from it.
       let before: Context? = Reporting.isOn ? context : nil
       do {
-        switch kind {
-        case .pass:
-          outcome = .next
-        case .action:
-          try nodes[Int(state)].perform(&context)
-          outcome = .next
-        case .condition:
-          outcome = try nodes[Int(state)].decide(&context) ? .yes : .no
-        case .select:
-          outcome = .selected(try nodes[Int(state)].select(&context))
-        case .decideKey:
-          let key = try nodes[Int(state)].decideKey(&context)
-          if Reporting.isOn && control.isObserved {
-            control.monitor.unsafelyUnwrapped.decided(
-              state, flow: cursor.flow, key: key, context: context)
-          }
-          return .key(key)
-        case .callAction, .callCondition:
-          if Reporting.isOn {
-            // Nested: the subflow's box runs its chart as a run of its own.
-            if kind == .callAction {
-              try nodes[Int(state)].perform(&context)
-              outcome = .next
-            } else {
-              outcome = try nodes[Int(state)].decide(&context) ? .yes : .no
-            }
-          } else {
-            outcome = try visitInPlace(state, path: &visitPath, context: &context)
-          }
-        case .asyncAction, .asyncCondition, .asyncSelect, .asyncDecideKey, .dispatch, .modified:
-          preconditionFailure("asynchronous states and dispatches return before they are entered")
+        if !Reporting.isOn && kind.runsInPlace {
+          result = .outcome(try visitInPlace(state, path: &visitPath, context: &context))
+        } else {
+          // In a live run, a subflow's box runs its chart as a run of its own (nested).
+          result = try nodes[Int(state)].callSynchronously(&context)
         }
       } catch {
         if Reporting.isOn, let before { context = before }
         throw failure(error, at: state, path: cursor.path, control: control)
+      }
+      let outcome: Outcome
+      switch result {
+      case .outcome(let decided):
+        outcome = decided
+      case .key(let key):
+        if Reporting.isOn && control.isObserved {
+          control.monitor.unsafelyUnwrapped.decided(
+            state, flow: cursor.flow, key: key, context: context)
+        }
+        return .key(key)
       }
       if Reporting.isOn && control.isObserved {
         control.monitor.unsafelyUnwrapped.decided(

@@ -25,7 +25,11 @@
 /// - `Interpreter+Modifiers.swift`: a state with a timeout, retries or catch routes, in
 ///   either kind of run.
 ///
-/// The `switch`es over ``Node/Kind`` list every kind, with no `default:`, so a new
+/// A kind of state may be met by more than one loop (a synchronous action runs in the
+/// synchronous loop, in a subflow's visit in place, and inside a modified state), but its
+/// code is called in one place: ``Node/callSynchronously(_:)`` for synchronous code and
+/// ``Node/call(_:)`` for any code, which every loop uses. The `switch`es over
+/// ``Node/Kind`` that route a kind to its loop list every kind, with no `default:`, so a new
 /// kind must be placed in each. Every step ends in the one transition rule,
 /// ``Outcome/follow(from:state:)`` (through ``Cursor/follow(_:from:)`` where there is a
 /// cursor), and a dispatch's join (``join(_:_:at:original:into:path:)``,
