@@ -94,13 +94,13 @@ struct Diagram {
       let here = End(state: state, isJoin: false)
       let isDispatch = record.kind == .dispatch
       let shape: Shape =
-        switch record.kind {
+        switch record.kind.code {
         case .dispatch: .fork
         case .condition, .multipleCondition: .decision
         case .subflow: .subflow
         case .map: .map
         case .waiting: .wait
-        default: .action
+        case .action: .action
         }
       boxes.append(
         Box(
