@@ -61,17 +61,6 @@ enum CodeKind: UInt8, Sendable {
     }
   }
 
-  /// Whether a synchronous loop that does not report to a live run runs the state's
-  /// subflow in place rather than calling its box (see ``CallSite``).
-  @inlinable var runsInPlace: Bool {
-    switch self {
-    case .callAction, .callCondition: true
-    case .pass, .action, .condition, .select, .decideKey, .asyncAction, .asyncCondition,
-      .asyncSelect, .asyncDecideKey, .dispatch, .modified:
-      false
-    }
-  }
-
   /// Whether the state's own code is `async`. (A dispatch suspends, to run its branches,
   /// but has no code to await.)
   /// A modified node says nothing of its code here: its ``ModifiedCode`` holds the state's

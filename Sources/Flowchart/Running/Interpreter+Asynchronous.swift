@@ -201,11 +201,11 @@ extension Interpreter {
     _ node: Node, at state: Int32, cursor: inout Cursor<Context>, context: inout Context,
     control: RunControl
   ) async throws(RunError) -> Decision {
-    let key: any Hashable & Sendable
+    let decision: Decision
     let before: Context? = _slowPath(control.isObserved) ? context : nil
     do {
       switch try await node.call(&context) {
-      case .key(let decided): key = decided
+      case .key(let decided): decision = decided
       case .outcome: preconditionFailure("a final multiple condition decides a key")
       }
     } catch {
@@ -214,9 +214,9 @@ extension Interpreter {
     }
     if _slowPath(control.isObserved) {
       control.monitor.unsafelyUnwrapped.decided(
-        state, flow: cursor.flow, key: key, context: context)
+        state, flow: cursor.flow, key: decision.key.unsafelyUnwrapped, context: context)
     }
     try endFlow(at: state, path: cursor.path, control: control)
-    return .key(key)
+    return decision
   }
 }

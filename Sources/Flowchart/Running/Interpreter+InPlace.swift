@@ -45,10 +45,10 @@ extension Interpreter {
       switch result {
       case .outcome(let decided):
         outcome = decided
-      case .key(let key):
+      case .key(let decision):
         // The chart ends deciding a key: an action takes it as done, a condition fails.
         guard graph.nodeBase[Int(state)].kind == .callCondition else { return .next }
-        throw withoutYesOrNo(.key(key), at: inner, caller: state)
+        throw withoutYesOrNo(decision, at: inner, caller: state)
       }
       let final = inner
       if outcome.follow(from: nodes[Int(inner)], state: &inner) {

@@ -263,12 +263,13 @@ extension Interpreter {
   ) throws(RunError) -> ModifiedStep {
     switch result {
     case .outcome(let outcome): return .decided(outcome)
-    case .key(let key):
+    case .key(let decision):
       if let monitor = control.monitor {
-        monitor.decided(state, flow: cursor.flow, key: key, context: context)
+        monitor.decided(
+          state, flow: cursor.flow, key: decision.key.unsafelyUnwrapped, context: context)
       }
       try endFlow(at: state, path: cursor.path, control: control)
-      return .ended(.key(key))
+      return .ended(decision)
     }
   }
 

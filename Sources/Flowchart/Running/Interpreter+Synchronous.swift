@@ -48,11 +48,9 @@ extension Interpreter {
       // A live run keeps the context from before the state: a failed state is retried from it.
       let before: Context? = Reporting.isOn ? context : nil
       do {
-        if !Reporting.isOn && kind.runsInPlace {
-          result = .outcome(try visitInPlace(state, path: &visitPath, context: &context))
-        } else {
-          // In a live run, a subflow's box runs its chart as a run of its own (nested).
-          result = try nodes[Int(state)].callSynchronously(&context)
+        // In a live run, a subflow's box runs its chart as a run of its own (nested).
+        result = try nodes[Int(state)].callSynchronously(&context, inPlace: !Reporting.isOn) {
+          try visitInPlace(state, path: &visitPath, context: &$0)
         }
       } catch {
         if Reporting.isOn, let before { context = before }
@@ -62,12 +60,12 @@ extension Interpreter {
       switch result {
       case .outcome(let decided):
         outcome = decided
-      case .key(let key):
+      case .key(let decision):
         if Reporting.isOn && control.isObserved {
           control.monitor.unsafelyUnwrapped.decided(
-            state, flow: cursor.flow, key: key, context: context)
+            state, flow: cursor.flow, key: decision.key.unsafelyUnwrapped, context: context)
         }
-        return .key(key)
+        return decision
       }
       if Reporting.isOn && control.isObserved {
         control.monitor.unsafelyUnwrapped.decided(
