@@ -246,15 +246,19 @@ extension Tool {
         throw UsageError(message: error.message, command: "run")
       }
       let info = chart[state]
-      let decision: Decision
-      switch (info.kind, text) {
-      case (.multipleCondition, _): decision = .key(text)
-      case (.condition, "yes"): decision = .yes
-      case (.condition, "no"): decision = .no
-      case (.action, "done"): decision = .done
-      default:
-        let allowed =
-          info.kind == .condition ? "yes or no" : info.kind == .action ? "done" : "nothing"
+      let decision: Decision?
+      let allowed: String
+      switch info.kind.code {
+      case .multipleCondition:
+        (decision, allowed) = (.key(text), "a key")
+      case .condition:
+        (decision, allowed) = (text == "yes" ? .yes : text == "no" ? .no : nil, "yes or no")
+      case .action:
+        (decision, allowed) = (text == "done" ? .done : nil, "done")
+      case .dispatch, .subflow, .map, .waiting:
+        (decision, allowed) = (nil, "nothing")
+      }
+      guard let decision else {
         throw UsageError(
           message:
             "The value '\(name)=\(text)' is invalid for '--decide <state=decision>': \(info.kind) '\(name)' (\(info.location)) can be forced to decide \(allowed).",

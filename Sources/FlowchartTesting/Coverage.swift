@@ -130,7 +130,7 @@ public final class Coverage<Context: Sendable>: Sendable {
       where !taken.exits.contains(ExitTaken(state: id, exit: position)) {
         gaps.append(CoverageGap(state: info, missing: .exit(exit.label)))
       }
-      if info.isFinal && info.kind == .condition {
+      if info.isFinal && info.kind.decides == .yesOrNo {
         for decision in [Decision.yes, .no]
         where !taken.decisions.contains(DecisionMade(state: id, decision: decision)) {
           gaps.append(CoverageGap(state: info, missing: .decision(decision)))

@@ -82,9 +82,9 @@ public struct Route: Sendable, Hashable, CustomStringConvertible, CustomTestStri
   public var script: Script {
     var script = Script()
     for step in steps {
-      if let exit = step.exit, step.kind == .condition || step.kind == .multipleCondition {
+      if let exit = step.exit, step.kind.decides != .done {
         script.add(step.name, [.exit(exit)])
-      } else if step.kind == .condition, let decision = step.decision {
+      } else if step.kind.decides == .yesOrNo, let decision = step.decision {
         script.add(step.name, [.decision(decision)])
       }
     }
@@ -283,10 +283,10 @@ private struct RouteWalker<Context: Sendable> {
     }
     if info.isFinal {
       let decisions: [Decision?] =
-        switch info.kind {
-        case .condition: [.yes, .no]
-        case .multipleCondition: [nil]
-        default: [.done]
+        switch info.kind.decides {
+        case .yesOrNo: [.yes, .no]
+        case .key: [nil]
+        case .done: [.done]
         }
       return decisions.map {
         ([step(state, exit: nil, decision: $0, depth: depth, branch: branch)], nil)

@@ -7,11 +7,17 @@
 /// if chart[id].kind == .condition { … }
 /// ```
 public struct StateKind: Hashable, Sendable, CaseIterable, CustomStringConvertible {
-  private enum Code: Hashable, Sendable, CaseIterable {
+  /// Every kind, as an enum the package's modules switch over: where a decision depends on
+  /// the kind of state (a diagram's shape, what a final state can decide, what a script can
+  /// force), a `switch` over ``code`` lists every case, with no `default:`, so a new kind is
+  /// a compile error in each place that must handle it. (The public type stays a struct,
+  /// so that adding a kind is not a source break for users' switches.)
+  package enum Code: Hashable, Sendable, CaseIterable {
     case condition, multipleCondition, action, dispatch, subflow, map, waiting
   }
 
-  private let code: Code
+  /// Which kind this is, for an exhaustive `switch` inside the package.
+  package let code: Code
 
   /// Decides yes or no; two exits. Printed `S` (a simple condition, as in STWorkflow).
   public static let condition = StateKind(code: .condition)
@@ -33,6 +39,22 @@ public struct StateKind: Hashable, Sendable, CaseIterable, CustomStringConvertib
 
   /// Every kind this version of Flowchart knows, in the order above.
   public static var allCases: [StateKind] { Code.allCases.map(StateKind.init(code:)) }
+
+  /// What a state of this kind decides: yes or no, a key, or nothing but that it is done.
+  /// The one answer for every place that needs it (outcome rules, routes and their
+  /// scripts, coverage), so a new kind says it once.
+  package enum Deciding: Hashable, Sendable {
+    case yesOrNo, key, done
+  }
+
+  /// What a state of this kind decides (when it is final, its run's decision).
+  package var decides: Deciding {
+    switch code {
+    case .condition: .yesOrNo
+    case .multipleCondition: .key
+    case .action, .dispatch, .subflow, .map, .waiting: .done
+    }
+  }
 
   /// The letter the tree printer writes after the state's name.
   public var letter: Character {

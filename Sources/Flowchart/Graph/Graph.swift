@@ -113,7 +113,9 @@ final class Graph<Context: Sendable>: @unchecked Sendable {
       switch chart.nodes.base[index].kind {
       case .action: kind = .callAction
       case .condition: kind = .callCondition
-      default: continue  // Keyed, asynchronous or modified: its own code runs its chart.
+      case .pass, .select, .decideKey, .callAction, .callCondition, .asyncAction, .asyncCondition,
+        .asyncSelect, .asyncDecideKey, .dispatch, .modified:
+        continue  // Keyed, asynchronous or modified: its own code runs its chart.
       }
       guard let subflow = chart.records[index].attachment as? any InPlaceSubflow,
         let site = subflow.callSite(over: Context.self)

@@ -114,6 +114,100 @@ struct Node {
   }
 }
 
+/// What a state's code returned: the outcome its loop follows, or the decision of a final
+/// multiple condition (its key, boxed), which ends its flow. (`Sendable`: a modified state's
+/// attempt with a timeout returns it from a child task.)
+///
+/// The key is held as a ``Decision``, one word, not as an existential: a result that holds
+/// an existential is copied through its value witnesses, which the synchronous loop would
+/// pay at every state.
+@usableFromInline
+enum CodeResult: Sendable {
+  case outcome(Outcome)
+  case key(Decision)
+}
+
+// The call sites of a state's code: the one place each kind of code is called and its
+// result made an outcome. Every loop calls a state's code through one of these (the
+// synchronous loop, a subflow's visit in place, the asynchronous loop, a final asynchronous
+// multiple condition, a modified state's attempt), and a wrapper (modifiers, scripts) wraps
+// them rather than repeating them. A new kind of code is a case in each of the two switches.
+extension Node {
+  /// Calls the state's synchronous code, borrowed, and returns what it decided. A subflow
+  /// that a synchronous loop may run in place (``Kind/callAction``, ``Kind/callCondition``)
+  /// calls its box, as a nested run.
+  ///
+  /// - Precondition: ``kind`` does not suspend, and the graph that owns the node is alive.
+  @inlinable @inline(__always)
+  func callSynchronously<Context: Sendable>(_ context: inout Context) throws -> CodeResult {
+    try callSynchronously(&context, inPlace: false) { _ in
+      preconditionFailure("a subflow runs in place only where the caller says so")
+    }
+  }
+
+  /// Calls the state's synchronous code, borrowed, and returns what it decided; a subflow
+  /// that a synchronous loop may run in place runs through `visit` when `inPlace` is `true`
+  /// (the synchronous loop's ``Interpreter/visitInPlace(_:path:context:)``), through its box
+  /// otherwise.
+  ///
+  /// Always inlined, with `inPlace` a constant of the caller's specialization, so that the
+  /// synchronous loop calls each box (or the visit) straight from one jump on the node's
+  /// kind, as it would with the switch written in the loop.
+  ///
+  /// - Precondition: ``kind`` does not suspend, and the graph that owns the node is alive.
+  @inlinable @inline(__always)
+  func callSynchronously<Context: Sendable>(
+    _ context: inout Context, inPlace: Bool, visit: (inout Context) throws -> Outcome
+  ) throws -> CodeResult {
+    switch kind {
+    case .pass:
+      return .outcome(.next)
+    case .action:
+      try perform(&context)
+      return .outcome(.next)
+    case .condition:
+      return .outcome(try decide(&context) ? .yes : .no)
+    case .callAction:
+      if inPlace { return .outcome(try visit(&context)) }
+      try perform(&context)
+      return .outcome(.next)
+    case .callCondition:
+      if inPlace { return .outcome(try visit(&context)) }
+      return .outcome(try decide(&context) ? .yes : .no)
+    case .select:
+      return .outcome(.selected(try select(&context)))
+    case .decideKey:
+      return .key(.key(try decideKey(&context)))
+    case .asyncAction, .asyncCondition, .asyncSelect, .asyncDecideKey, .dispatch, .modified:
+      preconditionFailure("a state whose code is asynchronous runs in the asynchronous loop")
+    }
+  }
+
+  /// Calls the state's code, synchronous or asynchronous, and returns what it decided.
+  ///
+  /// - Precondition: ``kind`` is not ``Kind/dispatch`` (no code) nor ``Kind/modified``
+  ///   (whose ``ModifiedCode`` holds the node to call), and the graph that owns the node
+  ///   stays alive until the call returns.
+  @inlinable @inline(__always)
+  func call<Context: Sendable>(_ context: inout Context) async throws -> CodeResult {
+    switch kind {
+    case .pass, .action, .condition, .select, .decideKey, .callAction, .callCondition:
+      return try callSynchronously(&context)
+    case .asyncAction:
+      try await perform(&context)
+      return .outcome(.next)
+    case .asyncCondition:
+      return .outcome(try await decide(&context) ? .yes : .no)
+    case .asyncSelect:
+      return .outcome(.selected(try await select(&context)))
+    case .asyncDecideKey:
+      return .key(.key(try await decideKey(&context)))
+    case .dispatch, .modified:
+      preconditionFailure("a dispatch has no code, and a modified node holds its own")
+    }
+  }
+}
+
 /// Where a synchronous subflow's chart starts, for a synchronous loop that runs it in place
 /// of the subflow's state rather than as a nested run (see
 /// ``Interpreter/runSynchronousStates(cursor:context:control:reporting:)``): what a visit

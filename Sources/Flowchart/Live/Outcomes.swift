@@ -201,18 +201,16 @@ struct OutcomeTable: Sendable {
       for (index, record) in records.enumerated() where record.isFinal && record.flow == 0 {
         let mapped = rules[Int32(index)] ?? []
         if mapped.contains(where: { $0.decision == nil }) { continue }
-        let needed: [Decision]
-        if record.kind == .condition {
-          needed = [.yes, .no]
-        } else if record.kind == .multipleCondition {
-          needed = []
-        } else {
-          needed = [.done]
-        }
+        let needed: [Decision] =
+          switch record.kind.decides {
+          case .yesOrNo: [.yes, .no]
+          case .key: []
+          case .done: [.done]
+          }
         let missing = needed.filter { decision in !mapped.contains { $0.decision == decision } }
-        guard record.kind != .multipleCondition, missing.isEmpty else {
+        guard record.kind.decides != .key, missing.isEmpty else {
           let what =
-            record.kind == .multipleCondition
+            record.kind.decides == .key
             ? "with any key it decides"
             : "deciding \(missing.map(\.description).joined(separator: " or "))"
           problem(
@@ -230,15 +228,19 @@ struct OutcomeTable: Sendable {
   }
 
   private static func canDecide(_ decision: Decision, kind: StateKind) -> Bool {
-    if kind == .condition { return decision == .yes || decision == .no }
-    if kind == .multipleCondition { return decision.key != nil }
-    return decision == .done
+    switch kind.decides {
+    case .yesOrNo: decision == .yes || decision == .no
+    case .key: decision.key != nil
+    case .done: decision == .done
+    }
   }
 
   private static func decisions(of kind: StateKind) -> String {
-    if kind == .condition { return "yes or no" }
-    if kind == .multipleCondition { return "a key" }
-    return "done"
+    switch kind.decides {
+    case .yesOrNo: "yes or no"
+    case .key: "a key"
+    case .done: "done"
+    }
   }
 
   /// The outcome of a run that ended at `state` deciding `decision`.

@@ -126,14 +126,14 @@ struct Diagram {
       let here = End(state: state)
       let isDispatch = record.kind == .dispatch
       let shape: Shape =
-        switch record.kind {
+        switch record.kind.code {
         case .dispatch: .fork
         case .condition: .decision
         case .multipleCondition: .keyedDecision
         case .subflow: .subflow
         case .map: .map
         case .waiting: .wait
-        default: .action
+        case .action: .action
         }
       boxes.append(
         Box(

@@ -61,9 +61,10 @@ struct Cursor<Context: Sendable>: ~Copyable {
 }
 
 /// What a state's code decided, short of a key: which exit ``Cursor/follow(_:from:)``
-/// takes.
+/// takes. (`Sendable`: a modified state's attempt with a timeout returns it from a child
+/// task, inside a ``CodeResult``.)
 @usableFromInline
-enum Outcome {
+enum Outcome: Sendable {
   /// An action or a dispatch finished.
   case next
   /// A condition decided `true`.

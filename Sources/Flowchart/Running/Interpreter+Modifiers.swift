@@ -5,7 +5,9 @@
 // `Compiling/Compiler+Modifiers.swift`). That kind suspends, so the synchronous loop never
 // runs it: the asynchronous loop hands it to ``Interpreter/runModified(_:at:cursor:context:control:)``
 // and a synchronous run to ``Interpreter/runModifiedSynchronously(_:at:cursor:context:)``,
-// each called at one place. States without modifiers never reach this file.
+// each called at one place; the state's own code is called through ``Node/call(_:)`` and
+// ``Node/callSynchronously(_:)``, as in the loops. States without modifiers never reach this
+// file.
 
 /// A modified state's code, as its node points to it: the state's own node (its code's kind
 /// and box, and its exits), its modifiers and where its catch routes lead.
@@ -45,24 +47,6 @@ enum ModifiedStep {
   case caught
   /// A final multiple condition decided its key, reported already: the flow ended.
   case ended(Decision)
-}
-
-/// What one attempt of a state's own code decided: an ``Outcome`` (which is not `Sendable`,
-/// and an attempt with a timeout returns from a child task), or a final key.
-enum AttemptResult: Sendable {
-  case next, yes, no
-  case selected(Int32)
-  case key(any Hashable & Sendable)
-
-  /// An ``Outcome``.
-  static func outcome(_ outcome: Outcome) -> AttemptResult {
-    switch outcome {
-    case .next: .next
-    case .yes: .yes
-    case .no: .no
-    case .selected(let target): .selected(target)
-    }
-  }
 }
 
 /// What to do after an attempt failed.
@@ -177,7 +161,7 @@ extension Interpreter {
     while true {
       let thrown: any Error
       do {
-        let result = try Self.callSynchronously(code.inner, &context)
+        let result = try code.inner.callSynchronously(&context)
         return try ended(result, at: state, cursor: cursor, context: context, control: .inert)
       } catch {
         thrown = error
@@ -226,9 +210,9 @@ extension Interpreter {
   /// when it finished in time.
   private func attempt(
     _ code: ModifiedCode, at state: Int32, context: inout Context
-  ) async throws -> AttemptResult {
+  ) async throws -> CodeResult {
     guard let limit = code.modifiers.timeout else {
-      return try await Self.call(code.inner, &context)
+      return try await code.inner.call(&context)
     }
     let clock = RunClock.ofRun
     let start = context
@@ -236,7 +220,7 @@ extension Interpreter {
       group.addTask {
         var copy = start
         do {
-          let result = try await Self.call(code.inner, &copy)
+          let result = try await code.inner.call(&copy)
           return .finished(.success(FinishedAttempt(result: result, context: copy)))
         } catch {
           return .finished(.failure(error))
@@ -271,63 +255,21 @@ extension Interpreter {
     }
   }
 
-  /// Calls the code of `node`, a node of any kind but a dispatch or a modified one.
-  private static func call(_ node: Node, _ context: inout Context) async throws -> AttemptResult {
-    switch node.kind {
-    case .pass, .action, .condition, .select, .decideKey, .callAction, .callCondition:
-      return try callSynchronously(node, &context)
-    case .asyncAction:
-      try await node.perform(&context)
-      return .outcome(.next)
-    case .asyncCondition:
-      return .outcome(try await node.decide(&context) ? .yes : .no)
-    case .asyncSelect:
-      return .outcome(.selected(try await node.select(&context)))
-    case .asyncDecideKey:
-      return .key(try await node.decideKey(&context))
-    case .dispatch, .modified:
-      preconditionFailure("a dispatch has no modifiers, and a modified node holds its own")
-    }
-  }
-
-  /// Calls the code of `node`, a node whose code is synchronous.
-  private static func callSynchronously(
-    _ node: Node, _ context: inout Context
-  ) throws -> AttemptResult {
-    switch node.kind {
-    case .pass:
-      return .outcome(.next)
-    case .action, .callAction:
-      try node.perform(&context)
-      return .outcome(.next)
-    case .condition, .callCondition:
-      return .outcome(try node.decide(&context) ? .yes : .no)
-    case .select:
-      return .outcome(.selected(try node.select(&context)))
-    case .decideKey:
-      return .key(try node.decideKey(&context))
-    case .asyncAction, .asyncCondition, .asyncSelect, .asyncDecideKey, .dispatch, .modified:
-      preconditionFailure("a state whose code is asynchronous runs in the asynchronous loop")
-    }
-  }
-
   /// How an attempt that returned ends the state: a decision the loop reports, or a final
   /// key, reported here.
   private func ended(
-    _ result: AttemptResult, at state: Int32, cursor: borrowing Cursor<Context>,
+    _ result: CodeResult, at state: Int32, cursor: borrowing Cursor<Context>,
     context: Context, control: RunControl
   ) throws(RunError) -> ModifiedStep {
     switch result {
-    case .next: return .decided(.next)
-    case .yes: return .decided(.yes)
-    case .no: return .decided(.no)
-    case .selected(let target): return .decided(.selected(target))
-    case .key(let key):
+    case .outcome(let outcome): return .decided(outcome)
+    case .key(let decision):
       if let monitor = control.monitor {
-        monitor.decided(state, flow: cursor.flow, key: key, context: context)
+        monitor.decided(
+          state, flow: cursor.flow, key: decision.key.unsafelyUnwrapped, context: context)
       }
       try endFlow(at: state, path: cursor.path, control: control)
-      return .ended(.key(key))
+      return .ended(decision)
     }
   }
 
@@ -394,7 +336,7 @@ extension Interpreter {
 
 /// An attempt that finished: what it decided, and the context it left.
 struct FinishedAttempt<Context: Sendable>: Sendable {
-  var result: AttemptResult
+  var result: CodeResult
   var context: Context
 }
 

@@ -207,7 +207,7 @@ extension HandlerKind {
     switch self {
     case .errorFilter: "errors"
     case .catchHandler: "catch"
-    default: rawValue
+    case .action, .condition, .multipleCondition, .merge, .input, .mapping, .collection: rawValue
     }
   }
 
@@ -217,7 +217,8 @@ extension HandlerKind {
     switch self {
     case .mapping: ".mapping(.keyPath(\\.…), handlers: …)"
     case .collection: ".collection(over: \\.…, handlers: …)"
-    default: ".\(registration) { … }"
+    case .action, .condition, .multipleCondition, .merge, .input, .errorFilter, .catchHandler:
+      ".\(registration) { … }"
     }
   }
 }

@@ -105,7 +105,7 @@ struct JSONChartBuilder {
     else { return nil }
     switch statement.kind {
     case .goTo, .include, .dispatch: return statement
-    default: break
+    case .action, .condition, .multipleCondition, .wait, .subflow, .map: break
     }
     let name = statement.stateName
     for member in members {

@@ -1,0 +1,151 @@
+// The run errors every loop throws, and their words: a state's code that threw, a
+// cancellation, a step limit, a branch's failure seen from the flow that dispatched it.
+
+extension Interpreter {
+  @usableFromInline
+  func cancelledAfterFinalError(at state: Int32, path: borrowing PathRecorder) -> RunError {
+    error(
+      .cancelled, at: state, path: path,
+      reason: "The run was cancelled while in \(describe(state)), which then finished.")
+  }
+
+  @usableFromInline
+  func stepLimitError(at state: Int32, path: borrowing PathRecorder) -> RunError {
+    error(
+      .stepLimitExceeded, at: state, path: path,
+      reason:
+        "The run exceeded its step limit of \(counted(stepLimit, "state")) before entering \(describe(state)). A cycle may never reach a final state, or the limit may be too low."
+    )
+  }
+
+  /// The error of a dispatch whose branches' paths, joined to its flow's, exceed the step
+  /// limit.
+  @usableFromInline
+  func stepLimitAtJoinError(at state: Int32, path: borrowing PathRecorder) -> RunError {
+    error(
+      .stepLimitExceeded, at: state, path: path,
+      reason:
+        "The run exceeded its step limit of \(counted(stepLimit, "state")) when the branches of \(describe(state)) joined: with them it entered \(counted(path.count, "state")). Raise the limit, or shorten the branches."
+    )
+  }
+
+  @usableFromInline
+  func cancellationError(at state: Int32, path: borrowing PathRecorder) -> RunError {
+    error(
+      .cancelled, at: state, path: path,
+      reason: "The run was cancelled before entering \(describe(state)).")
+  }
+
+  /// A branch's error, with the paths of the flows that dispatched it before its own,
+  /// outermost first, keeping only the most recent ``RunResult/pathCapacity`` states.
+  ///
+  /// `cancelled` says whether the dispatching flow was cancelled; a branch failure that
+  /// is not a cancellation then becomes one, its cause kept.
+  @usableFromInline
+  func branchFailure(_ error: RunError, after prefixes: [[Int32]], cancelled: Bool) -> RunError {
+    let capacity = RunResult<Context>.pathCapacity
+    var states: [Int32] = []
+    var needed = capacity - error.path.count
+    for prefix in prefixes.reversed() where needed > 0 {
+      states.insert(contentsOf: prefix.suffix(needed), at: 0)
+      needed -= min(needed, prefix.count)
+    }
+    let prefix = states.map(StateID.init)
+    var joined = error.prefixed(
+      by: prefix, names: states.map { graph.records[Int($0)].name }, capacity: capacity)
+    if cancelled && joined.kind != .cancelled {
+      joined = joined.cancelled(
+        reason: "The run was cancelled while its branches ran. \(joined.reason)")
+    }
+    return joined
+  }
+
+  /// The run error for an error thrown by a state's code (or a merge). A run whose task
+  /// was cancelled ends cancelled, whatever the state threw; the thrown error is kept.
+  @usableFromInline
+  func failure(
+    _ thrown: any Error, at state: Int32, path: borrowing PathRecorder, control: RunControl
+  ) -> RunError {
+    let cancelled = control.isCancelled || Task.isCancelled
+    if let unmatched = thrown as? UnmatchedKey {
+      let reason =
+        "\(describe(state).capitalizedFirst) decided the key \(DisplayText.quoted(key: unmatched.key)), which has no exit. Add a Case for it, or a Default."
+      return error(
+        cancelled ? .cancelled : .unmatchedKey, at: state, path: path,
+        unmatchedKey: unmatched.key,
+        reason: cancelled ? "The run was cancelled while in \(describe(state)). \(reason)" : reason)
+    }
+    if cancelled {
+      let then =
+        thrown is CancellationError ? "" : ", which then threw \(String(reflecting: thrown))"
+      return error(
+        .cancelled, at: state, path: path, underlyingError: thrown,
+        reason: "The run was cancelled while in \(describe(state))\(then).")
+    }
+    if let inner = thrown as? RunError {
+      // A subflow's chart failed: the inner error's kind, and its story, inside this one's.
+      return error(
+        inner.kind, at: state, path: path, underlyingError: inner,
+        unmatchedKey: inner.unmatchedKey,
+        reason:
+          "The run stopped at \(describe(state)), whose chart failed: \(inner.reason) (Path in the subflow: \(Self.route(of: inner)).)"
+      )
+    }
+    if let failure = thrown as? MapElementFailure {
+      let inner = failure.error
+      return error(
+        inner.kind, at: state, path: path, underlyingError: inner,
+        unmatchedKey: inner.unmatchedKey,
+        reason:
+          "The run stopped at \(describe(state)): the run for element \(failure.index) (of \(failure.elementCount), counted from 0) failed: \(inner.reason) (Path in that run: \(Self.route(of: inner)).)"
+      )
+    }
+    if let problem = thrown as? SubflowWithoutYesOrNo {
+      return error(
+        .thrown, at: state, path: path, underlyingError: thrown,
+        reason: "The run stopped at \(describe(state)): \(problem)")
+    }
+    return error(
+      .thrown, at: state, path: path, underlyingError: thrown,
+      reason: "The run stopped at \(describe(state)): it threw \(String(reflecting: thrown)).")
+  }
+
+  /// The names of an inner run's path, as a message shows them.
+  private static func route(of inner: RunError) -> String {
+    let route = inner.pathNames.map(DisplayText.name).joined(separator: " → ")
+    return route.isEmpty ? "(no state entered)" : route
+  }
+
+  @usableFromInline
+  func asynchronousStateError(_ state: Int32, path: borrowing PathRecorder) -> RunError {
+    if let waiting = waitingModifiersError(state, path: path) { return waiting }
+    return error(
+      .asynchronousState, at: state, path: path,
+      reason:
+        "\(describe(state).capitalizedFirst) is asynchronous, so the chart cannot run synchronously. Use `try await chart.run(with:)`, or make the state's code synchronous."
+    )
+  }
+
+  @usableFromInline
+  func error(
+    _ kind: RunError.Kind, at state: Int32, path: borrowing PathRecorder,
+    underlyingError: (any Error)? = nil, unmatchedKey: (any Hashable & Sendable)? = nil,
+    reason: String
+  ) -> RunError {
+    let states = path.states
+    return RunError(
+      kind, state: StateID(state), stateName: graph.records[Int(state)].name,
+      path: states.map(StateID.init), pathNames: states.map { graph.records[Int($0)].name },
+      underlyingError: underlyingError, unmatchedKey: unmatchedKey, reason: reason)
+  }
+
+  /// `action 'Fetch' (App/File.swift:12)`.
+  private func describe(_ state: Int32) -> String {
+    let record = graph.records[Int(state)]
+    return "\(record.kind) \(DisplayText.quoted(name: record.name)) (\(record.location))"
+  }
+}
+
+extension String {
+  var capitalizedFirst: String { prefix(1).uppercased() + dropFirst() }
+}
