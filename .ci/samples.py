@@ -22,6 +22,7 @@ DECLARATION = re.compile(
     r"^(import|@|struct|enum|func|final|class|extension|actor|protocol|typealias|"
     r"private|fileprivate|public|internal)\b")
 PRINT = re.compile(r"(?<![\w.])print\(")
+MARKERS = ["partial", "standalone", "scoped", "at", "output", "file"]
 TEST = re.compile(r"^\s*@Test\b|.*: XCTestCase\b")
 
 failures = []
@@ -187,6 +188,10 @@ def collect():
         previous = None
         base = "Doc" + identifier(os.path.splitext(os.path.basename(doc))[0])
         for block in blocks:
+            for marker in block.markers:
+                if marker.split(" ")[0] not in MARKERS:
+                    fail(doc, block.line - 1, f"unknown sample marker '{marker}': use one of "
+                         + ", ".join(MARKERS))
             if block.language == "text" and block.has("output"):
                 if previous is None:
                     fail(doc, block.line, "an output block follows no Swift block")
