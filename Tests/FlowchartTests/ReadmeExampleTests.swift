@@ -12,7 +12,8 @@ struct ReadmeExampleTests {
   /// until the tables say so.
   @Test(arguments: ["README.md", "Sources/Flowchart/Documentation.docc/PrintingTrees.md"])
   func theTableOfKindsListsEveryKindWithItsLetter(document: String) throws {
-    let text = try String(contentsOf: packageFolder.appendingPathComponent(document), encoding: .utf8)
+    let text = try String(
+      contentsOf: packageFolder.appendingPathComponent(document), encoding: .utf8)
     // The table's rows: its header names a "Kind" column and a letter column ("Tree" or "Letter").
     let table = try #require(
       markdownTables(in: text).first { $0.first?.first == "Kind" },
