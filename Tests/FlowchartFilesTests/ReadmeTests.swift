@@ -3,34 +3,11 @@ import FlowchartFiles
 import Foundation
 import Testing
 
-/// The README's "Charts in files" section, compiled and checked.
+/// What the README's "Charts in files" section says of a file: its chart runs as the Swift one
+/// does and converts to the JSON sample, and the three mistakes' report is the one shown.
 ///
-/// When the README's example changes, change its copy here.
+/// The section's Swift block itself is compiled and its output checked by `.ci/samples`.
 struct ReadmeTests {
-  @Test func theREADMEsFilesExampleIsCopiedHere() throws {
-    let thisFile = URL(fileURLWithPath: #filePath)
-    let readme = try String(
-      contentsOf: samplesFolder.deletingLastPathComponent().appendingPathComponent("README.md"),
-      encoding: .utf8)
-    let copies = try String(contentsOf: thisFile, encoding: .utf8)
-      .split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
-    let blocks = readme.components(separatedBy: "```swift\n").dropFirst()
-      .map { $0.components(separatedBy: "```")[0] }
-      .filter { $0.hasPrefix("import FlowchartFiles") }
-    #expect(blocks.count == 1)
-    for block in blocks {
-      var rest = copies[...]
-      for line in block.split(separator: "\n").dropFirst() {
-        let line = line.trimmingCharacters(in: .whitespaces)
-        guard let found = rest.firstIndex(of: line) else {
-          Issue.record("README line not copied into ReadmeTests.swift: \(line)")
-          break
-        }
-        rest = rest[(found + 1)...]
-      }
-    }
-  }
-
   @Test func healthFromAFileRunsAsTheREADMESays() async throws {
     var handlers = HandlerRegistry<Subject>()
     handlers["isWillingToExercise"] = .condition { $0.isWillingToExercise }
