@@ -1,3 +1,8 @@
+// A live run's shared state: its control (`LiveRunStateMachine.swift`), its events for the
+// subscribers, its log, under one lock. Longer than ~500 lines for the event reporting
+// (`publish`, `stamp`, the log's lines, records and kinds), which stays beside the monitor
+// calls it serves until the event buffer's and the run log's rework settle.
+
 /// What a live run's lock protects. Not generic over the context, like everything a
 /// boundary touches, so that reporting a boundary needs no generic metadata at run time
 /// (the monitor is called through an existential, so it is not specialized).

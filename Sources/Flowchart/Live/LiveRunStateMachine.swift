@@ -24,6 +24,9 @@
 // (`RunControl`, `Interpreter.enter`). The machine sees a boundary only on its slow path
 // (`enter(_:flow:)`, a position), and the events below.
 //
+// The file is longer than most for its documentation (this table, each state, mark and
+// action); the transitions themselves are about 250 lines.
+//
 // The transition table: each event, what it does in each phase (`held`, `running`,
 // `unwinding(s)`, `parked(s)`, `ended`). `p`, `c` and `a` are the marks paused, cancel
 // requested and abandoned; "trap" is a `preconditionFailure` that names the impossible

@@ -12,9 +12,10 @@
 //    (`Flowchart.liveFlow()`) puts the cursor and the context back in the run's
 //    `TopLevelFlow`, and the loop (`LiveRun.go(on:)`) hands it to the run
 //    (`LiveRun.settle(_:)`). The task ends.
-// 3. `send(_:to:)` to that state hands the value over (the run's state machine's `handedOver`, not the
-//    mailbox, so a second value is kept for the next visit as it would be) and starts a new
-//    task that goes on from the cursor (`Interpreter.goOn(cursor:context:topLevel:isolation:)`):
+// 3. `send(_:to:)` to that state hands the value over (`LiveRunStateMachine.handedOver`,
+//    not the mailbox, so a second value is kept for the next visit as it would be) and starts
+//    a new task that goes on from the cursor
+//    (`Interpreter.goOn(cursor:context:topLevel:isolation:)`):
 //    the state's code runs and takes the value, as if the flow had waited. `cancel()` (or the
 //    last handle going) starts the task cancelled, so the state fails as a cancelled wait
 //    does, taking nothing. The task is detached, at the priority of the run's first task:
