@@ -39,7 +39,9 @@ struct LiveRunState {
 /// Everything mutable is behind one lock, held only to update the state and record events
 /// for the subscribers' streams (which never block: each has a bounded buffer, see
 /// ``EventLog``). Callbacks and continuations are called after the lock is released, so
-/// they may call the handle.
+/// they may call the handle. The run's control is a ``LiveRunStateMachine``: each handle
+/// call and each flow's wait is one of its events, made under the lock, and the action it
+/// returns is performed here once the lock is released.
 final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource {
   private typealias State = LiveRunState
 
