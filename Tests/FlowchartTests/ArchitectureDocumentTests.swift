@@ -118,7 +118,8 @@ private struct ArchitectureDocument {
     var files: [(path: String, name: String, folder: String)] = []
     let walker = FileManager.default.enumerator(atPath: sources.path)
     while let path = walker?.nextObject() as? String {
-      guard path.hasSuffix(".swift") else { continue }
+      // A documentation catalog's code files (a tutorial's steps) are not compiled.
+      guard path.hasSuffix(".swift"), !path.contains(".docc/") else { continue }
       var components = path.split(separator: "/").map(String.init)
       let name = String(components.removeLast().dropLast(".swift".count))
       if components.first == "Flowchart" { components.removeFirst() }

@@ -81,10 +81,10 @@ struct LiveParkingTests {
   /// running.
   private func parking<Context>(of handle: RunHandle<Context>) -> String {
     handle.run.state.withLock { locked in
-      switch locked.parking {
-      case .running: locked.task == nil ? "running, no task" : "running"
+      switch locked.machine.phase {
+      case .held, .running, .ended: locked.machine.hasTask ? "running" : "running, no task"
       case .unwinding: "unwinding"
-      case .parked: locked.task == nil ? "parked" : "parked, with a task"
+      case .parked: locked.machine.hasTask ? "parked, with a task" : "parked"
       }
     }
   }

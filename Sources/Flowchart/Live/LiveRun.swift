@@ -1,87 +1,32 @@
+// A live run's shared state: its control (`LiveRunStateMachine.swift`), its events for the
+// subscribers, its log, under one lock. Longer than ~500 lines for the event reporting
+// (`publish`, `stamp`, the log's lines, records and kinds), which stays beside the monitor
+// calls it serves until the event buffer's and the run log's rework settle.
+
 /// What a live run's lock protects. Not generic over the context, like everything a
 /// boundary touches, so that reporting a boundary needs no generic metadata at run time
 /// (the monitor is called through an existential, so it is not specialized).
 struct LiveRunState {
+  /// The run's control: its phase, what its handles asked for, its flows' positions, its
+  /// mailbox and waits (see `LiveRunStateMachine.swift`).
+  var machine: LiveRunStateMachine<LiveRunTypes>
   /// The events waiting for the subscribers' streams, and the subscribers.
   var events = EventLog()
-  /// Whether ``RunHandle/pause()`` was called and ``RunHandle/resume()`` not since.
-  var isPaused: Bool
-  /// Whether a run started paused still waits for its first ``RunHandle/resume()``: a gate
-  /// that opens once, so a `pause()` right after that `resume()` pauses at the first
-  /// boundary (and says so) rather than holding the run at its start.
-  var isHeldAtStart = false
-  /// Whether the run ended; then nothing changes any more.
-  var hasEnded = false
   /// The controls of the run's flows: the top level's and those of running dispatches (an
   /// array: a run has few at once, and a dictionary would cost each run an allocation more).
+  /// Their paused flag is the machine's paused mark, raised and lowered under the lock.
   var controls: [RunControl] = []
-  /// Flows waiting at a boundary while paused, by wait number.
-  var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
-  /// Waits that started and have not ended; a cancelled one leaves this set at once.
-  var pendingWaits: Set<Int> = []
-  /// Waits that found the run paused and waited.
-  var waited: Set<Int> = []
-  var nextWait = 0
-  /// The state each running flow is at, by flow number.
-  var positions = FlowPositions()
   /// The time and flow of the last event, when it was a state's decision: the state that
   /// flow enters next, at the same boundary, reports the same time rather than read the
   /// clock again.
   var lastDecision: (flow: Int32, time: Duration)?
-  var nextFlow: Int32 = 1
   /// The run log, when one was asked for.
   var log: RunLogRecorder?
-  /// Values sent to waiting states the run has not reached yet (or not consumed), by
-  /// state: the first value sent wins until the state takes it.
-  var inputs: [Int32: any Sendable] = [:]
-  /// Flows waiting at a state for a value, by state, with their wait number.
-  var inputWaiters:
-    [Int32: (wait: Int, continuation: CheckedContinuation<(any Sendable)?, Never>)] =
-      [:]
-  /// Whether every handle is gone (see `RunHandle+Lifetime.swift`): a flow that comes to
-  /// wait cancels the run.
-  var isAbandoned = false
-  /// Whether ``RunHandle/cancel()`` was called (or the run was abandoned while waiting):
-  /// every task that runs the top-level flow from then on is cancelled.
-  var isCancelRequested = false
-  /// Whether the top-level flow is parked, or unwinding to park (see `ParkedFlow.swift`).
-  var parking = Parking.running
-  /// A value sent to the state the top-level flow was parked at, handed to the flow that
-  /// goes on from there as it would have been to a flow waiting in its task: not kept in
-  /// ``inputs``, so a second value sent meanwhile is kept for the state's next visit.
-  var handedOver: (state: Int32, value: any Sendable)?
-  /// The task running the top-level flow, once it is known; `nil` while the flow is parked
-  /// and once the run has ended.
-  var task: Task<Void, Never>?
-  /// Numbers the tasks that run the top-level flow, so that a task that parked (or ended)
-  /// before it was recorded is never recorded.
-  var taskNumber = 0
-}
 
-/// The state each running flow of a live run is at, by flow number: flows are numbered
-/// densely from 0 as they start, so an array indexed by flow.
-struct FlowPositions {
-  /// The state of each flow, or -1 for a flow that is not running; empty until a flow
-  /// enters a state.
-  private var byFlow: [Int32] = []
-
-  subscript(flow: Int32) -> Int32? {
-    get { Int(flow) < byFlow.count && byFlow[Int(flow)] >= 0 ? byFlow[Int(flow)] : nil }
-    set {
-      while byFlow.count <= Int(flow) { byFlow.append(-1) }
-      byFlow[Int(flow)] = newValue ?? -1
-    }
-  }
-
-  /// The states of the running flows, by flow number.
-  var states: [Int32] { byFlow.filter { $0 >= 0 } }
-
-  /// The lowest-numbered flow at a state that satisfies `isWanted`, and its state.
-  func firstFlow(where isWanted: (Int32) -> Bool) -> (state: Int32, flow: Int32)? {
-    for (flow, state) in byFlow.enumerated() where state >= 0 && isWanted(state) {
-      return (state, Int32(flow))
-    }
-    return nil
+  /// Raises or lowers every control's paused flag: an atomic store that calls nothing, made
+  /// under the lock so that the flags always agree with the machine.
+  func setPaused(_ paused: Bool) {
+    for control in controls { control.setPaused(paused) }
   }
 }
 
@@ -92,7 +37,9 @@ struct FlowPositions {
 /// Everything mutable is behind one lock, held only to update the state and record events
 /// for the subscribers' streams (which never block: each has a bounded buffer, see
 /// ``EventLog``). Callbacks and continuations are called after the lock is released, so
-/// they may call the handle.
+/// they may call the handle. The run's control is a ``LiveRunStateMachine``: each handle
+/// call and each flow's wait is one of its events, made under the lock, and the action it
+/// returns is performed here once the lock is released.
 final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource {
   private typealias State = LiveRunState
 
@@ -126,8 +73,7 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
     self.graph = graph
     self.observer = observer
     self.elapsed = elapsed
-    var state = State(isPaused: isPaused)
-    state.isHeldAtStart = isPaused
+    var state = State(machine: LiveRunStateMachine(isPaused: isPaused))
     if loggedContext != nil { state.log = RunLogRecorder(options) }
     logSink = loggedContext != nil ? options.sink : nil
     isLogged = loggedContext != nil
@@ -146,33 +92,38 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
 
   // MARK: - Handle
 
-  var isPaused: Bool { state.withLock { $0.isPaused && !$0.hasEnded } }
-  var hasEnded: Bool { state.withLock { $0.hasEnded } }
+  var isPaused: Bool { state.withLock { $0.machine.isPaused } }
+  var hasEnded: Bool { state.withLock { $0.machine.hasEnded } }
+  /// Whether the run may be retried or restarted.
+  var retryVerdict: LiveRunStateMachine<LiveRunTypes>.RetryVerdict {
+    state.withLock { $0.machine.retry() }
+  }
 
   var positions: [StateID] {
     state.withLock { state in
-      state.positions.states.map(StateID.init)
+      state.machine.positions.states.map(StateID.init)
     }
   }
 
   func pause() {
-    state.withLock { state in
-      guard !state.hasEnded, !state.isPaused else { return }
-      state.isPaused = true
-      for control in state.controls { control.setPaused(true) }
+    state.withLock { locked in
+      switch locked.machine.pause() {
+      case .none: break
+      case .raisePauseFlags: locked.setPaused(true)
+      }
     }
   }
 
   func resume() {
-    let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-      guard state.isPaused else { return [] }
-      state.isPaused = false
-      state.isHeldAtStart = false
-      for control in state.controls { control.setPaused(false) }
-      defer { state.waiters = [:] }
-      return Array(state.waiters.values)
+    let waking = state.withLock { locked -> [CheckedContinuation<Void, Never>] in
+      switch locked.machine.resume() {
+      case .none: return []
+      case .lowerPauseFlags(let waking):
+        locked.setPaused(false)
+        return waking
+      }
     }
-    for waiter in waiters { waiter.resume() }
+    for waiter in waking { waiter.resume() }
   }
 
   /// The run's result, once it has ended; waiting is not cancelled with the waiting task,
@@ -190,27 +141,25 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
   /// Cancels the run: its task, or, when the top-level flow is parked, a new task that
   /// goes on from there already cancelled. Does nothing once the run has ended.
   func cancel() {
-    var unparks: (() -> Void)?
-    let task = state.withLock { locked -> Task<Void, Never>? in
-      guard !locked.hasEnded else { return nil }
-      locked.isCancelRequested = true
-      unparks = unpark(at: nil, in: &locked)
-      return locked.task
-    }
-    task?.cancel()
-    unparks?()
+    perform(state.withLock { $0.machine.cancel() })
   }
 
   /// Makes `task` the run's task, unless the flow it runs parked or ended since, or
   /// another task runs it now; cancels it if the run was cancelled meanwhile.
   func adopt(_ task: Task<Void, Never>, number: Int) {
-    let cancels = state.withLock { locked -> Bool in
-      guard !locked.hasEnded, locked.taskNumber == number else { return false }
-      if case .parked = locked.parking { return false }
-      locked.task = task
-      return locked.isCancelRequested
+    switch state.withLock({ $0.machine.adopt(task, number: number) }) {
+    case .none: break
+    case .cancelTask(let task): task.cancel()
     }
-    if cancels { task.cancel() }
+  }
+
+  /// Performs what a cancellation left to do, after the lock is released.
+  private func perform(_ action: LiveRunStateMachine<LiveRunTypes>.CancelAction) {
+    switch action {
+    case .none: break
+    case .cancelTask(let task): task.cancel()
+    case .startTask(let start): startTask(start)
+    }
   }
 
   func events(bufferingNewest limit: Int) -> RunEventStream {
@@ -225,8 +174,9 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
 
   // MARK: - Run
 
+  /// The run's first task passed the start gate (or had none): reports the run's start.
   func started(at first: Int32) {
-    emit(.runStarted, at: first, flow: 0)
+    emit(.runStarted, at: first, flow: 0) { $0.machine.start() }
   }
 
   /// Ends the run: reports its result, then finishes every stream.
@@ -234,8 +184,10 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
     let payload: RunEvent.Kind
     let state: Int32?
     var suffix = ""
+    var succeeded = false
     switch result {
     case .success(let result):
+      succeeded = true
       let outcome = result.outcome.map { ", outcome \($0)" } ?? ""
       payload = .runFinished(result.decision)
       state = Int32(result.finalState.index)
@@ -244,22 +196,16 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
       payload = .runFailed(error)
       state = error.state.map { Int32($0.index) }
     }
-    var reported = self.state.withLock { locked in
-      locked.hasEnded = true
-      return publish(payload: payload, at: state, flow: 0, in: &locked, logging: suffix)
-    }
-    let readers = self.state.withLock { state in
-      defer {
-        state.controls = []
-        state.positions = FlowPositions()
-        state.isPaused = false
-        state.task = nil
-      }
-      return state.events.finish()
+    let (reported, readers) = self.state.withLock { locked in
+      locked.machine.end(succeeded: succeeded)
+      let reported = publish(payload: payload, at: state, flow: 0, in: &locked, logging: suffix)
+      locked.controls = []
+      return (reported, locked.events.finish())
     }
     for reader in readers { reader.resume() }
-    reported.wakes = false
-    deliver(reported, payload: payload)
+    var delivered = reported
+    delivered.wakes = false
+    deliver(delivered, payload: payload)
     let waiters = ending.withLock { ending in
       ending.result = result
       defer { ending.waiters = [] }
@@ -278,7 +224,7 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
   func register(_ control: RunControl) {
     state.withLock { state in
       state.controls.append(control)
-      if state.isPaused { control.setPaused(true) }
+      if state.machine.isPaused { control.setPaused(true) }
     }
   }
 
@@ -292,7 +238,7 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
 
   func entered(_ state: Int32, flow: Int32) {
     let reported = self.state.withLock { locked in
-      locked.positions[flow] = state
+      locked.machine.enter(state, flow: flow)
       return publish(.entered, at: state, flow: flow, in: &locked)
     }
     if _slowPath(reported.needsDelivery) { deliver(reported) }
@@ -347,9 +293,7 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
     _ index: Int, of dispatch: Int32, from flow: Int32, context: borrowing C
   ) -> Int32 {
     let (branch, reported) = state.withLock { locked in
-      let branch = locked.nextFlow
-      locked.nextFlow += 1
-      locked.positions[branch] = dispatch
+      let branch = locked.machine.startBranch(at: dispatch)
       return (
         branch,
         publish(.branchStarted, value: Int32(index), at: dispatch, flow: branch, in: &locked)
@@ -363,7 +307,7 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
   }
 
   func branchEnded(_ index: Int, of dispatch: Int32, flow: Int32) {
-    emit(.branchEnded(index), at: dispatch, flow: flow) { $0.positions[flow] = nil }
+    emit(.branchEnded(index), at: dispatch, flow: flow) { $0.machine.endBranch(flow) }
     if isLogged { loggedContexts.withLock { $0[flow] = nil } }
   }
 
@@ -582,7 +526,7 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
     // the chart, and no table kept per run. None is when the state is in another chart,
     // one that a subflow or a map of this run runs.
     let found = state.withLock { locked in
-      locked.positions.firstFlow { graph.records[Int($0)].attachment === slot }
+      locked.machine.positions.firstFlow { graph.records[Int($0)].attachment === slot }
     }
     guard let found else { return .unreachable }
     guard let value = await receiveInput(at: found.state, flow: found.flow) else {
@@ -627,26 +571,14 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
   /// - Returns: `false` when a value sent earlier is still waiting to be taken (the first
   ///   one wins) or the run has ended; `true` when `value` was delivered or kept.
   func send(_ value: any Sendable, to state: Int32) -> Bool {
-    var unparks: (() -> Void)?
-    let delivered = self.state.withLock {
-      locked -> (Bool, CheckedContinuation<(any Sendable)?, Never>?) in
-      guard !locked.hasEnded else { return (false, nil) }
-      if let waiter = locked.inputWaiters.removeValue(forKey: state) {
-        return (true, waiter.continuation)
-      }
-      if let unparking = unpark(at: state, in: &locked) {
-        // A flow parked at the state goes on, in a task of its own, and takes the value.
-        locked.handedOver = (state, value)
-        unparks = unparking
-        return (true, nil)
-      }
-      guard locked.inputs[state] == nil else { return (false, nil) }
-      locked.inputs[state] = value
-      return (true, nil)
+    let action = self.state.withLock { $0.machine.send(value, to: state) }
+    switch action {
+    case .refuse, .keep: break
+    case .deliver(let waiter): waiter.resume(returning: value)
+    // A flow parked at the state goes on, in a task of its own, and takes the value.
+    case .startTask(let start): startTask(start)
     }
-    delivered.1?.resume(returning: value)
-    unparks?()
-    return delivered.0
+    return action.isAccepted
   }
 
   /// Whether the top-level flow parks at the waiting state `state`, having entered it: no
@@ -654,9 +586,10 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
   /// ``RunEvent/Kind/waitingForInput`` (see `ParkedFlow.swift`).
   func parks(at state: Int32, flow: Int32) -> Bool {
     let reported = self.state.withLock { locked -> ReportedEvent? in
-      guard locked.inputs[state] == nil, !locked.isCancelRequested else { return nil }
-      locked.parking = .unwinding(state: state)
-      return publish(.waitingForInput, at: state, flow: flow, in: &locked)
+      switch locked.machine.park(at: state) {
+      case .goesOn: return nil
+      case .parks: return publish(.waitingForInput, at: state, flow: flow, in: &locked)
+      }
     }
     guard let reported else { return false }
     deliver(reported)
@@ -664,77 +597,64 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
   }
 
   func receiveInput(at state: Int32, flow: Int32) async -> (any Sendable)? {
-    let wait = self.state.withLock { locked in
-      locked.nextWait += 1
-      locked.pendingWaits.insert(locked.nextWait)
-      return locked.nextWait
-    }
+    let wait = self.state.withLock { $0.machine.beginWait() }
     let value = await withTaskCancellationHandler {
       await withCheckedContinuation { (continuation: CheckedContinuation<(any Sendable)?, Never>) in
-        let (immediate, reported) = self.state.withLock {
-          locked -> ((any Sendable)??, ReportedEvent) in
-          if let handed = locked.handedOver, handed.state == state {
-            locked.handedOver = nil
-            return (.some(handed.value), .init())
+        let (action, reported) = self.state.withLock { locked in
+          let action = locked.machine.suspend(wait, at: state, waiter: continuation)
+          switch action {
+          case .resumeNow: return (action, ReportedEvent())
+          case .waits:
+            return (action, publish(.waitingForInput, at: state, flow: flow, in: &locked))
           }
-          if let value = locked.inputs.removeValue(forKey: state) { return (.some(value), .init()) }
-          guard locked.pendingWaits.contains(wait) else { return (.some(nil), .init()) }
-          locked.inputWaiters[state] = (wait, continuation)
-          return (.none, publish(.waitingForInput, at: state, flow: flow, in: &locked))
         }
-        if let immediate { continuation.resume(returning: immediate) }
-        deliver(reported)
-        if immediate == nil { cancelIfAbandoned() }
+        switch action {
+        case .resumeNow(let waiter, let value):
+          waiter.resume(returning: value)
+          deliver(reported)
+        case .waits(let cancel):
+          deliver(reported)
+          perform(cancel)
+        }
       }
     } onCancel: {
-      let waiter = self.state.withLock { locked -> CheckedContinuation<(any Sendable)?, Never>? in
-        locked.pendingWaits.remove(wait)
-        guard let waiter = locked.inputWaiters[state], waiter.wait == wait else { return nil }
-        locked.inputWaiters[state] = nil
-        return waiter.continuation
-      }
-      waiter?.resume(returning: nil)
+      self.state.withLock { $0.machine.cancelInputWait(wait, at: state) }?.resume(returning: nil)
     }
-    _ = self.state.withLock { $0.pendingWaits.remove(wait) }
+    _ = self.state.withLock { $0.machine.endWait(wait) }
     return value
   }
 
   // MARK: - Pausing
 
   /// Waits while the run is paused, reporting ``RunEvent/Kind/paused`` and
-  /// ``RunEvent/Kind/resumed`` before `boundary`; a `nil` boundary reports nothing (a run
-  /// started paused). A cancelled task stops waiting at once, and reports no resumption.
+  /// ``RunEvent/Kind/resumed`` before `boundary`; a `nil` boundary is the start gate of a
+  /// run started paused, and reports nothing. A cancelled task stops waiting at once, and
+  /// reports no resumption.
   private func wait(before boundary: Int32?, flow: Int32) async {
-    let wait = state.withLock { state in
-      state.nextWait += 1
-      state.pendingWaits.insert(state.nextWait)
-      return state.nextWait
-    }
+    let wait = state.withLock { $0.machine.beginWait() }
     await withTaskCancellationHandler {
       await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-        let (isWaiting, reported) = state.withLock { locked -> (Bool, ReportedEvent) in
-          let isHeld = boundary == nil ? locked.isHeldAtStart : locked.isPaused
-          guard isHeld, locked.pendingWaits.contains(wait) else { return (false, .init()) }
-          locked.waiters[wait] = continuation
-          locked.waited.insert(wait)
-          guard let boundary else { return (true, .init()) }
-          locked.positions[flow] = boundary
-          return (true, publish(.paused, at: boundary, flow: flow, in: &locked))
+        let (action, reported) = state.withLock { locked in
+          let action = locked.machine.suspend(
+            wait, waiter: continuation, before: boundary, flow: flow)
+          switch action {
+          case .resumeNow: return (action, ReportedEvent())
+          case .waits:
+            guard let boundary else { return (action, ReportedEvent()) }
+            return (action, publish(.paused, at: boundary, flow: flow, in: &locked))
+          }
         }
         deliver(reported)
-        if isWaiting { cancelIfAbandoned() } else { continuation.resume() }
+        switch action {
+        case .resumeNow(let waiter): waiter.resume()
+        case .waits(let cancel): perform(cancel)
+        }
       }
     } onCancel: {
-      let waiter = state.withLock { state in
-        state.pendingWaits.remove(wait)
-        return state.waiters.removeValue(forKey: wait)
-      }
-      waiter?.resume()
+      state.withLock { $0.machine.cancelPauseWait(wait) }?.resume()
     }
     let reported = state.withLock { locked -> ReportedEvent in
-      let didWait = locked.waited.remove(wait) != nil
-      let wasResumed = locked.pendingWaits.remove(wait) != nil
-      guard didWait, wasResumed, let boundary else { return ReportedEvent() }
+      guard locked.machine.endWait(wait), let boundary else { return ReportedEvent() }
       return publish(.resumed, at: boundary, flow: flow, in: &locked)
     }
     deliver(reported)
@@ -825,18 +745,6 @@ extension LiveRun {
   /// if a flow waits, paused or for input (or is parked), and marks it so that a flow that
   /// comes to wait cancels it.
   func abandon() {
-    let isWaiting = state.withLock { locked in
-      guard !locked.hasEnded else { return false }
-      locked.isAbandoned = true
-      if case .parked = locked.parking { return true }
-      return !locked.waiters.isEmpty || !locked.inputWaiters.isEmpty
-    }
-    if isWaiting { cancel() }
-  }
-
-  /// A flow has just registered as waiting, paused or for input: cancels the run if every
-  /// handle is gone. Called without the lock held: the cancellation ends the wait under it.
-  private func cancelIfAbandoned() {
-    if state.withLock({ $0.isAbandoned }) { cancel() }
+    perform(state.withLock { $0.machine.abandon() })
   }
 }

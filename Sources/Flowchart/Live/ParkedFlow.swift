@@ -12,9 +12,10 @@
 //    (`Flowchart.liveFlow()`) puts the cursor and the context back in the run's
 //    `TopLevelFlow`, and the loop (`LiveRun.go(on:)`) hands it to the run
 //    (`LiveRun.settle(_:)`). The task ends.
-// 3. `send(_:to:)` to that state hands the value over (`LiveRunState.handedOver`, not the
-//    mailbox, so a second value is kept for the next visit as it would be) and starts a new
-//    task that goes on from the cursor (`Interpreter.goOn(cursor:context:topLevel:isolation:)`):
+// 3. `send(_:to:)` to that state hands the value over (`LiveRunStateMachine.handedOver`,
+//    not the mailbox, so a second value is kept for the next visit as it would be) and starts
+//    a new task that goes on from the cursor
+//    (`Interpreter.goOn(cursor:context:topLevel:isolation:)`):
 //    the state's code runs and takes the value, as if the flow had waited. `cancel()` (or the
 //    last handle going) starts the task cancelled, so the state fails as a cancelled wait
 //    does, taking nothing. The task is detached, at the priority of the run's first task:
@@ -37,8 +38,8 @@ final class TopLevelFlow<Context: Sendable>: @unchecked Sendable {
   // (it takes them when it starts, puts them back when it parks) and read by the next task
   // only after the run, under its lock, took the flow from the parked state and started
   // that task: the lock's release and the task's creation order every write before the next
-  // read. No two tasks run one flow at once (see `LiveRun.settle(_:)` and
-  // `LiveRun.unpark`). Everything else is immutable and `Sendable`.
+  // read. No two tasks run one flow at once (see `LiveRunStateMachine.settle(_:)` and
+  // `unpark()`). Everything else is immutable and `Sendable`.
 
   /// How the next task starts the flow.
   @usableFromInline
@@ -192,17 +193,6 @@ extension Interpreter {
   }
 }
 
-/// Where a live run's top-level flow stands with respect to parking; part of
-/// ``LiveRunState``.
-enum Parking {
-  /// A task runs the flow (or the run has ended).
-  case running
-  /// The flow decided to park at `state` and is unwinding its task.
-  case unwinding(state: Int32)
-  /// The flow is parked at `state`: no task runs it. `flow` is its ``TopLevelFlow``.
-  case parked(state: Int32, flow: any AnyObject & Sendable)
-}
-
 extension LiveRun {
   /// Runs the top-level flow in the current task until the run ends (then reports its
   /// result) or the flow parks.
@@ -226,7 +216,6 @@ extension LiveRun {
   /// Ends the run with `outcome`: keeps the retry's verdict, reports the end, and hands the
   /// result to whoever awaits it.
   func end(with outcome: Result<RunResult<Context>, RunError>) {
-    resumePoints.runEnded(succeeded: (try? outcome.get()) != nil)
     finish(outcome)
   }
 
@@ -236,12 +225,14 @@ extension LiveRun {
   /// The task is detached from the caller (who sent a value, cancelled, or let the last
   /// handle go), at the run's priority, and starts cancelled when the run was cancelled, so
   /// that the waiting state fails at once as a cancelled wait does.
-  func startTask(for flow: TopLevelFlow<Context>, number: Int, isCancelled: Bool) {
+  func startTask(_ start: LiveRunStateMachine<LiveRunTypes>.StartTask) {
+    let flow = unsafeDowncast(start.flow, to: TopLevelFlow<Context>.self)
+    let isCancelled = start.isCancelled
     let task = Task.detached(priority: flow.priority) { [self] in
       if isCancelled { withUnsafeCurrentTask { $0?.cancel() } }
       await withTaskLocals(clock: flow.clock) { await go(on: flow) }
     }
-    adopt(task, number: number)
+    adopt(task, number: start.number)
   }
 
   /// Runs `body` with the task-local values every task of the run has: the run's clock, for
@@ -258,34 +249,11 @@ extension LiveRun {
   ///   its state, or a cancellation, came while it unwound, or every handle is gone (the
   ///   run is then cancelled): the flow goes on in the current task.
   func settle(_ flow: TopLevelFlow<Context>) -> Bool {
-    let (isParked, isCancelled) = self.state.withLock { locked -> (Bool, Bool) in
-      guard case .unwinding(let state) = locked.parking else {
-        preconditionFailure("a flow parked without asking the run")
-      }
-      if locked.isAbandoned { locked.isCancelRequested = true }
-      guard locked.inputs[state] == nil, !locked.isCancelRequested else {
-        locked.parking = .running
-        return (false, locked.isCancelRequested)
-      }
-      locked.parking = .parked(state: state, flow: flow)
-      locked.task = nil
-      return (true, false)
+    switch self.state.withLock({ $0.machine.settle(flow) }) {
+    case .parked: return true
+    case .goOn(let cancellingCurrentTask):
+      if cancellingCurrentTask { withUnsafeCurrentTask { $0?.cancel() } }
+      return false
     }
-    if isCancelled { withUnsafeCurrentTask { $0?.cancel() } }
-    return isParked
-  }
-
-  /// Starts a task for the flow that `locked` says is parked, if it is at `state` (any
-  /// state when `nil`); called under the lock, with what to do once it is released.
-  func unpark(at state: Int32?, in locked: inout LiveRunState) -> (() -> Void)? {
-    guard case .parked(let parkedAt, let object) = locked.parking,
-      state == nil || state == parkedAt
-    else { return nil }
-    locked.parking = .running
-    locked.taskNumber += 1
-    let number = locked.taskNumber
-    let flow = unsafeDowncast(object, to: TopLevelFlow<Context>.self)
-    let isCancelled = locked.isCancelRequested
-    return { self.startTask(for: flow, number: number, isCancelled: isCancelled) }
   }
 }

@@ -112,8 +112,6 @@ final class ResumePoints<Context: Sendable>: Sendable {
     var dispatches: [Int32: (state: Int32, resume: DispatchResume<Context>)] = [:]
     /// The run's step limit, as the interpreter checked it.
     var stepLimit = Int.max
-    /// Whether the run ended with a result; `nil` while it runs.
-    var succeeded: Bool?
   }
 
   private let state = Lock(State())
@@ -143,14 +141,10 @@ final class ResumePoints<Context: Sendable>: Sendable {
     state.withLock { $0.flows.removeValue(forKey: flow) }
   }
 
-  /// The run ended: with a result, or with an error.
-  func runEnded(succeeded: Bool) {
-    state.withLock { $0.succeeded = succeeded }
-  }
-
-  /// Where the run stopped, its step limit, and whether it succeeded (`nil` while it runs).
-  var run: (point: FlowResumePoint<Context>?, stepLimit: Int, succeeded: Bool?) {
-    state.withLock { ($0.flows[0], $0.stepLimit, $0.succeeded) }
+  /// Where the run stopped, and its step limit. Whether it ended, and how, is the run's
+  /// (``LiveRunStateMachine/retry()``).
+  var run: (point: FlowResumePoint<Context>?, stepLimit: Int) {
+    state.withLock { ($0.flows[0], $0.stepLimit) }
   }
 }
 

@@ -45,21 +45,22 @@ extension RunHandle {
     observer: RunObserver? = nil, updating update: (inout Context) -> Void = { _ in },
     isolation: isolated (any Actor)? = #isolation
   ) throws(RetryError) -> RunHandle<Context> where C.Duration == Duration {
-    let stopped = run.resumePoints.run
-    guard run.hasEnded, let succeeded = stopped.succeeded else {
+    switch run.retryVerdict {
+    case .notEnded:
       throw RetryError(
         kind: .runNotEnded,
         reason:
           "The run has not ended, so it cannot be retried: await its `result`, or `cancel()` it first."
       )
-    }
-    guard !succeeded else {
+    case .succeeded:
       throw RetryError(
         kind: .runSucceeded,
         reason:
           "The run ended with a result, so there is nothing to retry: call `restart(with:)` to run the chart again from its start."
       )
+    case .failed: break
     }
+    let stopped = run.resumePoints.run
     guard let point = stopped.point else {
       throw RetryError(
         kind: .noStateToRetry,

@@ -1,0 +1,667 @@
+import Testing
+
+@testable import Flowchart
+
+// A live run's control, tested on its state machine alone: every event in every state,
+// without tasks. The machine holds strings where a live run holds continuations, the
+// parked flow and the task. Each row of `expected` is one state of the transition table
+// (`LiveRunStateMachine.swift`): what each event leaves (the phase, the marks, the mailbox)
+// and the action it returns; "trap" marks an impossible state, checked by exit tests.
+
+/// Plain stand-ins for what a live run keeps but the machine never reads.
+enum MachineTokens: LiveRunPayloads {
+  typealias PauseWaiter = String
+  typealias InputWaiter = String
+  typealias Flow = String
+  typealias RunTask = String
+}
+
+typealias Machine = LiveRunStateMachine<MachineTokens>
+
+/// The state a row starts from, made by events from a new machine.
+enum StartingState: String, CaseIterable, Codable, Sendable {
+  case held, heldAtGate, running, runningPaused, runningPausedWaiting, runningWaitingForInput
+  case runningWithMail, runningCancelled, runningAbandoned
+  case unwinding, unwindingWithMail, unwindingAbandoned, parked, parkedPaused
+  case endedFailed, endedSucceeded
+
+  /// The waiting state the flow parks at; 9 is another waiting state.
+  static let waitingState: Int32 = 7
+
+  var machine: Machine {
+    var machine: Machine
+    switch self {
+    case .held, .heldAtGate:
+      machine = Machine(isPaused: true)
+      _ = machine.adopt("task 0", number: 0)
+      if self == .heldAtGate {
+        _ = machine.suspend(machine.beginWait(), waiter: "gate", before: nil, flow: 0)
+      }
+      return machine
+    case .running, .runningPaused, .runningPausedWaiting, .runningWaitingForInput,
+      .runningWithMail, .runningCancelled, .runningAbandoned, .unwinding, .unwindingWithMail,
+      .unwindingAbandoned, .parked, .parkedPaused, .endedFailed, .endedSucceeded:
+      machine = Machine(isPaused: false)
+      _ = machine.adopt("task 0", number: 0)
+      machine.start()
+    }
+    switch self {
+    case .held, .heldAtGate, .running: break
+    case .runningPaused: _ = machine.pause()
+    case .runningPausedWaiting:
+      _ = machine.pause()
+      _ = machine.suspend(machine.beginWait(), waiter: "paused", before: 3, flow: 0)
+    case .runningWaitingForInput:
+      _ = machine.suspend(machine.beginWait(), at: 9, waiter: "input")
+    case .runningWithMail: _ = machine.send("mail", to: Self.waitingState)
+    case .runningCancelled: _ = machine.cancel()
+    case .runningAbandoned: _ = machine.abandon()
+    case .unwinding: _ = machine.park(at: Self.waitingState)
+    case .unwindingWithMail:
+      _ = machine.park(at: Self.waitingState)
+      _ = machine.send("mail", to: Self.waitingState)
+    case .unwindingAbandoned:
+      _ = machine.park(at: Self.waitingState)
+      _ = machine.abandon()
+    case .parked, .parkedPaused:
+      _ = machine.park(at: Self.waitingState)
+      _ = machine.settle("flow")
+      if self == .parkedPaused { _ = machine.pause() }
+    case .endedFailed: machine.end(succeeded: false)
+    case .endedSucceeded: machine.end(succeeded: true)
+    }
+    return machine
+  }
+}
+
+/// An event of the transition table.
+enum Event: String, CaseIterable, Codable, Sendable {
+  case start, pause, resume, cancel
+  case sendToWaitingState, sendToOtherState
+  case lastHandleGone
+  case adoptCurrentTask, adoptStaleTask
+  case park, settle
+  case pauseWaitAtBoundary, pauseWaitAtGate, waitForInput
+  case end, retry
+
+  /// Applies the event to `machine`; returns the action, in words.
+  func apply(to machine: inout Machine) -> String {
+    switch self {
+    case .start:
+      machine.start()
+      return "—"
+    case .pause: return describe(machine.pause())
+    case .resume: return describe(machine.resume())
+    case .cancel: return describe(machine.cancel())
+    case .sendToWaitingState:
+      return describe(machine.send("value", to: StartingState.waitingState))
+    case .sendToOtherState: return describe(machine.send("value", to: 9))
+    case .lastHandleGone: return describe(machine.abandon())
+    case .adoptCurrentTask:
+      return describe(machine.adopt("new task", number: machine.taskNumber))
+    case .adoptStaleTask:
+      return describe(machine.adopt("stale task", number: machine.taskNumber + 1))
+    case .park:
+      switch machine.park(at: StartingState.waitingState) {
+      case .parks: return "parks"
+      case .goesOn: return "goes on"
+      }
+    case .settle:
+      switch machine.settle("flow") {
+      case .parked: return "parked"
+      case .goOn(let cancelling): return cancelling ? "goes on, cancelled" : "goes on"
+      }
+    case .pauseWaitAtBoundary:
+      return describe(machine.suspend(machine.beginWait(), waiter: "w", before: 3, flow: 0))
+    case .pauseWaitAtGate:
+      return describe(machine.suspend(machine.beginWait(), waiter: "w", before: nil, flow: 0))
+    case .waitForInput:
+      return describe(
+        machine.suspend(machine.beginWait(), at: StartingState.waitingState, waiter: "w"))
+    case .end:
+      machine.end(succeeded: false)
+      return "—"
+    case .retry:
+      switch machine.retry() {
+      case .notEnded: return "not ended"
+      case .succeeded: return "succeeded"
+      case .failed: return "failed"
+      }
+    }
+  }
+
+  /// Whether the event is impossible in `phase`: the machine traps.
+  func traps(in phase: Machine.Phase) -> Bool {
+    let isHeld = phase == .held
+    let isRunning = phase == .running
+    var isUnwinding = false
+    var isParked = false
+    var isEnded = false
+    switch phase {
+    case .held, .running: break
+    case .unwinding: isUnwinding = true
+    case .parked: isParked = true
+    case .ended: isEnded = true
+    }
+    switch self {
+    case .start: return isUnwinding || isParked || isEnded
+    case .park: return !isRunning
+    case .settle: return !isUnwinding
+    case .pauseWaitAtBoundary, .pauseWaitAtGate: return !isHeld && !isRunning
+    case .waitForInput, .end: return !isRunning
+    case .pause, .resume, .cancel, .sendToWaitingState, .sendToOtherState, .lastHandleGone,
+      .adoptCurrentTask, .adoptStaleTask, .retry:
+      return false
+    }
+  }
+}
+
+// MARK: - Words
+
+private func describe(_ machine: Machine) -> String {
+  var words: [String]
+  switch machine.phase {
+  case .held: words = ["held"]
+  case .running: words = ["running"]
+  case .unwinding(let state): words = ["unwinding(\(state))"]
+  case .parked(let state): words = ["parked(\(state))"]
+  case .ended(let succeeded): words = [succeeded ? "ended(succeeded)" : "ended(failed)"]
+  }
+  if machine.marks.contains(.paused) { words.append("p") }
+  if machine.marks.contains(.cancelRequested) { words.append("c") }
+  if machine.marks.contains(.abandoned) { words.append("a") }
+  if !machine.mailbox.isEmpty {
+    words.append("mail \(machine.mailbox.keys.sorted().map(String.init).joined(separator: ","))")
+  }
+  if let handed = machine.handedOver { words.append("handed over at \(handed.state)") }
+  return words.joined(separator: " ")
+}
+
+private func describe(_ start: Machine.StartTask) -> String {
+  "start task \(start.number) for \(start.flow)\(start.isCancelled ? ", cancelled" : "")"
+}
+
+private func describe(_ action: Machine.PauseAction) -> String {
+  switch action {
+  case .none: "—"
+  case .raisePauseFlags: "raise flags"
+  }
+}
+
+private func describe(_ action: Machine.ResumeAction) -> String {
+  switch action {
+  case .none: "—"
+  case .lowerPauseFlags(let waking):
+    waking.isEmpty ? "lower flags" : "lower flags, wake \(waking.sorted().joined(separator: ","))"
+  }
+}
+
+private func describe(_ action: Machine.CancelAction) -> String {
+  switch action {
+  case .none: "—"
+  case .cancelTask(let task): "cancel \(task)"
+  case .startTask(let start): describe(start)
+  }
+}
+
+private func describe(_ action: Machine.SendAction) -> String {
+  switch action {
+  case .refuse: "refuse"
+  case .keep: "keep"
+  case .deliver(let waiter): "deliver to \(waiter)"
+  case .startTask(let start): describe(start)
+  }
+}
+
+private func describe(_ action: Machine.AdoptAction) -> String {
+  switch action {
+  case .none: "—"
+  case .cancelTask(let task): "cancel \(task)"
+  }
+}
+
+private func describe(_ action: Machine.PauseWaitAction) -> String {
+  switch action {
+  case .resumeNow(let waiter): "resume \(waiter) now"
+  case .waits(let cancel):
+    if case .none = cancel { "waits" } else { "waits, then \(describe(cancel))" }
+  }
+}
+
+private func describe(_ action: Machine.InputWaitAction) -> String {
+  switch action {
+  case .resumeNow(let waiter, let value): "resume \(waiter) now with \(value ?? "nil")"
+  case .waits(let cancel):
+    if case .none = cancel { "waits" } else { "waits, then \(describe(cancel))" }
+  }
+}
+
+// MARK: - The table
+
+/// Each state's row: for each event, the state it leaves and the action
+/// (`event: state | action`), or "trap". Reviewed against the transition table.
+private let expected: [StartingState: String] = [
+  .held: """
+  start: running p | —
+  pause: held p | —
+  resume: running | lower flags
+  cancel: held p c | cancel task 0
+  sendToWaitingState: held p mail 7 | keep
+  sendToOtherState: held p mail 9 | keep
+  lastHandleGone: held p a | —
+  adoptCurrentTask: held p | —
+  adoptStaleTask: held p | —
+  park: trap
+  settle: trap
+  pauseWaitAtBoundary: held p | waits
+  pauseWaitAtGate: held p | waits
+  waitForInput: trap
+  end: trap
+  retry: held p | not ended
+  """,
+  .heldAtGate: """
+  start: running p | —
+  pause: held p | —
+  resume: running | lower flags, wake gate
+  cancel: held p c | cancel task 0
+  sendToWaitingState: held p mail 7 | keep
+  sendToOtherState: held p mail 9 | keep
+  lastHandleGone: held p c a | cancel task 0
+  adoptCurrentTask: held p | —
+  adoptStaleTask: held p | —
+  park: trap
+  settle: trap
+  pauseWaitAtBoundary: held p | waits
+  pauseWaitAtGate: held p | waits
+  waitForInput: trap
+  end: trap
+  retry: held p | not ended
+  """,
+  .running: """
+  start: running | —
+  pause: running p | raise flags
+  resume: running | —
+  cancel: running c | cancel task 0
+  sendToWaitingState: running mail 7 | keep
+  sendToOtherState: running mail 9 | keep
+  lastHandleGone: running a | —
+  adoptCurrentTask: running | —
+  adoptStaleTask: running | —
+  park: unwinding(7) | parks
+  settle: trap
+  pauseWaitAtBoundary: running | resume w now
+  pauseWaitAtGate: running | resume w now
+  waitForInput: running | waits
+  end: ended(failed) | —
+  retry: running | not ended
+  """,
+  .runningPaused: """
+  start: running p | —
+  pause: running p | —
+  resume: running | lower flags
+  cancel: running p c | cancel task 0
+  sendToWaitingState: running p mail 7 | keep
+  sendToOtherState: running p mail 9 | keep
+  lastHandleGone: running p a | —
+  adoptCurrentTask: running p | —
+  adoptStaleTask: running p | —
+  park: unwinding(7) p | parks
+  settle: trap
+  pauseWaitAtBoundary: running p | waits
+  pauseWaitAtGate: running p | resume w now
+  waitForInput: running p | waits
+  end: ended(failed) | —
+  retry: running p | not ended
+  """,
+  .runningPausedWaiting: """
+  start: running p | —
+  pause: running p | —
+  resume: running | lower flags, wake paused
+  cancel: running p c | cancel task 0
+  sendToWaitingState: running p mail 7 | keep
+  sendToOtherState: running p mail 9 | keep
+  lastHandleGone: running p c a | cancel task 0
+  adoptCurrentTask: running p | —
+  adoptStaleTask: running p | —
+  park: unwinding(7) p | parks
+  settle: trap
+  pauseWaitAtBoundary: running p | waits
+  pauseWaitAtGate: running p | resume w now
+  waitForInput: running p | waits
+  end: ended(failed) | —
+  retry: running p | not ended
+  """,
+  .runningWaitingForInput: """
+  start: running | —
+  pause: running p | raise flags
+  resume: running | —
+  cancel: running c | cancel task 0
+  sendToWaitingState: running mail 7 | keep
+  sendToOtherState: running | deliver to input
+  lastHandleGone: running c a | cancel task 0
+  adoptCurrentTask: running | —
+  adoptStaleTask: running | —
+  park: unwinding(7) | parks
+  settle: trap
+  pauseWaitAtBoundary: running | resume w now
+  pauseWaitAtGate: running | resume w now
+  waitForInput: running | waits
+  end: ended(failed) | —
+  retry: running | not ended
+  """,
+  .runningWithMail: """
+  start: running mail 7 | —
+  pause: running p mail 7 | raise flags
+  resume: running mail 7 | —
+  cancel: running c mail 7 | cancel task 0
+  sendToWaitingState: running mail 7 | refuse
+  sendToOtherState: running mail 7,9 | keep
+  lastHandleGone: running a mail 7 | —
+  adoptCurrentTask: running mail 7 | —
+  adoptStaleTask: running mail 7 | —
+  park: running mail 7 | goes on
+  settle: trap
+  pauseWaitAtBoundary: running mail 7 | resume w now
+  pauseWaitAtGate: running mail 7 | resume w now
+  waitForInput: running | resume w now with mail
+  end: ended(failed) mail 7 | —
+  retry: running mail 7 | not ended
+  """,
+  .runningCancelled: """
+  start: running c | —
+  pause: running p c | raise flags
+  resume: running c | —
+  cancel: running c | cancel task 0
+  sendToWaitingState: running c mail 7 | keep
+  sendToOtherState: running c mail 9 | keep
+  lastHandleGone: running c a | —
+  adoptCurrentTask: running c | cancel new task
+  adoptStaleTask: running c | —
+  park: running c | goes on
+  settle: trap
+  pauseWaitAtBoundary: running c | resume w now
+  pauseWaitAtGate: running c | resume w now
+  waitForInput: running c | waits
+  end: ended(failed) | —
+  retry: running c | not ended
+  """,
+  .unwinding: """
+  start: trap
+  pause: unwinding(7) p | raise flags
+  resume: unwinding(7) | —
+  cancel: unwinding(7) c | cancel task 0
+  sendToWaitingState: unwinding(7) mail 7 | keep
+  sendToOtherState: unwinding(7) mail 9 | keep
+  lastHandleGone: unwinding(7) a | —
+  adoptCurrentTask: unwinding(7) | —
+  adoptStaleTask: unwinding(7) | —
+  park: trap
+  settle: parked(7) | parked
+  pauseWaitAtBoundary: trap
+  pauseWaitAtGate: trap
+  waitForInput: trap
+  end: trap
+  retry: unwinding(7) | not ended
+  """,
+  .runningAbandoned: """
+  start: running a | —
+  pause: running p a | raise flags
+  resume: running a | —
+  cancel: running c a | cancel task 0
+  sendToWaitingState: running a mail 7 | keep
+  sendToOtherState: running a mail 9 | keep
+  lastHandleGone: running a | —
+  adoptCurrentTask: running a | —
+  adoptStaleTask: running a | —
+  park: unwinding(7) a | parks
+  settle: trap
+  pauseWaitAtBoundary: running a | resume w now
+  pauseWaitAtGate: running a | resume w now
+  waitForInput: running c a | waits, then cancel task 0
+  end: ended(failed) | —
+  retry: running a | not ended
+  """,
+  .unwindingWithMail: """
+  start: trap
+  pause: unwinding(7) p mail 7 | raise flags
+  resume: unwinding(7) mail 7 | —
+  cancel: unwinding(7) c mail 7 | cancel task 0
+  sendToWaitingState: unwinding(7) mail 7 | refuse
+  sendToOtherState: unwinding(7) mail 7,9 | keep
+  lastHandleGone: unwinding(7) a mail 7 | —
+  adoptCurrentTask: unwinding(7) mail 7 | —
+  adoptStaleTask: unwinding(7) mail 7 | —
+  park: trap
+  settle: running mail 7 | goes on
+  pauseWaitAtBoundary: trap
+  pauseWaitAtGate: trap
+  waitForInput: trap
+  end: trap
+  retry: unwinding(7) mail 7 | not ended
+  """,
+  .unwindingAbandoned: """
+  start: trap
+  pause: unwinding(7) p a | raise flags
+  resume: unwinding(7) a | —
+  cancel: unwinding(7) c a | cancel task 0
+  sendToWaitingState: unwinding(7) a mail 7 | keep
+  sendToOtherState: unwinding(7) a mail 9 | keep
+  lastHandleGone: unwinding(7) a | —
+  adoptCurrentTask: unwinding(7) a | —
+  adoptStaleTask: unwinding(7) a | —
+  park: trap
+  settle: running c a | goes on, cancelled
+  pauseWaitAtBoundary: trap
+  pauseWaitAtGate: trap
+  waitForInput: trap
+  end: trap
+  retry: unwinding(7) a | not ended
+  """,
+  .parked: """
+  start: trap
+  pause: parked(7) p | raise flags
+  resume: parked(7) | —
+  cancel: running c | start task 1 for flow, cancelled
+  sendToWaitingState: running handed over at 7 | start task 1 for flow
+  sendToOtherState: parked(7) mail 9 | keep
+  lastHandleGone: running c a | start task 1 for flow, cancelled
+  adoptCurrentTask: parked(7) | —
+  adoptStaleTask: parked(7) | —
+  park: trap
+  settle: trap
+  pauseWaitAtBoundary: trap
+  pauseWaitAtGate: trap
+  waitForInput: trap
+  end: trap
+  retry: parked(7) | not ended
+  """,
+  .endedFailed: """
+  start: trap
+  pause: ended(failed) | —
+  resume: ended(failed) | —
+  cancel: ended(failed) | —
+  sendToWaitingState: ended(failed) | refuse
+  sendToOtherState: ended(failed) | refuse
+  lastHandleGone: ended(failed) | —
+  adoptCurrentTask: ended(failed) | —
+  adoptStaleTask: ended(failed) | —
+  park: trap
+  settle: trap
+  pauseWaitAtBoundary: trap
+  pauseWaitAtGate: trap
+  waitForInput: trap
+  end: trap
+  retry: ended(failed) | failed
+  """,
+  .parkedPaused: """
+  start: trap
+  pause: parked(7) p | —
+  resume: parked(7) | lower flags
+  cancel: running p c | start task 1 for flow, cancelled
+  sendToWaitingState: running p handed over at 7 | start task 1 for flow
+  sendToOtherState: parked(7) p mail 9 | keep
+  lastHandleGone: running p c a | start task 1 for flow, cancelled
+  adoptCurrentTask: parked(7) p | —
+  adoptStaleTask: parked(7) p | —
+  park: trap
+  settle: trap
+  pauseWaitAtBoundary: trap
+  pauseWaitAtGate: trap
+  waitForInput: trap
+  end: trap
+  retry: parked(7) p | not ended
+  """,
+  .endedSucceeded: """
+  start: trap
+  pause: ended(succeeded) | —
+  resume: ended(succeeded) | —
+  cancel: ended(succeeded) | —
+  sendToWaitingState: ended(succeeded) | refuse
+  sendToOtherState: ended(succeeded) | refuse
+  lastHandleGone: ended(succeeded) | —
+  adoptCurrentTask: ended(succeeded) | —
+  adoptStaleTask: ended(succeeded) | —
+  park: trap
+  settle: trap
+  pauseWaitAtBoundary: trap
+  pauseWaitAtGate: trap
+  waitForInput: trap
+  end: trap
+  retry: ended(succeeded) | succeeded
+  """,
+]
+
+@Suite struct LiveRunStateMachineTests {
+  @Test(arguments: StartingState.allCases)
+  func everyEventInEveryState(_ state: StartingState) {
+    var row: [String] = []
+    for event in Event.allCases {
+      var machine = state.machine
+      if event.traps(in: machine.phase) {
+        row.append("\(event.rawValue): trap")
+        continue
+      }
+      let action = event.apply(to: &machine)
+      row.append("\(event.rawValue): \(describe(machine)) | \(action)")
+    }
+    #expect(row.joined(separator: "\n") == expected[state])
+  }
+
+  /// One state of each phase, for the events that cannot happen there.
+  static let impossible: [(StartingState, Event)] =
+    [StartingState.held, .running, .unwinding, .parked, .endedFailed].flatMap { state in
+      Event.allCases.filter { $0.traps(in: state.machine.phase) }.map { (state, $0) }
+    }
+
+  @Test(arguments: impossible)
+  func anImpossibleEventTraps(_ state: StartingState, _ event: Event) async {
+    await #expect(processExitsWith: .failure) { [state, event] in
+      var machine = state.machine
+      _ = event.apply(to: &machine)
+    }
+  }
+}
+
+@Suite struct LiveRunStateMachineWaitTests {
+  @Test func aPauseWaitReportsItsResumptionOnlyWhenItWaitedAndWasNotCancelled() {
+    var machine = StartingState.runningPaused.machine
+    let woken = machine.beginWait()
+    _ = machine.suspend(woken, waiter: "woken", before: 3, flow: 0)
+    let cancelled = machine.beginWait()
+    _ = machine.suspend(cancelled, waiter: "cancelled", before: 4, flow: 1)
+    #expect(machine.waits == [woken: .paused, cancelled: .paused])
+    let cancelledWaiter = machine.cancelPauseWait(cancelled)
+    #expect(cancelledWaiter == "cancelled")
+    if case .lowerPauseFlags(let waking) = machine.resume() {
+      #expect(waking == ["woken"])
+    } else {
+      Issue.record("a paused run's resume lowers the flags")
+    }
+    #expect(machine.waits == [woken: .woken])
+    let reportsWoken = machine.endWait(woken)
+    let reportsCancelled = machine.endWait(cancelled)
+    #expect(reportsWoken)
+    #expect(!reportsCancelled)
+    #expect(machine.waits.isEmpty)
+  }
+
+  @Test func aWaitCancelledBeforeItSuspendsGoesAtOnce() {
+    var machine = StartingState.runningPaused.machine
+    let wait = machine.beginWait()
+    let waiter = machine.cancelPauseWait(wait)
+    #expect(waiter == nil)
+    guard case .resumeNow("w") = machine.suspend(wait, waiter: "w", before: 3, flow: 0) else {
+      Issue.record("a cancelled wait does not wait")
+      return
+    }
+    let input = machine.beginWait()
+    let inputWaiter = machine.cancelInputWait(input, at: 9)
+    #expect(inputWaiter == nil)
+    guard case .resumeNow("i", let value) = machine.suspend(input, at: 9, waiter: "i") else {
+      Issue.record("a cancelled wait for input does not wait")
+      return
+    }
+    #expect(value == nil)
+  }
+
+  @Test func aCancelledWaitForInputGivesBackOnlyItsOwnWaiter() {
+    var machine = StartingState.running.machine
+    let first = machine.beginWait()
+    _ = machine.suspend(first, at: 9, waiter: "first")
+    #expect(machine.waits[first] == .waitingForInput(at: 9))
+    // Another wait at the same state, cancelled: it does not take the first one's waiter.
+    let second = machine.beginWait()
+    let secondWaiter = machine.cancelInputWait(second, at: 9)
+    let firstWaiter = machine.cancelInputWait(first, at: 9)
+    #expect(secondWaiter == nil)
+    #expect(firstWaiter == "first")
+    #expect(machine.waits.isEmpty)
+  }
+
+  @Test func aValueHandedOverIsTakenBeforeTheMailboxAndOnlyOnce() {
+    var machine = StartingState.parked.machine
+    _ = machine.send("handed", to: StartingState.waitingState)
+    _ = machine.send("kept", to: StartingState.waitingState)
+    let first = machine.beginWait()
+    guard case .resumeNow(_, let value) = machine.suspend(first, at: 7, waiter: "w") else {
+      Issue.record("the value handed over arrives at once")
+      return
+    }
+    #expect(value as? String == "handed")
+    guard case .resumeNow(_, let next) = machine.suspend(machine.beginWait(), at: 7, waiter: "w")
+    else {
+      Issue.record("the value kept meanwhile waits for the state's next visit")
+      return
+    }
+    #expect(next as? String == "kept")
+  }
+
+  @Test func positionsFollowTheFlowsAndEndWithTheRun() {
+    var machine = StartingState.running.machine
+    machine.enter(2, flow: 0)
+    let first = machine.startBranch(at: 2)
+    let second = machine.startBranch(at: 2)
+    #expect((first, second) == (1, 2))
+    machine.enter(5, flow: second)
+    #expect(machine.positions.states == [2, 2, 5])
+    machine.endBranch(first)
+    #expect(machine.positions.states == [2, 5])
+    #expect(machine.positions.firstFlow { $0 == 5 }?.flow == 2)
+    machine.end(succeeded: true)
+    #expect(machine.positions.states.isEmpty)
+    #expect(!machine.isPaused && machine.hasEnded && !machine.hasTask)
+  }
+
+  @Test func aTaskStartedForAParkedFlowIsAdoptedOnlyByItsNumber() {
+    var machine = StartingState.parked.machine
+    guard case .startTask(let start) = machine.send(1, to: StartingState.waitingState) else {
+      Issue.record("a value for the parked state starts a task")
+      return
+    }
+    #expect(start.number == 1 && !start.isCancelled && start.flow == "flow")
+    _ = machine.adopt("old", number: 0)
+    #expect(!machine.hasTask)
+    _ = machine.adopt("new", number: 1)
+    #expect(machine.hasTask)
+  }
+}
