@@ -31,7 +31,7 @@ extension ChartValue {
     public var column: Int
 
     /// Creates the error `message` at `line` and `column`.
-    public init(message: String, line: Int, column: Int) {
+    package init(message: String, line: Int, column: Int) {
       self.message = message
       self.line = line
       self.column = column

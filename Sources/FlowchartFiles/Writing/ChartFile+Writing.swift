@@ -55,7 +55,7 @@ public struct ChartWritingError: Error, Sendable, Hashable, CustomStringConverti
   public var character: Unicode.Scalar
 
   /// Creates the error of `character` in `attribute` of `element`, in the state `stateName`.
-  public init(
+  package init(
     stateName: String?, element: String, attribute: String, character: Unicode.Scalar
   ) {
     self.stateName = stateName
