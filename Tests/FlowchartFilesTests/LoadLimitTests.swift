@@ -340,4 +340,26 @@ struct LoadLimitTests {
       "\(error)" == "The value is empty (line 1, column 1)."
     }
   }
+
+  @Test func aValueAloneReadsAsAChartFileStoresIt() throws {
+    // A value alone is built without the located tree a chart file reads first: both give the
+    // same value, and refuse a key written twice in a large object (found by hash).
+    let keys = (0..<20).map { "\"k\($0)\": [\($0), {\"x\": null, \"y\": [true, \"\\u00e9\"]}]" }
+    let text = "{" + keys.joined(separator: ", ") + "}"
+    let file = try ChartFile.parse(
+      #"{"flowchart": [{"action": "A", "final": true, "store": [{"path": "p", "value": "#
+        + text + "}]}]}", syntax: .json, path: "store.json")
+    guard case .action(let action) = file.states.first?.kind else {
+      Issue.record("not an action")
+      return
+    }
+    let value = try ChartValue(jsonText: text)
+    #expect(action.stores.first?.value == value)
+    #expect(value[path: "k19.1.y.1"] == "é")
+    #expect {
+      _ = try ChartValue(jsonText: "{" + keys.joined(separator: ", ") + #", "k17": 1}"#)
+    } throws: { error in
+      "\(error)" == #"The key "k17" appears twice in one object: keep one (line 1, column 962)."#
+    }
+  }
 }

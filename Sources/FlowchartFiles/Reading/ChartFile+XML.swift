@@ -523,7 +523,7 @@ struct XMLChartBuilder {
       return .bool(text == "true")
     case "json":
       do throws(SyntaxError) {
-        return try JSONReader.parse(Array(text.utf8), path: path).chartValue
+        return try JSONReader.value(Array(text.utf8), path: path)
       } catch {
         problems.malformed(
           "value=\"…\" on <\(element.name)> is not JSON: \(error.message)", at: element.location)
