@@ -101,6 +101,25 @@ struct LoadLimitTests {
       ])
   }
 
+  @Test func anErrorDescribesItsFirstHundredProblemsAndKeepsThemAll() throws {
+    // The leaf's one state, included 2^10 times, runs code the registry lacks: 1,024 problems.
+    let folder = try Folder()
+    let main = try writeIncludeFanOut(levels: 10, in: folder)
+    try folder.write("i10.json", #"{"flowchart": [{"action": "Step", "run": "missing"}]}"#)
+    let file = try ChartFile.read(contentsOf: main)
+    #expect {
+      _ = try file.flowchart(handlers: HandlerRegistry<ChartValue>())
+    } throws: { error in
+      guard let error = error as? DefinitionError else { return false }
+      let lines = error.description.split(separator: "\n", omittingEmptySubsequences: false)
+      return error.problems.count == 1024 && lines.count == 102
+        && lines[0] == "The flowchart declared at \(main.relativePath):1:1 has 1024 problems:"
+        && lines[1] == "  \(error.problems[0])"
+        && lines[100] == "  \(error.problems[99])"
+        && lines[101] == "  … and 924 more problems."
+    }
+  }
+
   @Test func theStateLimitIsTheCallersAndCountsEveryStateMade() throws {
     let folder = try Folder()
     let main = try writeIncludeFanOut(levels: 4, in: folder)
