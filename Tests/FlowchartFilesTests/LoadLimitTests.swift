@@ -1,8 +1,7 @@
 import Flowchart
+import FlowchartFiles
 import Foundation
 import Testing
-
-@testable import FlowchartFiles
 
 #if canImport(Glibc)
   import Glibc

@@ -115,7 +115,7 @@ extension ChartFile {
   }
 
   /// `read(contentsOf:fileSizeLimit:)`, counting the files read in `reads`.
-  static func read(
+  package static func read(
     contentsOf url: URL, fileSizeLimit: Int, reads: inout Int
   ) throws(DefinitionError) -> ChartFile {
     let path = url.relativePath
