@@ -82,10 +82,14 @@ extension Tool {
   }
 
   /// Writes the problems of `error` as a compiler does, one `file:line:column: error:` line
-  /// each, so that editors and CI annotate the file.
+  /// each, so that editors and CI annotate the file: the first 100, then a line that counts
+  /// the others (as `DefinitionError`'s description does).
   static func report(_ error: DefinitionError, to outcome: inout Outcome) {
-    for problem in error.problems {
+    for problem in error.problems.prefix(DefinitionError.describedProblemLimit) {
       outcome.complain("\(problem.location): error: \(problem.message)")
+    }
+    if let more = DefinitionError.moreProblems(error.problems.count) {
+      outcome.complain("\(error.location): note: \(more)")
     }
   }
 

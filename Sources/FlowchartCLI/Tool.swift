@@ -24,8 +24,9 @@ enum Tool {
       name: "validate", abstract: "Check chart files and report every problem.",
       discussion: """
         Reads each file, with the files it includes, and compiles it. For each valid file,
-        prints its name and number of states. For an invalid one, writes every problem to
-        standard error as compilers do, so that editors and CI can point at it:
+        prints its name and number of states. For an invalid one, writes its problems to
+        standard error as compilers do, so that editors and CI can point at it (the first
+        100 of a file, then a line that counts the others):
 
           chart.json:7:9: error: GoTo 'Lift weight' refers to no state. ...
 

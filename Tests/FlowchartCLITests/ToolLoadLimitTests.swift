@@ -34,4 +34,29 @@ struct ToolLoadLimitTests {
     #expect(send.errorOutput.count < 600)
     #expect(send.errorOutput.contains("nest deeper than the limit of 512 levels"))
   }
+
+  @Test func validatePrintsAFilesFirstHundredProblemsThenCountsTheRest() async throws {
+    // A leaf that runs code the tool lacks a decision for, included 2^10 times: each of
+    // `i0` … `i9` includes the next twice. A mistake in the leaf is 1,024 problems.
+    let files = try TemporaryFiles()
+    try _ = files.write("i10.json", #"{"flowchart": [{"goTo": "Nowhere"}]}"#)
+    for level in 0..<10 {
+      let next = "i\(level + 1).json"
+      try _ = files.write(
+        "i\(level).json", #"{"flowchart": [{"include": "\#(next)"}, {"include": "\#(next)"}]}"#)
+    }
+    let main = try files.write(
+      "main.json", #"{"flowchart": [{"include": "i0.json"}, {"action": "End", "final": true}]}"#)
+    let outcome = await Tool.run(["validate", main])
+    #expect(outcome.exitCode == .failure)
+    let lines = outcome.errorOutput.split(separator: "\n").map(String.init)
+    #expect(lines.count == 102)
+    #expect(lines.prefix(100).allSatisfy { $0.contains("i10.json:1:16: error: ") })
+    expectText(
+      lines.suffix(2).joined(separator: "\n"),
+      """
+      \(main):1:1: note: … and 924 more problems.
+      Error: 1 of 1 file has problems.
+      """)
+  }
 }

@@ -1,8 +1,7 @@
 import Flowchart
+import FlowchartFiles
 import Foundation
 import Testing
-
-@testable import FlowchartFiles
 
 #if canImport(Glibc)
   import Glibc
@@ -99,6 +98,25 @@ struct LoadLimitTests {
       found == [
         "\(main.relativePath):1:16: malformed file: Including 'i0.json' here adds 16777216 states, counting what it includes, which takes the load past its limit of 1000000 states. Include it fewer times, or raise the limit (stateLimit)."
       ])
+  }
+
+  @Test func anErrorDescribesItsFirstHundredProblemsAndKeepsThemAll() throws {
+    // The leaf's one state, included 2^10 times, runs code the registry lacks: 1,024 problems.
+    let folder = try Folder()
+    let main = try writeIncludeFanOut(levels: 10, in: folder)
+    try folder.write("i10.json", #"{"flowchart": [{"action": "Step", "run": "missing"}]}"#)
+    let file = try ChartFile.read(contentsOf: main)
+    #expect {
+      _ = try file.flowchart(handlers: HandlerRegistry<ChartValue>())
+    } throws: { error in
+      guard let error = error as? DefinitionError else { return false }
+      let lines = error.description.split(separator: "\n", omittingEmptySubsequences: false)
+      return error.problems.count == 1024 && lines.count == 102
+        && lines[0] == "The flowchart declared at \(main.relativePath):1:1 has 1024 problems:"
+        && lines[1] == "  \(error.problems[0])"
+        && lines[100] == "  \(error.problems[99])"
+        && lines[101] == "  … and 924 more problems."
+    }
   }
 
   @Test func theStateLimitIsTheCallersAndCountsEveryStateMade() throws {
@@ -338,6 +356,28 @@ struct LoadLimitTests {
       _ = try ChartValue(jsonText: "")
     } throws: { error in
       "\(error)" == "The value is empty (line 1, column 1)."
+    }
+  }
+
+  @Test func aValueAloneReadsAsAChartFileStoresIt() throws {
+    // A value alone is built without the located tree a chart file reads first: both give the
+    // same value, and refuse a key written twice in a large object (found by hash).
+    let keys = (0..<20).map { "\"k\($0)\": [\($0), {\"x\": null, \"y\": [true, \"\\u00e9\"]}]" }
+    let text = "{" + keys.joined(separator: ", ") + "}"
+    let file = try ChartFile.parse(
+      #"{"flowchart": [{"action": "A", "final": true, "store": [{"path": "p", "value": "#
+        + text + "}]}]}", syntax: .json, path: "store.json")
+    guard case .action(let action) = file.states.first?.kind else {
+      Issue.record("not an action")
+      return
+    }
+    let value = try ChartValue(jsonText: text)
+    #expect(action.stores.first?.value == value)
+    #expect(value[path: "k19.1.y.1"] == "é")
+    #expect {
+      _ = try ChartValue(jsonText: "{" + keys.joined(separator: ", ") + #", "k17": 1}"#)
+    } throws: { error in
+      "\(error)" == #"The key "k17" appears twice in one object: keep one (line 1, column 962)."#
     }
   }
 }

@@ -144,10 +144,25 @@ public struct DefinitionError: Error, Sendable, CustomStringConvertible {
   /// Where the chart itself was declared.
   public let location: SourceLocation
 
-  /// A summary line, then one line per problem.
+  /// The most problems ``description`` lists (and the `flowchart` tool prints): a chart
+  /// with more is summed up in a last line. ``problems`` always holds every one.
+  package static let describedProblemLimit = 100
+
+  /// A summary line, then one line per problem: the first 100, then a line that counts the
+  /// others (``problems`` holds them all).
   public var description: String {
     let count = problems.count == 1 ? "1 problem" : "\(problems.count) problems"
-    let lines = problems.map { "  \($0)" }
-    return (["The flowchart declared at \(location) has \(count):"] + lines).joined(separator: "\n")
+    var lines = ["The flowchart declared at \(location) has \(count):"]
+    lines += problems.prefix(Self.describedProblemLimit).map { "  \($0)" }
+    if let more = Self.moreProblems(problems.count) { lines.append("  \(more)") }
+    return lines.joined(separator: "\n")
+  }
+
+  /// The line that stands for the problems past ``describedProblemLimit`` among `count`, or
+  /// `nil` when there are none: `… and 3 more problems.`
+  package static func moreProblems(_ count: Int) -> String? {
+    let more = count - describedProblemLimit
+    guard more > 0 else { return nil }
+    return "… and \(more) more problem\(more == 1 ? "" : "s")."
   }
 }

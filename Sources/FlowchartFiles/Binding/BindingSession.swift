@@ -11,15 +11,15 @@ extension ChartFile {
 ///
 /// A compiled `Flowchart` is an immutable value, so the subflows that run one file share one
 /// compiled chart. Not `Sendable`: a binding runs on one thread, from start to end.
-final class BindingSession {
+package final class BindingSession {
   /// The most states the binding may make, included files and the charts run counted.
   let stateLimit: Int
   /// The states made so far.
-  private(set) var states = 0
+  package private(set) var states = 0
   /// The problem that reported the limit, once it was reached; then nothing more is made.
   private(set) var limitProblem: DefinitionError.Problem?
   /// The number of charts compiled, the top one not counted (for tests).
-  private(set) var compiles = 0
+  package private(set) var compiles = 0
 
   private struct Key: Hashable {
     var scope: String
@@ -29,7 +29,7 @@ final class BindingSession {
   private var charts: [Key: (file: ChartFile, chart: Any?)] = [:]
   private var sizes: [String: (file: ChartFile, size: Int)] = [:]
 
-  init(stateLimit: Int) {
+  package init(stateLimit: Int) {
     self.stateLimit = stateLimit
   }
 

@@ -50,7 +50,7 @@ extension ChartFile {
   /// The chart bound with `handlers`, in `session`: `scope` names the registry among those
   /// the session binds with (empty for the first), so that compiled charts are shared only
   /// between bindings with the same registry.
-  func flowchart<Context>(
+  package func flowchart<Context>(
     handlers: HandlerRegistry<Context>, session: BindingSession, scope: String
   ) throws(DefinitionError) -> Flowchart<Context> {
     var binder = Binder(handlers: handlers, session: session, scope: scope)

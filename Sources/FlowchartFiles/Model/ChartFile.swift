@@ -18,18 +18,18 @@ public struct ChartFile: Hashable, Sendable {
   public var path: String
   /// Names of states a run may start at that the start does not lead to (see
   /// `Flowchart.init(entryPoints:fileID:line:_:)`).
-  public var entryPoints: [ChartReference]
+  package var entryPoints: [ChartReference]
   /// The top-level states, in order: the first is the start.
-  public var states: [ChartNode]
+  package var states: [ChartNode]
   /// The files this one includes, read, by the path its `include` statements (and its
   /// subflows' and maps' `chart`) give.
-  public var includedFiles: [String: ChartFile]
+  package var includedFiles: [String: ChartFile]
   /// What the chart's runs come to, by final state and decision, or `nil` when the file
   /// declares no outcomes.
-  public var outcomes: ChartOutcomes?
+  package var outcomes: ChartOutcomes?
 
   /// Creates a chart file's tree.
-  public init(
+  package init(
     path: String, entryPoints: [ChartReference] = [], states: [ChartNode],
     includedFiles: [String: ChartFile] = [:], outcomes: ChartOutcomes? = nil
   ) {
@@ -43,16 +43,16 @@ public struct ChartFile: Hashable, Sendable {
 
 /// The outcomes a chart file declares: the file form of `Outcomes`, whose outcome values are
 /// strings.
-public struct ChartOutcomes: Hashable, Sendable {
+package struct ChartOutcomes: Hashable, Sendable {
   /// Whether every way a run can end must have an outcome.
-  public var mapsEveryEnd: Bool
+  package var mapsEveryEnd: Bool
   /// The rules, in order.
-  public var rules: [ChartOutcomeRule]
+  package var rules: [ChartOutcomeRule]
   /// Where the outcomes were written.
-  public var location: SourceLocation
+  package var location: SourceLocation
 
   /// Creates a chart's outcomes.
-  public init(mapsEveryEnd: Bool = false, rules: [ChartOutcomeRule], at location: SourceLocation) {
+  package init(mapsEveryEnd: Bool = false, rules: [ChartOutcomeRule], at location: SourceLocation) {
     self.mapsEveryEnd = mapsEveryEnd
     self.rules = rules
     self.location = location
@@ -61,19 +61,19 @@ public struct ChartOutcomes: Hashable, Sendable {
 
 /// One outcome of a chart file: a final state of the top level, optionally what it decided,
 /// and the outcome that end means.
-public struct ChartOutcomeRule: Hashable, Sendable {
+package struct ChartOutcomeRule: Hashable, Sendable {
   /// The outcome, a string.
-  public var outcome: String
+  package var outcome: String
   /// The name of a final state of the top level.
-  public var state: String
+  package var state: String
   /// What the state decided: `yes`, `no`, `done`, or a multiple condition's key; `nil` for
   /// any decision.
-  public var decision: ChartDecision?
+  package var decision: ChartDecision?
   /// Where the rule was written.
-  public var location: SourceLocation
+  package var location: SourceLocation
 
   /// Creates a rule.
-  public init(
+  package init(
     outcome: String, state: String, decision: ChartDecision? = nil, at location: SourceLocation
   ) {
     self.outcome = outcome
@@ -84,7 +84,7 @@ public struct ChartOutcomeRule: Hashable, Sendable {
 }
 
 /// A decision as a file names it (`"yes"`, `"no"`, `"done"`, or `{"key": …}` / `key="…"`).
-public enum ChartDecision: Hashable, Sendable {
+package enum ChartDecision: Hashable, Sendable {
   /// A condition decided yes.
   case yes
   /// A condition decided no.
@@ -96,38 +96,38 @@ public enum ChartDecision: Hashable, Sendable {
 }
 
 /// A name written in a file, with where it was written: an entry point.
-public struct ChartReference: Hashable, Sendable {
+package struct ChartReference: Hashable, Sendable {
   /// The name.
-  public var name: String
+  package var name: String
   /// Where the name was written.
-  public var location: SourceLocation
+  package var location: SourceLocation
 
   /// Creates a reference to the state named `name`.
-  public init(_ name: String, at location: SourceLocation) {
+  package init(_ name: String, at location: SourceLocation) {
     self.name = name
     self.location = location
   }
 }
 
 /// One statement of a chart file: a state, an arrow to a named state, or an included file.
-public struct ChartNode: Hashable, Sendable {
+package struct ChartNode: Hashable, Sendable {
   /// What the statement declares.
-  public var kind: Kind
+  package var kind: Kind
   /// Where it was written: the start of its element (XML) or object (JSON).
-  public var location: SourceLocation
+  package var location: SourceLocation
   /// The state's timeout, retries and catch routes; empty for a `goTo`, an `include` and a
   /// dispatch, which take none.
-  public var modifiers: ChartModifiers
+  package var modifiers: ChartModifiers
 
   /// Creates a statement.
-  public init(_ kind: Kind, at location: SourceLocation, modifiers: ChartModifiers = .init()) {
+  package init(_ kind: Kind, at location: SourceLocation, modifiers: ChartModifiers = .init()) {
     self.kind = kind
     self.location = location
     self.modifiers = modifiers
   }
 
   /// The kinds of statement.
-  public enum Kind: Hashable, Sendable {
+  package enum Kind: Hashable, Sendable {
     /// An action (`<action>`, `{"action": …}`).
     case action(ChartAction)
     /// A condition (`<condition>`, `{"condition": …}`).
@@ -150,7 +150,7 @@ public struct ChartNode: Hashable, Sendable {
   }
 
   /// The state's name; `nil` for a `goTo` or an `include`.
-  public var stateName: String? {
+  package var stateName: String? {
     switch kind {
     case .action(let action): action.name
     case .condition(let condition): condition.name
@@ -165,22 +165,22 @@ public struct ChartNode: Hashable, Sendable {
 }
 
 /// An action as a file declares it.
-public struct ChartAction: Hashable, Sendable {
+package struct ChartAction: Hashable, Sendable {
   /// The state's name.
-  public var name: String
+  package var name: String
   /// Whether the state ends its flow.
-  public var isFinal: Bool
+  package var isFinal: Bool
   /// The name of the registered action to run, if any.
-  public var handler: String?
+  package var handler: String?
   /// Values the action stores in a data context before it runs its handler, in order
   /// (WorkflowSchema's `storeValue`).
-  public var stores: [ChartStore]
+  package var stores: [ChartStore]
   /// The message of the built-in failure the action throws after its stores and its
   /// handler (a ``ChartFailure``), or `nil` for none.
-  public var failure: String?
+  package var failure: String?
 
   /// Creates an action.
-  public init(
+  package init(
     name: String, isFinal: Bool = false, handler: String? = nil, stores: [ChartStore] = [],
     failure: String? = nil
   ) {
@@ -193,16 +193,16 @@ public struct ChartAction: Hashable, Sendable {
 }
 
 /// A value an action stores at a path of its data context.
-public struct ChartStore: Hashable, Sendable {
+package struct ChartStore: Hashable, Sendable {
   /// Where the value goes (see ``ChartValue/subscript(path:)``).
-  public var path: String
+  package var path: String
   /// The value.
-  public var value: ChartValue
+  package var value: ChartValue
   /// Where the store was written.
-  public var location: SourceLocation
+  package var location: SourceLocation
 
   /// Creates a store.
-  public init(path: String, value: ChartValue, at location: SourceLocation) {
+  package init(path: String, value: ChartValue, at location: SourceLocation) {
     self.path = path
     self.value = value
     self.location = location
@@ -210,20 +210,20 @@ public struct ChartStore: Hashable, Sendable {
 }
 
 /// A condition as a file declares it.
-public struct ChartCondition: Hashable, Sendable {
+package struct ChartCondition: Hashable, Sendable {
   /// The state's name.
-  public var name: String
+  package var name: String
   /// Whether the state ends its flow (it still decides).
-  public var isFinal: Bool
+  package var isFinal: Bool
   /// How it decides: a registered condition, or a built-in test.
-  public var decision: Decision
+  package var decision: Decision
   /// The `yes` block, or `nil` when the file declares none.
-  public var yes: [ChartNode]?
+  package var yes: [ChartNode]?
   /// The `no` block, or `nil` when the file declares none.
-  public var no: [ChartNode]?
+  package var no: [ChartNode]?
 
   /// Creates a condition.
-  public init(
+  package init(
     name: String, isFinal: Bool = false, decision: Decision, yes: [ChartNode]? = nil,
     no: [ChartNode]? = nil
   ) {
@@ -235,7 +235,7 @@ public struct ChartCondition: Hashable, Sendable {
   }
 
   /// How a condition decides.
-  public enum Decision: Hashable, Sendable {
+  package enum Decision: Hashable, Sendable {
     /// The registered condition with this name.
     case handler(String)
     /// A built-in test over the data context.
@@ -245,20 +245,20 @@ public struct ChartCondition: Hashable, Sendable {
 
 /// A built-in test over a data context, in the spirit of WorkflowSchema's conditions and
 /// Step Functions' Choice rules.
-public struct ChartTest: Hashable, Sendable {
+package struct ChartTest: Hashable, Sendable {
   /// What is tested.
-  public var kind: Kind
+  package var kind: Kind
   /// Where the test was written.
-  public var location: SourceLocation
+  package var location: SourceLocation
 
   /// Creates a test.
-  public init(_ kind: Kind, at location: SourceLocation) {
+  package init(_ kind: Kind, at location: SourceLocation) {
     self.kind = kind
     self.location = location
   }
 
   /// The tests.
-  public indirect enum Kind: Hashable, Sendable {
+  package indirect enum Kind: Hashable, Sendable {
     /// The value at the path equals the value.
     case equal(path: String, value: ChartValue)
     /// The value at the path is less than the value: both numbers, or both strings.
@@ -280,18 +280,18 @@ public struct ChartTest: Hashable, Sendable {
 }
 
 /// A multiple condition as a file declares it: its keys are strings.
-public struct ChartMultipleCondition: Hashable, Sendable {
+package struct ChartMultipleCondition: Hashable, Sendable {
   /// The state's name.
-  public var name: String
+  package var name: String
   /// Whether the state ends its flow (it still decides).
-  public var isFinal: Bool
+  package var isFinal: Bool
   /// How it decides its key.
-  public var decision: Decision
+  package var decision: Decision
   /// The exits in order, or `nil` when the file declares none.
-  public var exits: [ChartExit]?
+  package var exits: [ChartExit]?
 
   /// Creates a multiple condition.
-  public init(name: String, isFinal: Bool = false, decision: Decision, exits: [ChartExit]? = nil) {
+  package init(name: String, isFinal: Bool = false, decision: Decision, exits: [ChartExit]? = nil) {
     self.name = name
     self.isFinal = isFinal
     self.decision = decision
@@ -299,7 +299,7 @@ public struct ChartMultipleCondition: Hashable, Sendable {
   }
 
   /// How a multiple condition decides its key.
-  public enum Decision: Hashable, Sendable {
+  package enum Decision: Hashable, Sendable {
     /// The registered multiple condition with this name.
     case handler(String)
     /// The value at this path of the data context, as ``ChartValue/keyText``.
@@ -308,16 +308,16 @@ public struct ChartMultipleCondition: Hashable, Sendable {
 }
 
 /// One exit of a multiple condition: a case for a key, or the default.
-public struct ChartExit: Hashable, Sendable {
+package struct ChartExit: Hashable, Sendable {
   /// The key, or `nil` for the default exit.
-  public var key: String?
+  package var key: String?
   /// The states of the exit.
-  public var states: [ChartNode]
+  package var states: [ChartNode]
   /// Where the exit was written.
-  public var location: SourceLocation
+  package var location: SourceLocation
 
   /// Creates an exit.
-  public init(key: String?, states: [ChartNode], at location: SourceLocation) {
+  package init(key: String?, states: [ChartNode], at location: SourceLocation) {
     self.key = key
     self.states = states
     self.location = location
@@ -325,22 +325,22 @@ public struct ChartExit: Hashable, Sendable {
 }
 
 /// A dispatch as a file declares it.
-public struct ChartDispatch: Hashable, Sendable {
+package struct ChartDispatch: Hashable, Sendable {
   /// The state's name.
-  public var name: String
+  package var name: String
   /// Whether the state ends its flow once its branches have ended.
-  public var isFinal: Bool
+  package var isFinal: Bool
   /// The name of the registered merge, or `nil` to drop the branches' changes.
-  public var merge: String?
+  package var merge: String?
   /// How many branches may run at once, at least 1; `nil` for all.
-  public var maxConcurrency: Int?
+  package var maxConcurrency: Int?
   /// How many branches must succeed.
-  public var join: ChartJoin
+  package var join: ChartJoin
   /// The branches, in order.
-  public var branches: [ChartBranch]
+  package var branches: [ChartBranch]
 
   /// Creates a dispatch.
-  public init(
+  package init(
     name: String, isFinal: Bool = false, merge: String? = nil, maxConcurrency: Int? = nil,
     join: ChartJoin = .all, branches: [ChartBranch]
   ) {
@@ -355,7 +355,7 @@ public struct ChartDispatch: Hashable, Sendable {
 
 /// A dispatch's join policy as a file writes it: `all`, `firstSuccess`,
 /// `toleratingFailures(N)` or `quorum(N)` (see `JoinPolicy`).
-public enum ChartJoin: Hashable, Sendable {
+package enum ChartJoin: Hashable, Sendable {
   /// Every branch must succeed.
   case all
   /// Every branch runs, and up to this many may fail.
@@ -366,7 +366,7 @@ public enum ChartJoin: Hashable, Sendable {
   case firstSuccess
 
   /// The policy as a file writes it.
-  public var text: String {
+  package var text: String {
     switch self {
     case .all: "all"
     case .toleratingFailures(let count): "toleratingFailures(\(count))"
@@ -376,7 +376,7 @@ public enum ChartJoin: Hashable, Sendable {
   }
 
   /// The policy `text` writes, or `nil` when `text` writes none.
-  public init?(text: String) {
+  package init?(text: String) {
     switch text {
     case "all": self = .all
     case "firstSuccess": self = .firstSuccess
@@ -396,7 +396,7 @@ public enum ChartJoin: Hashable, Sendable {
   }
 
   /// The core's policy.
-  public var policy: JoinPolicy {
+  package var policy: JoinPolicy {
     switch self {
     case .all: .all
     case .toleratingFailures(let count): .toleratingFailures(count)
@@ -407,23 +407,23 @@ public enum ChartJoin: Hashable, Sendable {
 }
 
 /// A state that waits for input from outside a live run, as a file declares it.
-public struct ChartWait: Hashable, Sendable {
+package struct ChartWait: Hashable, Sendable {
   /// The state's name: also the name a live run's input is sent to.
-  public var name: String
+  package var name: String
   /// Whether the state ends its flow once the input is applied.
-  public var isFinal: Bool
+  package var isFinal: Bool
   /// How the input is applied to the context.
-  public var input: Input
+  package var input: Input
 
   /// Creates a waiting state.
-  public init(name: String, isFinal: Bool = false, input: Input) {
+  package init(name: String, isFinal: Bool = false, input: Input) {
     self.name = name
     self.isFinal = isFinal
     self.input = input
   }
 
   /// How a waiting state applies its input.
-  public enum Input: Hashable, Sendable {
+  package enum Input: Hashable, Sendable {
     /// The registered input handler with this name (`Handler.input(_:_:)`), typed on the
     /// value it waits for.
     case handler(String)
@@ -433,7 +433,7 @@ public struct ChartWait: Hashable, Sendable {
 }
 
 /// What a subflow or a map runs: another chart file, or states written inline.
-public enum ChartSource: Hashable, Sendable {
+package enum ChartSource: Hashable, Sendable {
   /// The chart file at this path, relative to this file's folder (WorkflowSchema's
   /// `loadSchema`, as a subflow).
   case file(String)
@@ -445,25 +445,25 @@ public enum ChartSource: Hashable, Sendable {
 ///
 /// Used as an action when it declares no exits, as a condition with `yes`/`no`, as a
 /// multiple condition with exits keyed by the inner chart's final states.
-public struct ChartSubflow: Hashable, Sendable {
+package struct ChartSubflow: Hashable, Sendable {
   /// The state's name.
-  public var name: String
+  package var name: String
   /// Whether the state ends its flow.
-  public var isFinal: Bool
+  package var isFinal: Bool
   /// The chart file it runs, relative to this file's folder.
-  public var chart: String
+  package var chart: String
   /// The path of the data the inner chart runs on (a data-only chart), or `nil` for the
   /// whole context (or the part ``mapping`` names), bound with the same handlers.
-  public var contextPath: String?
+  package var contextPath: String?
   /// The name of a registered mapping (`Handler.mapping(_:handlers:stepLimit:)`): the part of
   /// the context the inner chart runs on, typed in Swift, and the registry it is bound with;
   /// `nil` for the whole context or ``contextPath``. A subflow gives one of the two at most.
-  public var mapping: String?
+  package var mapping: String?
   /// How the inner chart's end picks the exit.
-  public var exits: Exits
+  package var exits: Exits
 
   /// Creates a subflow.
-  public init(
+  package init(
     name: String, isFinal: Bool = false, chart: String, contextPath: String? = nil,
     mapping: String? = nil, exits: Exits = .none
   ) {
@@ -476,7 +476,7 @@ public struct ChartSubflow: Hashable, Sendable {
   }
 
   /// A subflow's exits.
-  public enum Exits: Hashable, Sendable {
+  package enum Exits: Hashable, Sendable {
     /// None: the subflow is an action.
     case none
     /// A condition's: the inner run ends at a final condition.
@@ -488,28 +488,28 @@ public struct ChartSubflow: Hashable, Sendable {
 
 /// A map as a file declares it: runs a chart once per element of an array of the data (or of
 /// a registered collection), and writes the runs' results back in input order.
-public struct ChartMap: Hashable, Sendable {
+package struct ChartMap: Hashable, Sendable {
   /// The state's name.
-  public var name: String
+  package var name: String
   /// Whether the state ends its flow.
-  public var isFinal: Bool
+  package var isFinal: Bool
   /// The name of a registered collection
   /// (`Handler.collection(over:handlers:stepLimit:collect:)`), whose elements are the runs'
   /// contexts; else the path of the array of the data whose elements are.
-  public var over: String
+  package var over: String
   /// The path the results go to, in input order (`null` for an element whose run failed
   /// within the tolerance); `nil` writes them back over the array. Only for a map over the
   /// data: a registered collection says where its results go.
-  public var into: String?
+  package var into: String?
   /// The chart run for each element.
-  public var chart: ChartSource
+  package var chart: ChartSource
   /// How many runs may go at once, at least 1; `nil` for all at once.
-  public var maxConcurrency: Int?
+  package var maxConcurrency: Int?
   /// How many runs may fail without failing the map.
-  public var toleratedFailures: Int
+  package var toleratedFailures: Int
 
   /// Creates a map.
-  public init(
+  package init(
     name: String, isFinal: Bool = false, over: String, into: String? = nil, chart: ChartSource,
     maxConcurrency: Int? = nil, toleratedFailures: Int = 0
   ) {
@@ -524,18 +524,18 @@ public struct ChartMap: Hashable, Sendable {
 }
 
 /// One branch of a dispatch.
-public struct ChartBranch: Hashable, Sendable {
+package struct ChartBranch: Hashable, Sendable {
   /// The branch's name, if it has one.
-  public var name: String?
+  package var name: String?
   /// The names of the branches of the same dispatch that must end before this one starts.
-  public var after: [String]
+  package var after: [String]
   /// The branch's states.
-  public var states: [ChartNode]
+  package var states: [ChartNode]
   /// Where the branch was written.
-  public var location: SourceLocation
+  package var location: SourceLocation
 
   /// Creates a branch.
-  public init(
+  package init(
     name: String?, after: [String] = [], states: [ChartNode], at location: SourceLocation
   ) {
     self.name = name

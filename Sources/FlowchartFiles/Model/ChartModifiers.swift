@@ -4,39 +4,39 @@ import Flowchart
 /// DSL's `.timeout(_:)`, `.retry(_:backoff:if:)` and `.catch(goTo:_:)`.
 ///
 /// Durations are seconds, written as numbers (`"timeout": 30`, `timeout="0.5"`).
-public struct ChartModifiers: Hashable, Sendable {
+package struct ChartModifiers: Hashable, Sendable {
   /// How many seconds each attempt may take, more than zero; `nil` for no timeout.
-  public var timeout: Double?
+  package var timeout: Double?
   /// The retry rule, if any.
-  public var retry: ChartRetry?
+  package var retry: ChartRetry?
   /// The catch routes, in the order they are tried.
-  public var catches: [ChartCatch]
+  package var catches: [ChartCatch]
 
   /// Creates a state's modifiers; none by default.
-  public init(timeout: Double? = nil, retry: ChartRetry? = nil, catches: [ChartCatch] = []) {
+  package init(timeout: Double? = nil, retry: ChartRetry? = nil, catches: [ChartCatch] = []) {
     self.timeout = timeout
     self.retry = retry
     self.catches = catches
   }
 
   /// Whether the state has no modifier.
-  public var isEmpty: Bool { timeout == nil && retry == nil && catches.isEmpty }
+  package var isEmpty: Bool { timeout == nil && retry == nil && catches.isEmpty }
 }
 
 /// A retry rule as a file declares it (`"retry": {…}`, `<retry …/>`).
-public struct ChartRetry: Hashable, Sendable {
+package struct ChartRetry: Hashable, Sendable {
   /// How many times to retry after the first attempt; 0 or more.
-  public var count: Int
+  package var count: Int
   /// How long to wait before each retry.
-  public var backoff: ChartBackoff
+  package var backoff: ChartBackoff
   /// The name of the errors retried: a registered error filter, or `timeout`; `nil` for
   /// every error.
-  public var errors: String?
+  package var errors: String?
   /// Where the rule was written.
-  public var location: SourceLocation
+  package var location: SourceLocation
 
   /// Creates a retry rule.
-  public init(
+  package init(
     count: Int, backoff: ChartBackoff = ChartBackoff(), errors: String? = nil,
     at location: SourceLocation
   ) {
@@ -48,23 +48,24 @@ public struct ChartRetry: Hashable, Sendable {
 }
 
 /// A retry's backoff as a file declares it: the file form of `Backoff`, in seconds.
-public struct ChartBackoff: Hashable, Sendable {
+package struct ChartBackoff: Hashable, Sendable {
   /// How the delays grow.
-  public var schedule: Schedule
+  package var schedule: Schedule
   /// How the delays are spread, or `nil` for no jitter.
-  public var jitter: Backoff.Jitter?
+  package var jitter: Backoff.Jitter?
   /// The seed of the jitter, or `nil` for the system's random numbers.
-  public var seed: UInt64?
+  package var seed: UInt64?
 
   /// Creates a backoff; immediate by default.
-  public init(schedule: Schedule = .immediate, jitter: Backoff.Jitter? = nil, seed: UInt64? = nil) {
+  package init(schedule: Schedule = .immediate, jitter: Backoff.Jitter? = nil, seed: UInt64? = nil)
+  {
     self.schedule = schedule
     self.jitter = jitter
     self.seed = seed
   }
 
   /// How a backoff's delays grow (`"backoff": "immediate" | "fixed" | "exponential"`).
-  public enum Schedule: Hashable, Sendable {
+  package enum Schedule: Hashable, Sendable {
     /// No wait.
     case immediate
     /// The same wait, in seconds, before every retry (`"delay"`).
@@ -75,7 +76,7 @@ public struct ChartBackoff: Hashable, Sendable {
   }
 
   /// The core's backoff.
-  public var backoff: Backoff {
+  package var backoff: Backoff {
     var backoff: Backoff
     switch schedule {
     case .immediate: backoff = .immediate
@@ -94,22 +95,22 @@ public struct ChartBackoff: Hashable, Sendable {
 }
 
 /// A catch route as a file declares it (`"catch": [{…}]`, `<catch …/>`).
-public struct ChartCatch: Hashable, Sendable {
+package struct ChartCatch: Hashable, Sendable {
   /// The name of the state to go to.
-  public var target: String
+  package var target: String
   /// The name of the errors caught: a registered error filter, or `timeout`; `nil` for
   /// every error.
-  public var errors: String?
+  package var errors: String?
   /// The path of the data context the error's description is stored at (a data-only
   /// chart), if any.
-  public var storeAt: String?
+  package var storeAt: String?
   /// The name of the registered catch handler that stores what the target needs, if any.
-  public var handler: String?
+  package var handler: String?
   /// Where the route was written.
-  public var location: SourceLocation
+  package var location: SourceLocation
 
   /// Creates a catch route.
-  public init(
+  package init(
     target: String, errors: String? = nil, storeAt: String? = nil, handler: String? = nil,
     at location: SourceLocation
   ) {

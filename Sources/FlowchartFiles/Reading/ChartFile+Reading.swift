@@ -4,8 +4,7 @@ import Foundation
 extension ChartFile {
   /// Parses a chart file's bytes, without reading the files it includes.
   ///
-  /// Its `include` statements stay unread: ``includedFiles`` is empty, and binding the chart
-  /// reports them. Use ``read(contentsOf:fileSizeLimit:)`` to read a file and what it includes, or
+  /// Its `include` statements stay unread, and binding the chart reports them. Use ``read(contentsOf:fileSizeLimit:)`` to read a file and what it includes, or
   /// ``parse(_:syntax:path:includes:)`` to read includes from elsewhere.
   ///
   /// - Parameters:
@@ -116,7 +115,7 @@ extension ChartFile {
   }
 
   /// `read(contentsOf:fileSizeLimit:)`, counting the files read in `reads`.
-  static func read(
+  package static func read(
     contentsOf url: URL, fileSizeLimit: Int, reads: inout Int
   ) throws(DefinitionError) -> ChartFile {
     let path = url.relativePath

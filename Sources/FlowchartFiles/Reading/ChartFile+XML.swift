@@ -170,22 +170,9 @@ struct XMLChartBuilder {
     for child in element.children {
       switch child.name {
       case "yes", "no":
-        check(child, attributes: [], text: false)
-        if (child.name == "yes" ? yes : no) != nil {
-          problems.malformed(
-            "<subflow> holds a second <\(child.name)>: keep one.", at: child.location)
-        }
-        let states = self.states(of: child, depth: depth + 1)
-        if child.name == "yes" { yes = states } else { no = states }
-      case "case":
-        check(child, attributes: ["key"], text: false)
-        let key = required("key", of: child) ?? ""
-        keyed.append(
-          ChartExit(key: key, states: states(of: child, depth: depth + 1), at: child.location))
-      case "default":
-        check(child, attributes: [], text: false)
-        keyed.append(
-          ChartExit(key: nil, states: states(of: child, depth: depth + 1), at: child.location))
+        branch(child, of: "subflow", yes: &yes, no: &no, depth: depth)
+      case "case", "default":
+        keyed.append(exit(child, depth: depth))
       default:
         problems.malformed(
           "<subflow> holds <\(child.name)>: it holds <yes> and <no>, or <case key=\"…\"> and <default>.",
@@ -202,6 +189,29 @@ struct XMLChartBuilder {
         at: element.location, name: name)
       return nil
     }
+  }
+
+  /// A `<yes>` or `<no>` child of a condition or a subflow (`element`), into `yes` or `no`;
+  /// a second one of either is recorded.
+  mutating func branch(
+    _ child: XMLElementNode, of element: String, yes: inout [ChartNode]?,
+    no: inout [ChartNode]?, depth: Int
+  ) {
+    check(child, attributes: [], text: false)
+    if (child.name == "yes" ? yes : no) != nil {
+      problems.malformed(
+        "<\(element)> holds a second <\(child.name)>: keep one.", at: child.location)
+    }
+    let states = self.states(of: child, depth: depth + 1)
+    if child.name == "yes" { yes = states } else { no = states }
+  }
+
+  /// A `<case key="…">` or `<default>` child, as an exit.
+  mutating func exit(_ child: XMLElementNode, depth: Int) -> ChartExit {
+    let isCase = child.name == "case"
+    check(child, attributes: isCase ? ["key"] : [], text: false)
+    let key = isCase ? (required("key", of: child) ?? "") : nil
+    return ChartExit(key: key, states: states(of: child, depth: depth + 1), at: child.location)
   }
 
   mutating func block(_ elements: [XMLElementNode], depth: Int) -> [ChartNode] {
@@ -270,13 +280,7 @@ struct XMLChartBuilder {
       for child in element.children {
         switch child.name {
         case "yes", "no":
-          check(child, attributes: [], text: false)
-          if (child.name == "yes" ? yes : no) != nil {
-            problems.malformed(
-              "<condition> holds a second <\(child.name)>: keep one.", at: child.location)
-          }
-          let states = self.states(of: child, depth: depth + 1)
-          if child.name == "yes" { yes = states } else { no = states }
+          branch(child, of: "condition", yes: &yes, no: &no, depth: depth)
         case _ where Self.testElements.contains(child.name):
           if let test = test(child, depth: 0) { tests.append(test) }
         default:
@@ -315,17 +319,8 @@ struct XMLChartBuilder {
       var exits: [ChartExit]?
       for child in element.children {
         switch child.name {
-        case "case":
-          check(child, attributes: ["key"], text: false)
-          let key = required("key", of: child) ?? ""
-          exits =
-            (exits ?? [])
-            + [ChartExit(key: key, states: states(of: child, depth: depth + 1), at: child.location)]
-        case "default":
-          check(child, attributes: [], text: false)
-          exits =
-            (exits ?? [])
-            + [ChartExit(key: nil, states: states(of: child, depth: depth + 1), at: child.location)]
+        case "case", "default":
+          exits = (exits ?? []) + [exit(child, depth: depth)]
         default:
           problems.malformed(
             "<multipleCondition> holds <\(child.name)>: it holds <case key=\"…\"> and <default> elements.",
@@ -523,7 +518,7 @@ struct XMLChartBuilder {
       return .bool(text == "true")
     case "json":
       do throws(SyntaxError) {
-        return try JSONReader.parse(Array(text.utf8), path: path).chartValue
+        return try JSONReader.value(Array(text.utf8), path: path)
       } catch {
         problems.malformed(
           "value=\"…\" on <\(element.name)> is not JSON: \(error.message)", at: element.location)

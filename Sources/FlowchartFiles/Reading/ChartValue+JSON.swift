@@ -14,7 +14,7 @@ extension ChartValue {
   ///   nested more than 512 levels deep. Its message never quotes the text.
   public init(jsonText text: String) throws(JSONError) {
     do throws(SyntaxError) {
-      self = try JSONReader.parse(Array(text.utf8), path: "", subject: "value").chartValue
+      self = try JSONReader.value(Array(text.utf8), path: "", subject: "value")
     } catch {
       throw JSONError(
         message: error.message, line: error.location.line, column: error.location.column ?? 1)
@@ -31,7 +31,7 @@ extension ChartValue {
     public var column: Int
 
     /// Creates the error `message` at `line` and `column`.
-    public init(message: String, line: Int, column: Int) {
+    package init(message: String, line: Int, column: Int) {
       self.message = message
       self.line = line
       self.column = column

@@ -53,15 +53,135 @@ struct SyntaxError: Error {
   var location: SourceLocation
 }
 
-/// A JSON parser (RFC 8259) that records the line and column of every value and key, refuses
-/// duplicate keys, invalid UTF-8 and nesting deeper than ``maximumDepth``, and never recurses
-/// deeper than that.
+/// Parses JSON text (RFC 8259): into a ``JSONNode`` tree that records the line and column of
+/// every value and key (a chart file), or straight into a ``ChartValue`` (a value alone, with
+/// no tree in between).
 ///
-/// Columns count Unicode scalars from 1; a tab counts one.
-struct JSONReader: ~Copyable {
+/// Both refuse duplicate keys, invalid UTF-8 and nesting deeper than ``maximumDepth``, and
+/// never recurse deeper than that. Columns count Unicode scalars from 1; a tab counts one.
+enum JSONReader {
   /// The deepest nesting of arrays and objects a file may have.
   static var maximumDepth: Int { 512 }
 
+  /// Parses `bytes` as one JSON value, with the location of every value and key.
+  ///
+  /// - Parameter subject: What the bytes are, in messages: `file` (a chart file, whose
+  ///   nesting the messages tell to flatten) or `value` (a value alone).
+  static func parse(_ bytes: [UInt8], path: String, subject: String = "file") throws(SyntaxError)
+    -> JSONNode
+  {
+    try JSONParser<JSONNodeBuilder>.parse(bytes, path: path, subject: subject)
+  }
+
+  /// Parses `bytes` as one JSON value, without locations: the same checks and messages as
+  /// ``parse(_:path:subject:)``, in one allocation a nested array or object.
+  static func value(_ bytes: [UInt8], path: String, subject: String = "file") throws(SyntaxError)
+    -> ChartValue
+  {
+    try JSONParser<ChartValueBuilder>.parse(bytes, path: path, subject: subject)
+  }
+
+  /// `text` as a message quotes it: its first 60 characters, then `…`.
+  static func clipped(_ text: String) -> String {
+    text.count <= 60 ? text : text.prefix(60) + "…"
+  }
+}
+
+/// What a ``JSONParser`` builds its values into: the parser reads the syntax, a builder makes
+/// the values, so that a value alone is not built twice (once as a tree, once as a value).
+protocol JSONValueBuilder {
+  associatedtype Value
+  /// An object's members while it is read.
+  associatedtype Members
+
+  static func null(at location: SourceLocation) -> Value
+  static func bool(_ value: Bool, at location: SourceLocation) -> Value
+  static func number(_ value: Double, at location: SourceLocation) -> Value
+  static func string(_ value: String, at location: SourceLocation) -> Value
+  static func array(_ elements: [Value], at location: SourceLocation) -> Value
+  static func object(_ members: Members, at location: SourceLocation) -> Value
+  static func emptyMembers() -> Members
+  /// Whether `members` already holds `key`.
+  static func contains(_ key: String, in members: inout Members) -> Bool
+  /// Adds a member whose key `members` does not hold.
+  static func add(
+    _ key: String, at keyLocation: SourceLocation, _ value: Value, to members: inout Members)
+}
+
+/// Builds a ``JSONNode`` tree, with locations, members in the order written.
+enum JSONNodeBuilder: JSONValueBuilder {
+  /// The members in order, and their keys once there are enough to search by hash.
+  struct Members {
+    var list: [JSONNode.Member] = []
+    var keys: Set<String> = []
+  }
+
+  static func null(at location: SourceLocation) -> JSONNode {
+    JSONNode(kind: .null, location: location)
+  }
+  static func bool(_ value: Bool, at location: SourceLocation) -> JSONNode {
+    JSONNode(kind: .bool(value), location: location)
+  }
+  static func number(_ value: Double, at location: SourceLocation) -> JSONNode {
+    JSONNode(kind: .number(value), location: location)
+  }
+  static func string(_ value: String, at location: SourceLocation) -> JSONNode {
+    JSONNode(kind: .string(value), location: location)
+  }
+  static func array(_ elements: [JSONNode], at location: SourceLocation) -> JSONNode {
+    JSONNode(kind: .array(elements), location: location)
+  }
+  static func object(_ members: Members, at location: SourceLocation) -> JSONNode {
+    JSONNode(kind: .object(members.list), location: location)
+  }
+  static func emptyMembers() -> Members { Members() }
+
+  static func contains(_ key: String, in members: inout Members) -> Bool {
+    // Duplicates are found by a scan while the object is small, which most are.
+    if members.list.count < 16 { return members.list.contains { $0.key == key } }
+    if members.keys.isEmpty { members.keys = Set(members.list.map(\.key)) }
+    return members.keys.contains(key)
+  }
+
+  static func add(
+    _ key: String, at keyLocation: SourceLocation, _ value: JSONNode, to members: inout Members
+  ) {
+    if !members.keys.isEmpty { members.keys.insert(key) }
+    members.list.append(JSONNode.Member(key: key, keyLocation: keyLocation, value: value))
+  }
+}
+
+/// Builds a ``ChartValue`` without locations.
+enum ChartValueBuilder: JSONValueBuilder {
+  static func null(at location: SourceLocation) -> ChartValue { .null }
+  static func bool(_ value: Bool, at location: SourceLocation) -> ChartValue { .bool(value) }
+  static func number(_ value: Double, at location: SourceLocation) -> ChartValue {
+    .number(value)
+  }
+  static func string(_ value: String, at location: SourceLocation) -> ChartValue {
+    .string(value)
+  }
+  static func array(_ elements: [ChartValue], at location: SourceLocation) -> ChartValue {
+    .array(elements)
+  }
+  static func object(_ members: [String: ChartValue], at location: SourceLocation) -> ChartValue {
+    .object(members)
+  }
+  static func emptyMembers() -> [String: ChartValue] { [:] }
+  static func contains(_ key: String, in members: inout [String: ChartValue]) -> Bool {
+    members[key] != nil
+  }
+  static func add(
+    _ key: String, at keyLocation: SourceLocation, _ value: ChartValue,
+    to members: inout [String: ChartValue]
+  ) {
+    members[key] = value
+  }
+}
+
+/// The JSON syntax, read into the values `Builder` makes. Its state is the position alone:
+/// nothing it keeps grows with the depth but the stack of the values being read.
+struct JSONParser<Builder: JSONValueBuilder>: ~Copyable {
   private let bytes: UnsafeBufferPointer<UInt8>
   private let path: String
   /// What the text is, in messages: "file" for a chart file, "value" for a value alone.
@@ -76,15 +196,12 @@ struct JSONReader: ~Copyable {
     self.path = path
   }
 
-  /// Parses `bytes` as one JSON value.
-  ///
-  /// - Parameter subject: What the bytes are, in messages: `file` (a chart file, whose
-  ///   nesting the messages tell to flatten) or `value` (a value alone).
-  static func parse(_ bytes: [UInt8], path: String, subject: String = "file") throws(SyntaxError)
-    -> JSONNode
+  /// Parses `bytes` as one JSON value (see ``JSONReader/parse(_:path:subject:)``).
+  static func parse(_ bytes: [UInt8], path: String, subject: String) throws(SyntaxError)
+    -> Builder.Value
   {
-    let result: Result<JSONNode, SyntaxError> = bytes.withUnsafeBufferPointer { buffer in
-      var reader = JSONReader(buffer, path: path)
+    let result: Result<Builder.Value, SyntaxError> = bytes.withUnsafeBufferPointer { buffer in
+      var reader = JSONParser(buffer, path: path)
       reader.subject = subject
       do throws(SyntaxError) {
         return .success(try reader.document())
@@ -95,11 +212,6 @@ struct JSONReader: ~Copyable {
     return try result.get()
   }
 
-  /// `text` as a message quotes it: its first 60 characters, then `…`.
-  static func clipped(_ text: String) -> String {
-    text.count <= 60 ? text : text.prefix(60) + "…"
-  }
-
   private var location: SourceLocation {
     SourceLocation(fileID: path, line: line, column: column)
   }
@@ -108,7 +220,7 @@ struct JSONReader: ~Copyable {
     SyntaxError(message: message, location: location)
   }
 
-  private mutating func document() throws(SyntaxError) -> JSONNode {
+  private mutating func document() throws(SyntaxError) -> Builder.Value {
     // A byte order mark may start the file.
     if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { offset = 3 }
     skipWhitespace()
@@ -159,7 +271,7 @@ struct JSONReader: ~Copyable {
     return "byte 0x\(String(byte, radix: 16, uppercase: true))"
   }
 
-  private mutating func parseValue() throws(SyntaxError) -> JSONNode {
+  private mutating func parseValue() throws(SyntaxError) -> Builder.Value {
     guard offset < bytes.count else {
       throw fail("The \(subject) ends where a value should be: it is truncated.")
     }
@@ -167,18 +279,18 @@ struct JSONReader: ~Copyable {
     switch bytes[offset] {
     case UInt8(ascii: "{"): return try parseObject()
     case UInt8(ascii: "["): return try parseArray()
-    case UInt8(ascii: "\""): return JSONNode(kind: .string(try parseString()), location: start)
+    case UInt8(ascii: "\""): return Builder.string(try parseString(), at: start)
     case UInt8(ascii: "t"):
       try literal("true")
-      return JSONNode(kind: .bool(true), location: start)
+      return Builder.bool(true, at: start)
     case UInt8(ascii: "f"):
       try literal("false")
-      return JSONNode(kind: .bool(false), location: start)
+      return Builder.bool(false, at: start)
     case UInt8(ascii: "n"):
       try literal("null")
-      return JSONNode(kind: .null, location: start)
+      return Builder.null(at: start)
     case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-      return JSONNode(kind: .number(try parseNumber()), location: start)
+      return Builder.number(try parseNumber(), at: start)
     default:
       throw fail("Expected a value, found \(describeNext()).")
     }
@@ -203,11 +315,12 @@ struct JSONReader: ~Copyable {
 
   private mutating func enter() throws(SyntaxError) {
     depth += 1
-    guard depth <= Self.maximumDepth else {
+    guard depth <= JSONReader.maximumDepth else {
       throw fail(
         subject == "file"
-          ? "Arrays and objects nest more than \(Self.maximumDepth) levels deep here: flatten the chart, or split it into included files."
-          : "Arrays and objects nest deeper than the limit of \(Self.maximumDepth) levels here.")
+          ? "Arrays and objects nest more than \(JSONReader.maximumDepth) levels deep here: flatten the chart, or split it into included files."
+          : "Arrays and objects nest deeper than the limit of \(JSONReader.maximumDepth) levels here."
+      )
     }
   }
 
@@ -221,97 +334,75 @@ struct JSONReader: ~Copyable {
       location: start)
   }
 
-  private mutating func parseArray() throws(SyntaxError) -> JSONNode {
+  private mutating func parseArray() throws(SyntaxError) -> Builder.Value {
     let start = location
-    try enter()
-    advance()
-    var elements: [JSONNode] = []
-    skipWhitespace()
-    if offset < bytes.count, bytes[offset] == UInt8(ascii: "]") {
-      advance()
-      depth -= 1
-      return JSONNode(kind: .array(elements), location: start)
+    var elements: [Builder.Value] = []
+    try container("array", closing: "]", at: start) { reader throws(SyntaxError) in
+      elements.append(try reader.parseValue())
     }
-    while true {
-      skipWhitespace()
-      guard offset < bytes.count else {
-        throw unclosed("array", "]", at: start)
-      }
-      elements.append(try parseValue())
-      skipWhitespace()
-      guard offset < bytes.count else {
-        throw unclosed("array", "]", at: start)
-      }
-      if bytes[offset] == UInt8(ascii: ",") {
-        advance()
-        continue
-      }
-      guard bytes[offset] == UInt8(ascii: "]") else {
-        throw fail("Expected ',' or ']' in an array, found \(describeNext()).")
-      }
-      advance()
-      depth -= 1
-      return JSONNode(kind: .array(elements), location: start)
-    }
+    return Builder.array(elements, at: start)
   }
 
-  private mutating func parseObject() throws(SyntaxError) -> JSONNode {
+  private mutating func parseObject() throws(SyntaxError) -> Builder.Value {
     let start = location
+    var members = Builder.emptyMembers()
+    try container("object", closing: "}", at: start) { reader throws(SyntaxError) in
+      guard reader.bytes[reader.offset] == UInt8(ascii: "\"") else {
+        throw reader.fail("Expected a key in double quotes, found \(reader.describeNext()).")
+      }
+      let keyLocation = reader.location
+      let key = try reader.parseString()
+      guard !Builder.contains(key, in: &members) else {
+        throw SyntaxError(
+          message: "The key \"\(JSONReader.clipped(key))\" appears twice in one object: keep one.",
+          location: keyLocation)
+      }
+      reader.skipWhitespace()
+      guard reader.offset < reader.bytes.count, reader.bytes[reader.offset] == UInt8(ascii: ":")
+      else {
+        throw reader.fail(
+          "Expected ':' after the key \"\(JSONReader.clipped(key))\", found \(reader.describeNext())."
+        )
+      }
+      reader.advance()
+      reader.skipWhitespace()
+      Builder.add(key, at: keyLocation, try reader.parseValue(), to: &members)
+    }
+    return Builder.object(members, at: start)
+  }
+
+  /// Reads an array's elements or an object's members, from its opening bracket to its
+  /// closing one: `item` reads one at a time (after whitespace, before the end of the text),
+  /// then a ',' or the closing bracket must follow.
+  private mutating func container(
+    _ what: String, closing: Character, at start: SourceLocation,
+    item: (inout Self) throws(SyntaxError) -> Void
+  ) throws(SyntaxError) {
+    let close = UInt8(ascii: closing.unicodeScalars.first!)
     try enter()
     advance()
-    var members: [JSONNode.Member] = []
-    // Duplicates are found by a scan while the object is small, which most are.
-    var keys: Set<String> = []
     skipWhitespace()
-    if offset < bytes.count, bytes[offset] == UInt8(ascii: "}") {
+    if offset < bytes.count, bytes[offset] == close {
       advance()
       depth -= 1
-      return JSONNode(kind: .object(members), location: start)
+      return
     }
     while true {
       skipWhitespace()
-      guard offset < bytes.count else {
-        throw unclosed("object", "}", at: start)
-      }
-      guard bytes[offset] == UInt8(ascii: "\"") else {
-        throw fail("Expected a key in double quotes, found \(describeNext()).")
-      }
-      let keyLocation = location
-      let key = try parseString()
-      let isDuplicate: Bool
-      if members.count < 16 {
-        isDuplicate = members.contains { $0.key == key }
-      } else {
-        if keys.isEmpty { keys = Set(members.map(\.key)) }
-        isDuplicate = !keys.insert(key).inserted
-      }
-      guard !isDuplicate else {
-        throw SyntaxError(
-          message: "The key \"\(Self.clipped(key))\" appears twice in one object: keep one.",
-          location: keyLocation)
-      }
+      guard offset < bytes.count else { throw unclosed(what, closing, at: start) }
+      try item(&self)
       skipWhitespace()
-      guard offset < bytes.count, bytes[offset] == UInt8(ascii: ":") else {
-        throw fail("Expected ':' after the key \"\(Self.clipped(key))\", found \(describeNext()).")
-      }
-      advance()
-      skipWhitespace()
-      let value = try parseValue()
-      members.append(JSONNode.Member(key: key, keyLocation: keyLocation, value: value))
-      skipWhitespace()
-      guard offset < bytes.count else {
-        throw unclosed("object", "}", at: start)
-      }
+      guard offset < bytes.count else { throw unclosed(what, closing, at: start) }
       if bytes[offset] == UInt8(ascii: ",") {
         advance()
         continue
       }
-      guard bytes[offset] == UInt8(ascii: "}") else {
-        throw fail("Expected ',' or '}' in an object, found \(describeNext()).")
+      guard bytes[offset] == close else {
+        throw fail("Expected ',' or '\(closing)' in an \(what), found \(describeNext()).")
       }
       advance()
       depth -= 1
-      return JSONNode(kind: .object(members), location: start)
+      return
     }
   }
 
@@ -475,7 +566,7 @@ struct JSONReader: ~Copyable {
     offset = index
     guard let value = Double(text), value.isFinite else {
       throw SyntaxError(
-        message: "The number \(Self.clipped(text)) is too large for a Double.",
+        message: "The number \(JSONReader.clipped(text)) is too large for a Double.",
         location: startLocation)
     }
     return value

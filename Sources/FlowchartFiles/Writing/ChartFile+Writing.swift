@@ -55,7 +55,7 @@ public struct ChartWritingError: Error, Sendable, Hashable, CustomStringConverti
   public var character: Unicode.Scalar
 
   /// Creates the error of `character` in `attribute` of `element`, in the state `stateName`.
-  public init(
+  package init(
     stateName: String?, element: String, attribute: String, character: Unicode.Scalar
   ) {
     self.stateName = stateName
@@ -264,6 +264,23 @@ struct TextWriter {
     line("]" + comma)
   }
 
+  /// A state's object: `fields` on one line, or, with `blocks`, one field a line and then
+  /// what `blocks` writes (its blocks, the last without a comma).
+  mutating func jsonObject(
+    _ fields: [String], comma: String, blocks: ((inout Self) -> Void)? = nil
+  ) {
+    guard let blocks else {
+      line("{" + fields.joined(separator: ", ") + "}" + comma)
+      return
+    }
+    line("{")
+    indent += 1
+    for field in fields { line(field + ",") }
+    blocks(&self)
+    indent -= 1
+    line("}" + comma)
+  }
+
   mutating func jsonNode(_ node: ChartNode, last: Bool) {
     guard node.modifiers.isEmpty else {
       jsonModifiedNode(node, last: last)
@@ -289,7 +306,7 @@ struct TextWriter {
         fields.append("\"store\": [\(stores.joined(separator: ", "))]")
       }
       if let failure = action.failure { fields.append("\"fail\": \(Self.quoted(failure))") }
-      line("{" + fields.joined(separator: ", ") + "}" + comma)
+      jsonObject(fields, comma: comma)
     case .condition(let condition):
       fields.append("\"condition\": \(Self.quoted(condition.name))")
       if condition.isFinal { fields.append("\"final\": true") }
@@ -297,17 +314,17 @@ struct TextWriter {
       case .handler(let run): fields.append("\"run\": \(Self.quoted(run))")
       case .test(let test): fields.append("\"test\": \(Self.jsonTest(test))")
       }
-      guard condition.yes != nil || condition.no != nil else {
-        line("{" + fields.joined(separator: ", ") + "}" + comma)
-        return
-      }
-      line("{")
-      indent += 1
-      for field in fields { line(field + ",") }
-      if let yes = condition.yes { jsonBlock(key: "yes", yes, last: condition.no == nil) }
-      if let no = condition.no { jsonBlock(key: "no", no, last: true) }
-      indent -= 1
-      line("}" + comma)
+      let hasBlocks = condition.yes != nil || condition.no != nil
+      jsonObject(
+        fields, comma: comma,
+        blocks: !hasBlocks
+          ? nil
+          : { writer in
+            if let yes = condition.yes {
+              writer.jsonBlock(key: "yes", yes, last: condition.no == nil)
+            }
+            if let no = condition.no { writer.jsonBlock(key: "no", no, last: true) }
+          })
     case .multipleCondition(let condition):
       fields.append("\"multipleCondition\": \(Self.quoted(condition.name))")
       if condition.isFinal { fields.append("\"final\": true") }
@@ -315,16 +332,11 @@ struct TextWriter {
       case .handler(let run): fields.append("\"run\": \(Self.quoted(run))")
       case .value(let path): fields.append("\"value\": \(Self.quoted(path))")
       }
-      guard let exits = condition.exits else {
-        line("{" + fields.joined(separator: ", ") + "}" + comma)
-        return
-      }
-      line("{")
-      indent += 1
-      for field in fields { line(field + ",") }
-      jsonExits(exits, last: true)
-      indent -= 1
-      line("}" + comma)
+      jsonObject(
+        fields, comma: comma,
+        blocks: condition.exits.map { exits in
+          { writer in writer.jsonExits(exits, last: true) }
+        })
     case .dispatch(let dispatch):
       line("{")
       indent += 1
@@ -361,7 +373,7 @@ struct TextWriter {
       case .handler(let run): fields.append("\"run\": \(Self.quoted(run))")
       case .store(let path): fields.append("\"storeAt\": \(Self.quoted(path))")
       }
-      line("{" + fields.joined(separator: ", ") + "}" + comma)
+      jsonObject(fields, comma: comma)
     case .subflow(let subflow):
       fields.append("\"subflow\": \(Self.quoted(subflow.name))")
       if subflow.isFinal { fields.append("\"final\": true") }
@@ -370,22 +382,16 @@ struct TextWriter {
       if let name = subflow.mapping { fields.append("\"mapping\": \(Self.quoted(name))") }
       switch subflow.exits {
       case .none:
-        line("{" + fields.joined(separator: ", ") + "}" + comma)
+        jsonObject(fields, comma: comma)
       case .yesNo(let yes, let no):
-        line("{")
-        indent += 1
-        for field in fields { line(field + ",") }
-        jsonBlock(key: "yes", yes, last: false)
-        jsonBlock(key: "no", no, last: true)
-        indent -= 1
-        line("}" + comma)
+        jsonObject(fields, comma: comma) { writer in
+          writer.jsonBlock(key: "yes", yes, last: false)
+          writer.jsonBlock(key: "no", no, last: true)
+        }
       case .keyed(let exits):
-        line("{")
-        indent += 1
-        for field in fields { line(field + ",") }
-        jsonExits(exits, last: true)
-        indent -= 1
-        line("}" + comma)
+        jsonObject(fields, comma: comma) { writer in
+          writer.jsonExits(exits, last: true)
+        }
       }
     case .map(let map):
       fields.append("\"map\": \(Self.quoted(map.name))")
@@ -399,14 +405,11 @@ struct TextWriter {
       switch map.chart {
       case .file(let path):
         fields.append("\"chart\": \(Self.quoted(path))")
-        line("{" + fields.joined(separator: ", ") + "}" + comma)
+        jsonObject(fields, comma: comma)
       case .states(let states):
-        line("{")
-        indent += 1
-        for field in fields { line(field + ",") }
-        jsonBlock(key: "states", states, last: true)
-        indent -= 1
-        line("}" + comma)
+        jsonObject(fields, comma: comma) { writer in
+          writer.jsonBlock(key: "states", states, last: true)
+        }
       }
     }
   }
@@ -538,6 +541,18 @@ struct TextWriter {
     line("</\(name)>")
   }
 
+  /// A multiple condition's or a keyed subflow's exits: `<case key="…">` blocks and a
+  /// `<default>`.
+  mutating func xmlExits(_ exits: [ChartExit]) {
+    for exit in exits {
+      if let key = exit.key {
+        xmlBlock("case", [("key", key)], exit.states)
+      } else {
+        xmlBlock("default", [], exit.states)
+      }
+    }
+  }
+
   mutating func xmlBlock(_ name: String, _ attributes: [(String, String?)], _ nodes: [ChartNode]) {
     xmlElement(name, attributes, isEmpty: nodes.isEmpty) { writer in
       for node in nodes { writer.xmlNode(node) }
@@ -586,14 +601,7 @@ struct TextWriter {
       case .value(let path): attributes.append(("value", path))
       }
       xmlElement("multipleCondition", attributes, isEmpty: condition.exits?.isEmpty ?? true) {
-        writer in
-        for exit in condition.exits ?? [] {
-          if let key = exit.key {
-            writer.xmlBlock("case", [("key", key)], exit.states)
-          } else {
-            writer.xmlBlock("default", [], exit.states)
-          }
-        }
+        writer in writer.xmlExits(condition.exits ?? [])
       }
     case .dispatch(let dispatch):
       let attributes = [
@@ -637,13 +645,7 @@ struct TextWriter {
         }
       case .keyed(let exits):
         xmlElement("subflow", attributes, isEmpty: exits.isEmpty) { writer in
-          for exit in exits {
-            if let key = exit.key {
-              writer.xmlBlock("case", [("key", key)], exit.states)
-            } else {
-              writer.xmlBlock("default", [], exit.states)
-            }
-          }
+          writer.xmlExits(exits)
         }
       }
     case .map(let map):
