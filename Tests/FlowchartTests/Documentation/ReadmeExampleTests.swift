@@ -35,7 +35,7 @@ struct ReadmeExampleTests {
 
 /// The package's folder, where README.md is.
 private let packageFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-  .deletingLastPathComponent().deletingLastPathComponent()
+  .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
 /// Each Markdown table of `text`, as rows of trimmed cells.
 private func markdownTables(in text: String) -> [[[String]]] {

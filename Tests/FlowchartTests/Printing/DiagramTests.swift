@@ -249,7 +249,7 @@ struct DiagramTests {
 
   @Test func readmeShowsTheHealthWorkflowsMermaidTextUnedited() throws {
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-      .deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
     let start = try #require(readme.range(of: "```mermaid\n"), "README.md has no Mermaid block")
     let end = try #require(readme[start.upperBound...].range(of: "```\n"))

@@ -73,7 +73,7 @@ struct DiagramKindsTests {
     }
     let article = try String(
       contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../../Sources/Flowchart/Documentation.docc/Diagrams.md"),
+        .appendingPathComponent("../../../Sources/Flowchart/Documentation.docc/Diagrams.md"),
       encoding: .utf8)
     let marker = "print(checkout.mermaidDescription)\n```\n\n```text\n"
     let start = try #require(article.range(of: marker), "Diagrams.md has no checkout example")
