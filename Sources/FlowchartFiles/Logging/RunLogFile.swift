@@ -15,7 +15,7 @@ import Foundation
 /// Each line of the file is a ``Record``:
 ///
 /// ```json
-/// {"flow":0,"line":5,"state":"Lift weights","text":"  0.300s  'Lift weights' decided done in 0.300s","time":0.3}
+/// {"flow":0,"line":5,"state":"Lift weights","text":"  0.300s  'Lift weights' finished in 0.300s","time":0.3}
 /// {"line":6,"text":"            log: [] → [\"lifted weights\"]"}
 /// ```
 ///
