@@ -191,6 +191,13 @@ final class EventDetails: Sendable {
 /// those no other callback names: attempts, retries and catches of a modified state,
 /// branches that failed, were skipped or were cancelled, waiting for input, pausing and
 /// resuming. For an event that another callback names too, ``didReport`` is called first.
+///
+/// An observer is not generic: one type serves every chart, whatever its context, so write
+/// `RunObserver(…)`, not `RunObserver<Order>(…)` ("cannot specialize non-generic type").
+/// Its callbacks see ``RunEvent``s, which name the state and what it decided, not the
+/// context. To read the context, await the handle's ``RunHandle/result`` (its
+/// ``RunResult/context``), start the run with `isLogged: true` (the ``RunHandle/log`` shows
+/// the properties each state changed), or have the states' code record what you watch.
 public struct RunObserver: Sendable {
   /// Called with each ``RunEvent/Kind/stateEntered`` event, before the state's code runs.
   public var willEnterState: @Sendable (RunEvent) -> Void
