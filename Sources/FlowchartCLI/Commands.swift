@@ -162,8 +162,9 @@ func counted(_ count: Int, _ noun: String) -> String {
 }
 
 /// The error a stand-in throws for a condition or multiple condition whose code the tool
-/// does not have.
-struct CodeNeeded: Error, CustomStringConvertible {
+/// does not have: a clause of the tool's own, so the run error tells it as its cause
+/// (`The run stopped at condition 'Approved?' (…): the command line has no code for …`).
+struct CodeNeeded: SelfExplainingError {
   /// The handler the file names, and the state that needs it.
   var request: HandlerRequest
 

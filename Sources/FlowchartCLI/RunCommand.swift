@@ -112,10 +112,27 @@ extension Tool {
       outcome.complain("Error: \(stepLimitMessage(error, limit: stepLimit))")
       outcome.exitCode = .failure
     case .failure(let error):
-      outcome.complain("Error: \(error)")
+      outcome.complain("Error: \(failureMessage(error))")
       outcome.exitCode = .failure
     }
     return outcome
+  }
+
+  /// What `flowchart run` says of a failed run: the run error, except that a waiting state
+  /// of the chart, which a run without `--send` cannot feed, gets the tool's advice, not the
+  /// library's (`chart.start(with:)` and `handle.send(_:to:)` are nothing a command line
+  /// can call).
+  static func failureMessage(_ error: RunError) -> String {
+    let message = error.description
+    guard let wait = error.underlyingError as? WaitOutsideLiveRun, !wait.isNested,
+      wait.received == nil
+    else { return message }
+    let name = wait.stateName
+    return message.replacingOccurrences(
+      of: wait.description,
+      with:
+        "it waits for a value sent from outside: give it one with --send '\(name)=<json>', as in --send '\(name)=true'"
+    )
   }
 
   /// What `flowchart run` says when the run reached its step limit: the core's reason (the

@@ -60,21 +60,21 @@ struct RunLogFileTests {
       records.map(\.text) == [
         "  0.000s  run started at 'Pick'",
         "  0.000s  entered 'Pick'",
-        "  0.000s  'Pick' decided done in 0.000s",
+        "  0.000s  'Pick' finished in 0.000s",
         #"            items: [] → ["tea"]"#,
         "  0.000s  entered 'Pack'",
         "  0.000s  'Pack' started its branches",
         "  0.000s  [1] branch 1 of 'Pack' started",
         "  0.000s  [1] entered 'Wrap'",
-        "  0.000s  [1] 'Wrap' decided done in 0.000s",
+        "  0.000s  [1] 'Wrap' finished in 0.000s",
         #"            items: ["tea"] → ["tea", "wrapped"]"#,
         "  0.000s  [1] branch 1 of 'Pack' ended",
         "  0.000s  'Pack' joined its branches",
-        "  0.000s  'Pack' decided done in 0.000s",
+        "  0.000s  'Pack' finished in 0.000s",
         #"            items: ["tea"] → ["tea", "wrapped"]"#,
         "  0.000s  entered 'Ship'",
-        "  0.000s  'Ship' decided done in 0.000s",
-        "  0.000s  run finished at 'Ship' deciding done, after 4 states",
+        "  0.000s  'Ship' finished in 0.000s",
+        "  0.000s  run finished at 'Ship', after 4 states",
       ])
     #expect(records[7].flow == 1)
     #expect(records[7].state == "Wrap")

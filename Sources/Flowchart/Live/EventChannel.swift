@@ -396,6 +396,9 @@ protocol EventSource: AnyObject, Sendable {
   func kind(of record: EventRecord, payload: RunEvent.Kind?) -> RunEvent.Kind
   /// The name of the state `state`.
   func stateName(of state: Int32) -> String
+  /// The name of branch `branch` (from zero) of the dispatch `dispatch`, or `nil` when it
+  /// has none.
+  func branchName(ofDispatch dispatch: Int32, branch: Int) -> String?
 }
 
 extension EventSource {

@@ -100,30 +100,50 @@ public struct RunEvent: Sendable, CustomStringConvertible {
   }
 
   /// `0.000412s #2 'Lift weights' entered`: the time, the state and what happened, with
-  /// the flow when it is a branch's.
+  /// the flow when it is a branch's. A branch with a name is named (`branch 'Stock'
+  /// started`); one without is numbered from 1 (`branch 2 started`).
   public var description: String {
     let place = state.map { "\($0) \(DisplayText.quoted(name: stateName))" } ?? "-"
     let flowText = flow == 0 ? "" : " [flow \(flow)]"
-    return "\(time) \(place)\(flowText) \(kind)"
+    return "\(time) \(place)\(flowText) \(kind.description(branch: branchText))"
+  }
+
+  /// The branch (its position from zero) of the event's dispatch, as messages show it:
+  /// `branch 'Stock'` when it has a name, `branch 2` otherwise.
+  func branchText(_ index: Int) -> String {
+    guard record.state >= 0,
+      let name = details.source.branchName(ofDispatch: record.state, branch: index)
+    else { return "branch \(index + 1)" }
+    return "branch \(DisplayText.quoted(name: name))"
   }
 }
 
 extension RunEvent.Kind: CustomStringConvertible {
-  /// `entered`, `decided yes`, `failed: …`, `branch 1 started`, …
+  /// `entered`, `decided yes`, `finished`, `failed: …`, `branch 1 started`, …
+  ///
+  /// A state that decides ``Decision/done`` (an action, a dispatch, a wait…) `finished`; a
+  /// condition `decided yes` or `decided no`. A kind does not know its branch's name, so a
+  /// branch is numbered from 1 here; ``RunEvent/description`` names it.
   public var description: String {
+    description(branch: { "branch \($0 + 1)" })
+  }
+
+  /// The description, with `branch` wording a branch (its position from zero).
+  func description(branch: (Int) -> String) -> String {
     switch self {
     case .runStarted: "run started"
     case .stateEntered: "entered"
-    case .stateDecided(let decision): "decided \(decision)"
+    case .stateDecided(let decision): decision == .done ? "finished" : "decided \(decision)"
     case .stateFailed(let error): "failed (\(error.kind))"
     case .dispatchStarted: "dispatch started"
-    case .branchStarted(let index): "branch \(index + 1) started"
-    case .branchEnded(let index): "branch \(index + 1) ended"
+    case .branchStarted(let index): "\(branch(index)) started"
+    case .branchEnded(let index): "\(branch(index)) ended"
     case .dispatchJoined: "dispatch joined"
     case .waitingForInput: "waiting for input"
     case .paused: "paused"
     case .resumed: "resumed"
-    case .runFinished(let decision): "run finished: \(decision)"
+    case .runFinished(let decision):
+      decision == .done ? "run finished" : "run finished: \(decision)"
     case .runFailed(let error): "run failed (\(error.kind))"
     case .attemptFailed(let attempt, let reason): "attempt \(attempt) failed: \(reason)"
     case .retrying(let attempt, let delay):
@@ -131,9 +151,9 @@ extension RunEvent.Kind: CustomStringConvertible {
     case .caught(let reason, _, let targetName):
       "caught \(reason), going to \(DisplayText.quoted(name: targetName))"
     case .branchFailed(let index, let error):
-      "branch \(index + 1) failed (\(error.kind)), tolerated"
-    case .branchSkipped(let index): "branch \(index + 1) skipped"
-    case .branchCancelled(let index): "branch \(index + 1) cancelled"
+      "\(branch(index)) failed (\(error.kind)), tolerated"
+    case .branchSkipped(let index): "\(branch(index)) skipped"
+    case .branchCancelled(let index): "\(branch(index)) cancelled"
     }
   }
 }
@@ -171,6 +191,13 @@ final class EventDetails: Sendable {
 /// those no other callback names: attempts, retries and catches of a modified state,
 /// branches that failed, were skipped or were cancelled, waiting for input, pausing and
 /// resuming. For an event that another callback names too, ``didReport`` is called first.
+///
+/// An observer is not generic: one type serves every chart, whatever its context, so write
+/// `RunObserver(…)`, not `RunObserver<Order>(…)` ("cannot specialize non-generic type").
+/// Its callbacks see ``RunEvent``s, which name the state and what it decided, not the
+/// context. To read the context, await the handle's ``RunHandle/result`` (its
+/// ``RunResult/context``), start the run with `isLogged: true` (the ``RunHandle/log`` shows
+/// the properties each state changed), or have the states' code record what you watch.
 public struct RunObserver: Sendable {
   /// Called with each ``RunEvent/Kind/stateEntered`` event, before the state's code runs.
   public var willEnterState: @Sendable (RunEvent) -> Void

@@ -9,7 +9,7 @@
 /// ```swift
 /// let handle = chart.start(with: Subject(isWillingToExercise: true, isInjured: false))
 /// handle.pause()  // takes effect at the next state boundary
-/// print(handle.positions)  // where the run's flows are
+/// print(handle.positionNames)  // where the run's flows are: ["Lift weights"]
 /// handle.resume()
 /// let result = try await handle.result
 /// ```
@@ -68,7 +68,14 @@ public struct RunHandle<Context: Sendable>: Sendable {
   /// The states the run's flows are at, the top-level flow's first, then its running
   /// dispatch branches' in the order they started: the state each is running, or the one
   /// it is paused before. Empty before the run's first state and once it has ended.
+  ///
+  /// A ``StateID`` prints as its number (`[#4]`); to show where the run is, print
+  /// ``positionNames``.
   public var positions: [StateID] { run.positions }
+
+  /// The names of the states in ``positions``, in the same order, read at once with them:
+  /// what a message or a log shows (`["Reserve stock", "Charge the card"]`).
+  public var positionNames: [String] { run.names(of: run.positions) }
 
   /// Sends `value` to the waiting state (a ``Wait``) named `stateName`.
   ///

@@ -12,7 +12,7 @@
 ///   0.000s  entered 'Willing to exercise?'
 ///   0.000s  'Willing to exercise?' decided yes in 0.000s
 ///   0.000s  entered 'Lift weights'
-///   0.300s  'Lift weights' decided done in 0.300s
+///   0.300s  'Lift weights' finished in 0.300s
 ///             log: [] → ["lifted weights"]
 ///   0.300s  entered 'Do sit-ups'
 ///   0.400s  'Do sit-ups' failed in 0.100s (cancelled): The run was cancelled while in …
@@ -121,16 +121,21 @@ public struct RunLog: Sendable, CustomStringConvertible {
     switch event.kind {
     case .runStarted: text = "run started at \(name)"
     case .stateEntered: text = "entered \(name)"
-    case .stateDecided(let decision): text = "\(name) decided \(decision)\(took)"
+    case .stateDecided(let decision):
+      text =
+        decision == .done ? "\(name) finished\(took)" : "\(name) decided \(decision)\(took)"
     case .stateFailed(let error): text = "\(name) failed\(took) (\(error.kind)): \(error.reason)"
     case .dispatchStarted: text = "\(name) started its branches"
-    case .branchStarted(let index): text = "branch \(index + 1) of \(name) started"
-    case .branchEnded(let index): text = "branch \(index + 1) of \(name) ended"
+    case .branchStarted(let index): text = "\(event.branchText(index)) of \(name) started"
+    case .branchEnded(let index): text = "\(event.branchText(index)) of \(name) ended"
     case .dispatchJoined: text = "\(name) joined its branches"
     case .waitingForInput: text = "\(name) waits for input"
     case .paused: text = "paused before \(name)"
     case .resumed: text = "resumed before \(name)"
-    case .runFinished(let decision): text = "run finished at \(name) deciding \(decision)"
+    case .runFinished(let decision):
+      text =
+        decision == .done
+        ? "run finished at \(name)" : "run finished at \(name) deciding \(decision)"
     case .runFailed(let error):
       text =
         event.state == nil ? "run failed (\(error.kind))" : "run failed at \(name) (\(error.kind))"
@@ -143,11 +148,11 @@ public struct RunLog: Sendable, CustomStringConvertible {
         "\(name) failed\(took), caught: \(reason); going to \(DisplayText.quoted(name: targetName))"
     case .branchFailed(let index, let error):
       text =
-        "branch \(index + 1) of \(name) failed (\(error.kind)), tolerated: \(error.reason)"
+        "\(event.branchText(index)) of \(name) failed (\(error.kind)), tolerated: \(error.reason)"
     case .branchSkipped(let index):
-      text = "branch \(index + 1) of \(name) skipped: a prerequisite did not succeed"
+      text = "\(event.branchText(index)) of \(name) skipped: a prerequisite did not succeed"
     case .branchCancelled(let index):
-      text = "branch \(index + 1) of \(name) cancelled: the quorum was met"
+      text = "\(event.branchText(index)) of \(name) cancelled: the quorum was met"
     }
     let time = seconds(event.time)
     let padded = String(repeating: " ", count: max(0, 8 - time.count)) + time
@@ -170,12 +175,12 @@ public struct RunLog: Sendable, CustomStringConvertible {
     let before = Array(Mirror(reflecting: old).children)
     let after = Array(Mirror(reflecting: new).children)
     guard !before.isEmpty, before.count == after.count else {
-      let (oldText, newText) = (String(reflecting: old), String(reflecting: new))
+      let (oldText, newText) = (DisplayText.value(old), DisplayText.value(new))
       return oldText == newText ? [] : ["context: \(oldText) → \(newText)"]
     }
     var changes: [String] = []
     for (index, (first, second)) in zip(before, after).enumerated() {
-      let (oldText, newText) = (String(reflecting: first.value), String(reflecting: second.value))
+      let (oldText, newText) = (DisplayText.value(first.value), DisplayText.value(second.value))
       if oldText != newText {
         changes.append("\(first.label ?? "\(index)"): \(oldText) → \(newText)")
       }
@@ -211,7 +216,7 @@ extension RunLog {
     /// The line's position among all the lines of the run, from 1: a sink can tell a gap
     /// from it, and a log's ``RunLog/droppedLineCount`` counts the lines before its first.
     public let number: Int
-    /// The line as the log shows it: `  0.300s  'Lift weights' decided done in 0.300s`.
+    /// The line as the log shows it: `  0.300s  'Lift weights' finished in 0.300s`.
     public let text: String
     /// The event the line reports, or `nil` for a line that shows a property of the
     /// context a decision changed (`            sets: 0 → 3`).

@@ -93,24 +93,33 @@ final class InputSlot: Sendable {
   }
 }
 
-/// What a waiting state throws when nothing can feed it.
-struct WaitOutsideLiveRun: Error, CustomStringConvertible {
-  let stateName: String
-  var received: String? = nil
+/// What a waiting state throws when nothing can feed it: a clause of the package's own, so a
+/// run error tells it as its cause (`The run stopped at waiting state 'Approval' (…): it
+/// waits for a value sent from outside, …`).
+package struct WaitOutsideLiveRun: SelfExplainingError {
+  /// The waiting state's name.
+  package let stateName: String
+  /// The type of a value the state received that is not of the type it waits for.
+  package var received: String? = nil
   /// Whether the state is in the chart of a subflow or a map of a live run, whose handle
   /// addresses only the states of its own chart.
-  var isNested = false
+  package var isNested = false
 
-  var description: String {
+  /// What the description advises a run that no one can send a value to; a front end with
+  /// its own way to send one (the tool's `--send`) puts its own advice in its place.
+  package static let liveRunAdvice =
+    "start the run with `chart.start(with:)` and send the value with `handle.send(_:to:)`"
+
+  package var description: String {
     if isNested {
       return
-        "waiting state \(DisplayText.quoted(name: stateName)) is in the chart of a subflow or a map, and a live run feeds only the waiting states of its own chart (those `handle.send(_:to:)` can name): move the Wait into the outer chart, and pass the value to the inner chart in its context"
+        "it is in the chart of a subflow or a map, and a live run feeds only the waiting states of its own chart (those `handle.send(_:to:)` can name): move the Wait into the outer chart, and pass the value to the inner chart in its context"
     }
     if let received {
-      return "waiting state \(DisplayText.quoted(name: stateName)) received a \(received)"
+      return "it received a \(received), which is not the type it waits for"
     }
     return
-      "waiting state \(DisplayText.quoted(name: stateName)) waits for a value sent from outside: start the run with `chart.start(with:)` and send it with `handle.send(_:to:)`"
+      "it waits for a value sent from outside, which only a live run can send: \(Self.liveRunAdvice)"
   }
 }
 

@@ -44,6 +44,13 @@ enum DisplayText {
     return isPlainKey(text) ? text : literal(text)
   }
 
+  /// A stored value as the run log shows it: `String(reflecting:)` of the value, with every
+  /// level of `Optional` removed as a key's is (`Optional(true)` shows `true`,
+  /// `Optional("Ada")` shows `"Ada"`), and `nil` when one of them holds none.
+  static func value<Value>(_ value: Value) -> String {
+    guard let unwrapped = unwrapped(value) else { return "nil" }
+    return String(reflecting: unwrapped)
+  }
   /// The text of a state's name: the name itself, or a string literal when it is empty,
   /// starts or ends with whitespace, starts with `"` or needs an escape.
   static func name(_ name: String) -> String {

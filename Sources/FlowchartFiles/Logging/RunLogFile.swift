@@ -1,9 +1,9 @@
 import Flowchart
 import Foundation
 
-/// A ``Flowchart/RunLogSink`` that writes each line of a live run's log to a file as it
+/// A `RunLogSink` (from the Flowchart module) that writes each line of a live run's log to a file as it
 /// happens, one JSON object per line ("JSON lines"), so that a run of any length keeps its
-/// whole log on disk while its ``Flowchart/RunHandle/log`` keeps only the newest lines.
+/// whole log on disk while its handle's `log` keeps only the newest lines.
 ///
 /// ```swift
 /// let file = try RunLogFile(writingTo: URL(fileURLWithPath: "run.jsonl"))
@@ -15,7 +15,7 @@ import Foundation
 /// Each line of the file is a ``Record``:
 ///
 /// ```json
-/// {"flow":0,"line":5,"state":"Lift weights","text":"  0.300s  'Lift weights' decided done in 0.300s","time":0.3}
+/// {"flow":0,"line":5,"state":"Lift weights","text":"  0.300s  'Lift weights' finished in 0.300s","time":0.3}
 /// {"line":6,"text":"            log: [] → [\"lifted weights\"]"}
 /// ```
 ///

@@ -142,7 +142,7 @@ struct JSONChartBuilder {
     let allowed = Self.allowedKeys[kind] ?? []
     var fields: [String: JSONNode] = [:]
     for member in members where member.key != kind {
-      if allowed.contains(member.key) {
+      if allowed.contains(member.key) || (member.key == "isFinal" && allowed.contains("final")) {
         fields[member.key] = member.value
       } else if !Self.statementKeys.contains(member.key) && member.key != "$comment" {
         let list = allowed.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
@@ -153,7 +153,7 @@ struct JSONChartBuilder {
       }
     }
     guard let name = string(kindMember.value, what: "\"\(kind)\"") else { return nil }
-    let isFinal = bool(fields["final"], what: "\"final\"")
+    let isFinal = finalFlag(fields)
     switch kind {
     case "action":
       var stores: [ChartStore] = []
@@ -661,6 +661,20 @@ struct JSONChartBuilder {
     if case .bool(let value) = node.kind { return value }
     problems.malformed("\(what) takes true or false, not \(node.typeName).", at: node.location)
     return false
+  }
+
+  /// Whether a state is final: `"final"`, or `"isFinal"` as Swift spells it; both at once
+  /// must agree.
+  mutating func finalFlag(_ fields: [String: JSONNode]) -> Bool {
+    let final = fields["final"].map { bool($0, what: "\"final\"") }
+    guard let node = fields["isFinal"] else { return final ?? false }
+    let isFinal = bool(node, what: "\"isFinal\"")
+    if let final, final != isFinal {
+      problems.malformed(
+        "\"final\": \(final) and \"isFinal\": \(isFinal) disagree: they are the same key, so write one of them.",
+        at: node.location)
+    }
+    return isFinal
   }
 }
 

@@ -53,7 +53,8 @@ struct XMLChartBuilder {
     _ element: XMLElementNode, attributes allowed: Set<String>, text: Bool,
     children: Bool = true
   ) {
-    for name in element.attributes.keys.sorted() where !allowed.contains(name) {
+    for name in element.attributes.keys.sorted()
+    where !allowed.contains(name) && !(name == "isFinal" && allowed.contains("final")) {
       let list = allowed.filter { !$0.hasPrefix("xml") && !$0.hasPrefix("xsi") }.sorted()
       problems.malformed(
         "Unknown attribute '\(name)' on <\(element.name)>"
@@ -82,16 +83,18 @@ struct XMLChartBuilder {
     return value
   }
 
+  /// Whether a state is final: `final="…"`, or `isFinal="…"` as Swift spells it; both at once
+  /// must agree.
   mutating func isFinal(_ element: XMLElementNode) -> Bool {
-    switch element.attributes["final"] {
-    case nil, "false": return false
-    case "true": return true
-    case let value?:
+    let final = flag("final", of: element)
+    guard element.attributes["isFinal"] != nil else { return final }
+    let isFinal = flag("isFinal", of: element)
+    if element.attributes["final"] != nil, final != isFinal {
       problems.malformed(
-        "final=\"\(value)\" on <\(element.name)>: write final=\"true\" or final=\"false\".",
+        "final=\"\(final)\" and isFinal=\"\(isFinal)\" on <\(element.name)> disagree: they are the same attribute, so write one of them.",
         at: element.location)
-      return false
     }
+    return isFinal
   }
 
   /// `<outcomes mapsEveryEnd="…">` with its `<outcome value="…" state="…"/>` rules.

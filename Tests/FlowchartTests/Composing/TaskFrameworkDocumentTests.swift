@@ -258,7 +258,7 @@ struct TaskFrameworkDocumentTests {
     // Each event up to its cause: the run's failure names the state where it stopped.
     #expect(
       lines.map { $0.prefix(while: { $0 != "(" }) } == [
-        "[1] A: decided done", "[2] B: failed ", "Workflow AB+C: failed ", "B: run failed ",
+        "[1] A: finished", "[2] B: failed ", "Workflow AB+C: failed ", "B: run failed ",
       ])
   }
 

@@ -25,9 +25,9 @@ struct LiveEventDeliveryTests {
     for await event in events { lines.append(event.line) }
     var expected = ["Step 0: run started"]
     for step in 0..<2_000 {
-      expected += ["Step \(step): entered", "Step \(step): decided done"]
+      expected += ["Step \(step): entered", "Step \(step): finished"]
     }
-    expected.append("Step 1999: run finished: done")
+    expected.append("Step 1999: run finished")
     #expect(lines == expected)
   }
 
@@ -63,7 +63,7 @@ struct LiveEventDeliveryTests {
     var lines: [String] = []
     while let event = await events.next() { lines.append(event.line) }
     #expect(
-      lines == ["Step 49: entered", "Step 49: decided done", "Step 49: run finished: done"])
+      lines == ["Step 49: entered", "Step 49: finished", "Step 49: run finished"])
   }
 
   @Test func aReaderWaitingForAQuietRunGetsItsNextEvent() async throws {
@@ -85,8 +85,8 @@ struct LiveEventDeliveryTests {
     await opener.value
     #expect(
       lines == [
-        "Hold: decided done", "Last: entered", "Last: decided done",
-        "Last: run finished: done",
+        "Hold: finished", "Last: entered", "Last: finished",
+        "Last: run finished",
       ])
   }
 

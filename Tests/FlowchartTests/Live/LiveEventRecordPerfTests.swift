@@ -27,13 +27,13 @@ struct LiveEventRecordPerfTests {
     var all: [String] = []
     for await event in large { all.append(event.line) }
     _ = try await handle.result
-    var expected = ["Hold: run started", "Hold: entered", "Hold: decided done"]
-    for step in 0..<20 { expected += ["Step \(step): entered", "Step \(step): decided done"] }
-    expected.append("Step 19: run finished: done")
+    var expected = ["Hold: run started", "Hold: entered", "Hold: finished"]
+    for step in 0..<20 { expected += ["Step \(step): entered", "Step \(step): finished"] }
+    expected.append("Step 19: run finished")
     #expect(all == expected)
     var newest: [String] = []
     while let event = await small.next() { newest.append(event.line) }
-    #expect(newest == ["Step 19: decided done", "Step 19: run finished: done"])
+    #expect(newest == ["Step 19: finished", "Step 19: run finished"])
   }
 
   @Test func eventsWithPayloadsKeepThemAsTheRingWraps() async throws {
@@ -60,7 +60,7 @@ struct LiveEventRecordPerfTests {
     #expect(
       lines == [
         "Flaky: caught FlowchartTests.LiveEventRecordPerfTests.Broken(), going to 'End'",
-        "End: entered", "End: decided done", "End: run finished: done",
+        "End: entered", "End: finished", "End: run finished",
       ])
   }
 

@@ -110,6 +110,7 @@ struct LiveInputTests {
   /// A live run's handle addresses the states of its own chart: a Wait in a subflow's chart
   /// cannot be fed, and the run says so rather than fail with a bare `CancellationError`.
   @Test func aWaitInsideASubflowsChartFailsTheRunWithAnErrorThatSaysWhy() async throws {
+    let waitLine = #line + 2
     let inner = try Flowchart<Order> {
       Wait("Inner answer", for: String.self, isFinal: true) { $0.metadata = $1 }
     }
@@ -124,7 +125,7 @@ struct LiveInputTests {
     #expect(error.stateName == "Ask")
     #expect(
       error.description.contains(
-        "it threw waiting state 'Inner answer' is in the chart of a subflow or a map, and a live run feeds only the waiting states of its own chart"
+        "The run stopped at waiting state 'Inner answer' (FlowchartTests/LiveInputTests.swift:\(waitLine)): it is in the chart of a subflow or a map, and a live run feeds only the waiting states of its own chart"
       ))
     #expect(!error.description.contains("CancellationError"))
   }

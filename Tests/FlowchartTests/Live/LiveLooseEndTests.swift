@@ -112,8 +112,8 @@ struct LiveLooseEndTests {
         "Upload: run started", "Upload: entered",
         "Upload: attempt 1 failed: FlowchartTests.Glitch.transient",
         "Upload: attempt 2 after 5.000s", "Upload: paused", "Upload: resumed",
-        "Upload: decided done", "Done: entered", "Done: decided done",
-        "Done: run finished: done",
+        "Upload: finished", "Done: entered", "Done: finished",
+        "Done: run finished",
       ])
   }
 
@@ -228,8 +228,8 @@ struct LiveLooseEndTests {
     let lines = await second.allEventLines()
     #expect(
       lines == [
-        "Upload: run started", "Upload: entered", "Upload: decided done",
-        "Upload: run finished: done",
+        "Upload: run started", "Upload: entered", "Upload: finished",
+        "Upload: run finished",
       ])
     let result = try await second.result
     // The dispatch is not run again: the cancelled branch stays cancelled, its changes
@@ -305,7 +305,7 @@ struct LiveLooseEndTests {
       lines == [
         "Checks: run started", "Checks: entered", "Checks: dispatch started",
         "Checks: branch 1 failed (thrown error), tolerated", "Checks: dispatch joined",
-        "Checks: decided done", "Checks: run finished: done",
+        "Checks: finished", "Checks: run finished",
       ])
   }
 

@@ -50,11 +50,11 @@ struct LiveObserverTests {
       topLevel == [
         "Upload: run started", "Upload: entered",
         "Upload: attempt 1 failed: FlowchartTests.LiveObserverTests.Broken()",
-        "Upload: attempt 2 after 0.000s", "Upload: decided done", "Parse: entered",
+        "Upload: attempt 2 after 0.000s", "Upload: finished", "Parse: entered",
         "Parse: caught FlowchartTests.LiveObserverTests.Broken(), going to 'Work'", "Work: entered",
         "Work: dispatch started",
         "Work: branch 2 failed (thrown error), tolerated", "Work: branch 3 skipped",
-        "Work: dispatch joined", "Work: decided done", "Work: run finished: done",
+        "Work: dispatch joined", "Work: finished", "Work: run finished",
       ])
   }
 
@@ -70,7 +70,7 @@ struct LiveObserverTests {
     #expect(
       recorder.all == [
         "report Only: run started", "report Only: entered", "will enter Only",
-        "report Only: decided done", "did finish Only", "report Only: run finished: done",
+        "report Only: finished", "did finish Only", "report Only: run finished",
         "did finish run",
       ])
   }
@@ -94,7 +94,7 @@ struct LiveObserverTests {
     #expect(
       collected.map(\.line) == [
         "Pick: run started", "Pick: entered", "Pick: decided key(2)", "Two: entered",
-        "Two: decided done", "Two: run finished: done",
+        "Two: finished", "Two: run finished",
       ])
     #expect(collected.map(\.flow) == [0, 0, 0, 0, 0, 0])
     #expect(collected.map(\.state) == [0, 0, 0, 2, 2, 2].map { StateID($0) })

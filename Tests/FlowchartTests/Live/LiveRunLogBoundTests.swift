@@ -108,7 +108,7 @@ struct LiveRunLogBoundTests {
     #expect(log.lineCount == total)
     #expect(log.description.hasPrefix("… 499,954 earlier lines not kept\n"))
     #expect(log.description.split(separator: "\n").count == bound + 1)
-    #expect(log.lines.last == "100.000s  run finished at 'Stop' deciding done, after 200001 states")
+    #expect(log.lines.last == "100.000s  run finished at 'Stop', after 200001 states")
 
     let tally = sink.tally.withLock { $0 }
     // The sink received every line, numbered in order, before the result was available.
@@ -180,7 +180,7 @@ struct LiveRunLogBoundTests {
       seen.withLock { $0 } == [
         "  0.000s  run started at 'First'",
         "  0.000s  entered 'First'",
-        "  0.000s  'First' decided done in 0.000s",
+        "  0.000s  'First' finished in 0.000s",
         "            count: 0 → 1",
         "  0.000s  entered 'Look'",
       ])
@@ -287,8 +287,8 @@ struct LiveRunLogBoundTests {
       "\(handle.log)" == """
         … 6 earlier lines not kept
           0.300s  entered 'Do sit-ups'
-          1.550s  'Do sit-ups' decided done in 1.250s
-          1.550s  run finished at 'Do sit-ups' deciding done, after 3 states
+          1.550s  'Do sit-ups' finished in 1.250s
+          1.550s  run finished at 'Do sit-ups', after 3 states
         """)
     #expect(
       handle.log.summary == """

@@ -32,11 +32,11 @@ struct LiveRunTests {
     #expect(
       lines == [
         "Begin: run started",
-        "Begin: entered", "Begin: decided done",
+        "Begin: entered", "Begin: finished",
         "On?: entered", "On?: decided yes",
-        "Wait: entered", "Wait: decided done",
+        "Wait: entered", "Wait: finished",
         "Word?: entered", "Word?: decided key(go)",
-        "Go: entered", "Go: decided done",
+        "Go: entered", "Go: finished",
         "Still on?: entered", "Still on?: decided yes",
         "Grade: entered", "Grade: decided key(3)",
         "Grade: run finished: key(3)",
@@ -57,7 +57,7 @@ struct LiveRunTests {
     let lines = await handle.allEventLines()
     #expect(
       lines == [
-        "Fine: run started", "Fine: entered", "Fine: decided done", "Broken: entered",
+        "Fine: run started", "Fine: entered", "Fine: finished", "Broken: entered",
         "Broken: failed (thrown error)", "Broken: run failed (thrown error)",
       ])
     let error = try await #require(throws: RunError.self) { try await handle.result }
@@ -105,16 +105,16 @@ struct LiveRunTests {
       #expect(
         all.filter { $0.flow == flow }.map(\.line) == [
           "[\(flow)] Fetch: branch \(index + 1) started",
-          "[\(flow)] Load \(index): entered", "[\(flow)] Load \(index): decided done",
-          "[\(flow)] Store \(index): entered", "[\(flow)] Store \(index): decided done",
+          "[\(flow)] Load \(index): entered", "[\(flow)] Load \(index): finished",
+          "[\(flow)] Store \(index): entered", "[\(flow)] Store \(index): finished",
           "[\(flow)] Fetch: branch \(index + 1) ended",
         ])
     }
     #expect(
       all.filter { $0.flow == 0 }.map(\.line) == [
         "Fetch: run started", "Fetch: entered", "Fetch: dispatch started",
-        "Fetch: dispatch joined", "Fetch: decided done", "Done: entered", "Done: decided done",
-        "Done: run finished: done",
+        "Fetch: dispatch joined", "Fetch: finished", "Done: entered", "Done: finished",
+        "Done: run finished",
       ])
     let ends = all.compactMap { event -> Int? in
       if case .branchEnded(let index) = event.kind { return index }
@@ -157,7 +157,7 @@ struct LiveRunTests {
     #expect(result.context == 100)
     var lines: [String] = []
     for await event in slow { lines.append(event.line) }
-    #expect(lines == ["Step 99: decided done", "Step 99: run finished: done"])
+    #expect(lines == ["Step 99: finished", "Step 99: run finished"])
   }
 
   @Test func aStreamMadeAfterTheEndIsFinished() async throws {
@@ -190,7 +190,7 @@ struct LiveRunTests {
     #expect(
       recorder.all == [
         "will enter Ready?", "did finish Ready?: decided yes", "will enter Go",
-        "did finish Go: decided done", "did finish run: run finished: done",
+        "did finish Go: finished", "did finish run: run finished",
       ])
   }
 
@@ -213,7 +213,7 @@ struct LiveRunTests {
     #expect(handle.isPaused)
     gate.open()
     let decided = await events.next()
-    #expect(decided?.line == "Lift weights: decided done")
+    #expect(decided?.line == "Lift weights: finished")
     let paused = await events.next()
     #expect(paused?.line == "Sit-ups: paused")
     #expect(handle.positions == [chart.state(named: "Sit-ups")])

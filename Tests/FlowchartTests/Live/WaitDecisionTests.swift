@@ -95,8 +95,8 @@ struct WaitDecisionTests {
     while let event = await events.next() { lines.append(event.line) }
     #expect(
       lines == [
-        "Approved?: decided no", "Refund: entered", "Refund: decided done",
-        "Refund: run finished: done",
+        "Approved?: decided no", "Refund: entered", "Refund: finished",
+        "Refund: run finished",
       ])
   }
 

@@ -285,8 +285,8 @@ struct ModifierClockTests {
         "Upload: attempt 3 after 2.000s",
         "Upload: caught FlowchartTests.Glitch.transient, going to 'Report'",
         "Report: entered",
-        "Report: decided done",
-        "Report: run finished: done",
+        "Report: finished",
+        "Report: run finished",
       ])
     expectText(
       handle.log.description,
@@ -299,9 +299,9 @@ struct ModifierClockTests {
           1.000s  'Upload' starts attempt 3 after 2.000s
           3.000s  'Upload' failed in 3.000s, caught: FlowchartTests.Glitch.transient; going to 'Report'
           3.000s  entered 'Report'
-          3.000s  'Report' decided done in 0.000s
-                    failure: nil → Optional("transient")
-          3.000s  run finished at 'Report' deciding done, after 2 states
+          3.000s  'Report' finished in 0.000s
+                    failure: nil → "transient"
+          3.000s  run finished at 'Report', after 2 states
         """)
   }
 

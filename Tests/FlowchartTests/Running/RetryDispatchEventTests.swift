@@ -33,14 +33,15 @@ struct RetryDispatchEventTests {
       lines == [
         "Work: run started", "Work: entered", "Work: dispatch started",
         "Work: branch 2 failed (thrown error), tolerated", "Work: branch 3 skipped",
-        "Work: dispatch joined", "Work: decided done", "Work: run finished: done",
+        "Work: dispatch joined", "Work: finished", "Work: run finished",
       ])
     #expect(try await handle.result.context == [1])
     let log = handle.log.lines.map {
       $0.drop { $0 == " " || $0.isNumber || $0 == "." || $0 == "s" }
     }
-    #expect(log.contains { $0.hasPrefix("branch 2 of 'Work' failed (thrown error), tolerated: ") })
-    #expect(log.contains("branch 3 of 'Work' skipped: a prerequisite did not succeed"))
+    #expect(
+      log.contains { $0.hasPrefix("branch 'B' of 'Work' failed (thrown error), tolerated: ") })
+    #expect(log.contains("branch 'C' of 'Work' skipped: a prerequisite did not succeed"))
   }
 
   @Test func reportsTheBranchesCancelledOnceTheQuorumIsMet() async throws {
@@ -60,12 +61,12 @@ struct RetryDispatchEventTests {
       lines == [
         "Mirrors: run started", "Mirrors: entered", "Mirrors: dispatch started",
         "Mirrors: branch 2 cancelled", "Mirrors: branch 3 cancelled",
-        "Mirrors: dispatch joined", "Mirrors: decided done", "Mirrors: run finished: done",
+        "Mirrors: dispatch joined", "Mirrors: finished", "Mirrors: run finished",
       ])
     #expect(try await handle.result.context == [1])
     #expect(
       handle.log.lines.contains {
-        $0.hasSuffix("branch 3 of 'Mirrors' cancelled: the quorum was met")
+        $0.hasSuffix("branch 'Third' of 'Mirrors' cancelled: the quorum was met")
       })
   }
 
@@ -82,7 +83,7 @@ struct RetryDispatchEventTests {
     #expect(
       lines == [
         "All: run started", "All: entered", "All: dispatch started", "All: dispatch joined",
-        "All: decided done", "All: run finished: done",
+        "All: finished", "All: run finished",
       ])
   }
 }

@@ -98,8 +98,8 @@ struct RetryTests {
     let lines = await second.allEventLines()
     #expect(
       lines == [
-        "Upload: run started", "Upload: entered", "Upload: decided done", "Done: entered",
-        "Done: decided done", "Done: run finished: done",
+        "Upload: run started", "Upload: entered", "Upload: finished", "Done: entered",
+        "Done: finished", "Done: run finished",
       ])
     #expect(try await second.result.context.log == ["prepared", "uploaded"])
   }
