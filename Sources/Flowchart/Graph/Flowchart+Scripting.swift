@@ -135,7 +135,7 @@ extension Flowchart {
         let node = buffer[index]
         if node.kind == .dispatch {
           let plan = Int(node.alternative)
-          dispatches[plan].merge = observedMerge(of: index, dispatches[plan].merge, observer)
+          dispatches[plan].merge = observedMerge(of: index, dispatches[plan], observer)
         } else if node.kind == .modified {
           // Observe each attempt of the state's own code; its modifiers stay.
           let modified = ModifiedCode.of(node)
@@ -189,8 +189,8 @@ extension Flowchart {
     let pick = DecisionPicker(
       count: force.choices.count, stateName: record.name, location: record.location)
     let observe = observer ?? { _, _ in }
-    let runsCode = force.runsCode
-    let code = node.code
+    // The state's own code, when it still runs, called through its node's call sites.
+    let original = force.runsCode ? OriginalCode(node: node, owner: graph) : nil
     switch node.kind {
     case .pass, .action, .asyncAction, .callAction:
       for choice in force.choices
@@ -198,25 +198,22 @@ extension Flowchart {
         throw cannotDecide(index, choice, "only done")
       }
       let step: ObservedStep = isFinal ? .ended(.done) : .tookExit(0)
-      if runsCode && node.kind == .asyncAction {
-        let original = box(AsyncActionBox<Context>.self, code)
+      if let original, node.kind.suspends {
         return (
           .asyncAction,
           AsyncActionBox<Context> { context in
             observe(id, .entered)
-            try await original.function(&context)
+            _ = try await original.call(&context)
             _ = try pick.next()
             observe(id, step)
           }
         )
       }
-      let original =
-        runsCode && node.kind != .pass ? box(ActionBox<Context>.self, code) : nil
       return (
         .action,
         ActionBox<Context> { context in
           observe(id, .entered)
-          try original?.function(&context)
+          _ = try original?.callSynchronously(&context)
           _ = try pick.next()
           observe(id, step)
         }
@@ -232,25 +229,23 @@ extension Flowchart {
         case .decision, .exit: throw cannotDecide(index, choice, "yes or no")
         }
       }
-      if runsCode && node.kind == .asyncCondition {
-        let original = box(AsyncConditionBox<Context>.self, code)
+      if let original, node.kind.suspends {
         return (
           .asyncCondition,
           AsyncConditionBox<Context> { [answers] context in
             observe(id, .entered)
-            _ = try await original.function(&context)
+            _ = try await original.call(&context)
             let answer = answers[try pick.next()]
             observe(id, Self.step(answer, isFinal: isFinal))
             return answer
           }
         )
       }
-      let original = runsCode ? box(ConditionBox<Context>.self, code) : nil
       return (
         .condition,
         ConditionBox<Context> { [answers] context in
           observe(id, .entered)
-          _ = try original?.function(&context)
+          _ = try original?.callSynchronously(&context)
           let answer = answers[try pick.next()]
           observe(id, Self.step(answer, isFinal: isFinal))
           return answer
@@ -275,32 +270,29 @@ extension Flowchart {
       let targets = graph.storedExits(of: index).map(\.target)
       // The state's own decision runs for its effects; a key without an exit is no error
       // there, since the forced key replaces it.
-      switch runsCode ? exitSelector(of: index) : nil {
-      case .asynchronous(let original):
+      let selector = original != nil ? exitSelector(of: index) : nil
+      if let selector, selector.node.kind.suspends {
         return (
           .asyncSelect,
           AsyncSelectBox<Context> { [positions] context in
             observe(id, .entered)
-            do { _ = try await original.function(&context) } catch is UnmatchedKey {}
-            let position = positions[try pick.next()]
-            observe(id, .tookExit(position))
-            return targets[position]
-          }
-        )
-      case let selector:
-        var original: SelectBox<Context>?
-        if case .synchronous(let select) = selector { original = select }
-        return (
-          .select,
-          SelectBox<Context> { [positions, original] context in
-            observe(id, .entered)
-            do { _ = try original?.function(&context) } catch is UnmatchedKey {}
+            do { _ = try await selector.call(&context) } catch is UnmatchedKey {}
             let position = positions[try pick.next()]
             observe(id, .tookExit(position))
             return targets[position]
           }
         )
       }
+      return (
+        .select,
+        SelectBox<Context> { [positions] context in
+          observe(id, .entered)
+          do { _ = try selector?.callSynchronously(&context) } catch is UnmatchedKey {}
+          let position = positions[try pick.next()]
+          observe(id, .tookExit(position))
+          return targets[position]
+        }
+      )
     case .decideKey, .asyncDecideKey:
       var keys: [any Hashable & Sendable] = []
       for choice in force.choices {
@@ -309,25 +301,23 @@ extension Flowchart {
         }
         keys.append(key)
       }
-      if runsCode && node.kind == .asyncDecideKey {
-        let original = box(AsyncDecideKeyBox<Context>.self, code)
+      if let original, node.kind.suspends {
         return (
           .asyncDecideKey,
           AsyncDecideKeyBox<Context> { [keys] context in
             observe(id, .entered)
-            _ = try await original.function(&context)
+            _ = try await original.call(&context)
             let key = keys[try pick.next()]
             observe(id, .ended(.key(key)))
             return key
           }
         )
       }
-      let original = runsCode ? box(DecideKeyBox<Context>.self, code) : nil
       return (
         .decideKey,
         DecideKeyBox<Context> { [keys] context in
           observe(id, .entered)
-          _ = try original?.function(&context)
+          _ = try original?.callSynchronously(&context)
           let key = keys[try pick.next()]
           observe(id, .ended(.key(key)))
           return key
@@ -371,13 +361,6 @@ extension Flowchart {
         "A script cannot force \(forced) on \(record.kind) \(DisplayText.quoted(name: record.name)) (\(record.location)): it can decide \(allowed)\(choices)\(ending). Force one of those instead."
     )
   }
-
-  /// The box `code` points to, retained, as `type`.
-  ///
-  /// - Precondition: the node's kind says `code` holds a `type`.
-  func box<Box: AnyObject>(_ type: Box.Type, _ code: UnsafeRawPointer?) -> Box {
-    Unmanaged<Box>.fromOpaque(code.unsafelyUnwrapped).takeUnretainedValue()
-  }
 }
 
 /// Which of a forced state's decisions each visit takes: the only one at every visit, or
@@ -411,8 +394,73 @@ private final class DecisionPicker: Sendable {
   }
 }
 
-/// A multiple condition's decision as a box that returns the position of its exit.
-enum ExitSelector<Context: Sendable> {
-  case synchronous(SelectBox<Context>)
-  case asynchronous(AsyncSelectBox<Context>)
+/// A state's code as a node calls it, for a box of a scripted chart that wraps it: the box
+/// calls the code through the node's call sites (``Node/callSynchronously(_:)`` for a kind
+/// that does not suspend, so that a scripted synchronous chart still runs synchronously,
+/// ``Node/call(_:)`` otherwise), as the loops do, and never calls a box's closure itself.
+///
+/// `@unchecked Sendable` because ``node`` holds an unmanaged pointer to the code's box: both
+/// properties are `let`s set in `init`, the box is an immutable `Sendable` class, and
+/// ``owner`` keeps it alive for as long as this value lives (the original chart's graph,
+/// which owns every box its nodes point to, or the box itself, for an exit selector).
+struct OriginalCode: @unchecked Sendable {
+  /// The node whose code the wrapper calls.
+  let node: Node
+  /// What keeps the box ``node`` points to alive.
+  let owner: any AnyObject & Sendable
+
+  /// Calls the code of a node whose kind does not suspend.
+  func callSynchronously<Context: Sendable>(_ context: inout Context) throws -> CodeResult {
+    try node.callSynchronously(&context)
+  }
+
+  /// Calls the code of the node, synchronous or asynchronous.
+  func call<Context: Sendable>(_ context: inout Context) async throws -> CodeResult {
+    try await node.call(&context)
+  }
+}
+
+extension CodeResult {
+  /// A condition's answer.
+  ///
+  /// - Precondition: the code is a condition's.
+  var answer: Bool {
+    switch self {
+    case .outcome(.yes): true
+    case .outcome(.no): false
+    case .outcome(.next), .outcome(.selected), .key:
+      preconditionFailure("a condition answers yes or no")
+    }
+  }
+
+  /// What a non-final multiple condition selected: a state, or the position of an exit for
+  /// an exit selector (see ``Flowchart/exitSelector(of:)``).
+  ///
+  /// - Precondition: the code is a non-final multiple condition's.
+  var selected: Int32 {
+    guard case .outcome(.selected(let selected)) = self else {
+      preconditionFailure("a non-final multiple condition selects")
+    }
+    return selected
+  }
+
+  /// What a final multiple condition decided.
+  ///
+  /// - Precondition: the code is a final multiple condition's.
+  var decision: Decision {
+    guard case .key(let decision) = self else {
+      preconditionFailure("a final multiple condition decides a key")
+    }
+    return decision
+  }
+}
+
+extension Decision {
+  /// The key of a final multiple condition's decision.
+  ///
+  /// - Precondition: the decision is a key.
+  var decidedKey: any Hashable & Sendable {
+    guard let key else { preconditionFailure("a final multiple condition decides a key") }
+    return key
+  }
 }
