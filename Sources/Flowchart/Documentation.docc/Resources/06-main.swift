@@ -12,7 +12,7 @@ print(result.outcome(as: Verdict.self) == .healthy)  // true
 print(handle.log)
 //   …s  run started at 'Willing to exercise?'
 //   …
-//   …s  'Lift weights' decided done in …s
+//   …s  'Lift weights' finished in …s
 //             log: [] → ["lifted weights"]
 //   …
-//   …s  run finished at 'Do sit-ups' deciding done, outcome healthy, after 3 states
+//   …s  run finished at 'Do sit-ups', outcome healthy, after 3 states
