@@ -228,11 +228,15 @@ struct DispatchTests {
   @Test(.timeLimit(.minutes(1)))
   func failingBranchCancelsItsSiblingsAndFailsTheDispatch() async throws {
     let cancelled = FinishOrder()
+    // The failing branch fails only once the slow one has started, whatever the scheduler
+    // does: the slow branch parks at a gate, which the failing branch opens before it throws.
+    let gates = Gates()
     let chart = try Flowchart<Work> {
       Action("Before") { _ in }
       Dispatch("Fan out", merge: appendLogs) {
         Branch {
           Action("Slow", isFinal: true) { _ in
+            await gates.park(0)
             do {
               try await Task.sleep(for: .seconds(30))
             } catch {
@@ -244,7 +248,8 @@ struct DispatchTests {
         Branch {
           Action("Prepare") { _ in }
           Action("Fail", isFinal: true) { _ in
-            try await Task.sleep(for: .milliseconds(10))
+            _ = await gates.parked(count: 1)
+            await gates.open(0)
             throw BranchFailure()
           }
         }
