@@ -105,9 +105,14 @@ extension Interpreter {
         .thrown, at: state, path: path, underlyingError: thrown,
         reason: "The run stopped at \(describe(state)): \(problem)")
     }
+    // An error of the package's own is the cause itself, told as a clause; anything else is
+    // what the state's code threw.
+    let cause =
+      (thrown as? any SelfExplainingError)?.description
+      ?? "it threw \(String(reflecting: thrown))"
     return error(
       .thrown, at: state, path: path, underlyingError: thrown,
-      reason: "The run stopped at \(describe(state)): it threw \(String(reflecting: thrown)).")
+      reason: "The run stopped at \(describe(state)): \(cause).")
   }
 
   /// The names of an inner run's path, as a message shows them.
@@ -119,11 +124,14 @@ extension Interpreter {
   @usableFromInline
   func asynchronousStateError(_ state: Int32, path: borrowing PathRecorder) -> RunError {
     if let waiting = waitingModifiersError(state, path: path) { return waiting }
+    // A waiting state cannot be made synchronous: only a live run can send it its value.
+    let advice =
+      graph.records[Int(state)].kind == .waiting
+      ? "waits for a value sent from outside, so the chart cannot run synchronously: start a live run with `chart.start(with:)` and send the value with `handle.send(_:to:)`."
+      : "is asynchronous, so the chart cannot run synchronously. Use `try await chart.run(with:)`, or make the state's code synchronous."
     return error(
       .asynchronousState, at: state, path: path,
-      reason:
-        "\(describe(state).capitalizedFirst) is asynchronous, so the chart cannot run synchronously. Use `try await chart.run(with:)`, or make the state's code synchronous."
-    )
+      reason: "\(describe(state).capitalizedFirst) \(advice)")
   }
 
   @usableFromInline

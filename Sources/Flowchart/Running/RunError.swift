@@ -151,47 +151,9 @@ public struct RunError: Error, CustomStringConvertible {
     storage = Storage(
       kind: kind, state: state, stateName: stateName, path: path,
       underlyingError: underlyingError, unmatchedKey: unmatchedKey,
-      reason: Self.told(reason, kind: kind, underlyingError: underlyingError),
+      reason: reason,
       pathNames: pathNames)
   }
-
-  /// `reason`, as the run's failure builders word it, told as a sentence where the error
-  /// knows better:
-  ///
-  /// - an error of the package's own (``SelfExplainingError``) is the cause itself, not
-  ///   something a user's code threw: `…: the state waits for …`, not
-  ///   `…: it threw waiting state 'X' waits for …`;
-  /// - a waiting state stops a synchronous run not because its code could be made
-  ///   synchronous, but because only a live run can send it its value: the advice says so.
-  ///
-  /// Other reasons are kept as they are.
-  private static func told(
-    _ reason: String, kind: Kind, underlyingError: (any Error)?
-  ) -> String {
-    var reason = reason
-    if let own = underlyingError as? any SelfExplainingError,
-      let threw = reason.firstRange(of: ": it threw \(String(reflecting: own)).")
-    {
-      reason.replaceSubrange(threw, with: ": \(own.description).")
-      return reason
-    }
-    if kind == .asynchronousState,
-      reason.hasPrefix(String(describing: StateKind.waiting).capitalizedFirst + " "),
-      let advice = reason.firstRange(of: asynchronousAdvice)
-    {
-      reason.replaceSubrange(advice, with: waitingAdvice)
-      return reason
-    }
-    return reason
-  }
-
-  /// How the run's failure builders end the reason of ``Kind/asynchronousState``.
-  private static let asynchronousAdvice =
-    " is asynchronous, so the chart cannot run synchronously. Use `try await chart.run(with:)`, or make the state's code synchronous."
-
-  /// What a waiting state that stops a synchronous run advises instead.
-  private static let waitingAdvice =
-    " waits for a value sent from outside, so the chart cannot run synchronously: start a live run with `chart.start(with:)` and send the value with `handle.send(_:to:)`."
 
   /// Why the run stopped, without the path.
   var reason: String { storage.reason }
