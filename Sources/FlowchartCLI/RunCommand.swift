@@ -187,14 +187,23 @@ extension Tool {
 
   /// The context given as JSON text.
   static func parseContext(_ text: String) throws(UsageError) -> ChartValue {
+    try parseJSON(
+      text, in: text, for: "--context <json>", notJSON: "it is not valid JSON",
+      help: "--context <json>  The run's context, a JSON value. (default: {})")
+  }
+
+  /// `json`, part or all of the value `text` given to `option`, read as a `ChartValue`; a
+  /// usage error saying `notJSON`, then why, when it is not JSON.
+  static func parseJSON(
+    _ json: String, in text: String, for option: String, notJSON: String, help: String? = nil
+  ) throws(UsageError) -> ChartValue {
     do throws(ChartValue.JSONError) {
-      return try ChartValue(jsonText: text)
+      return try ChartValue(jsonText: json)
     } catch {
       throw UsageError(
         message:
-          "The value '\(quotedArgument(text))' is invalid for '--context <json>': it is not valid JSON: \(error)",
-        help: "--context <json>  The run's context, a JSON value. (default: {})",
-        command: "run")
+          "The value '\(quotedArgument(text))' is invalid for '\(option)': \(notJSON): \(error)",
+        help: help, command: "run")
     }
   }
 
@@ -212,14 +221,10 @@ extension Tool {
         command: "run")
     }
     let json = String(text[text.index(after: equals)...])
-    do throws(ChartValue.JSONError) {
-      return (String(text[..<equals]), try ChartValue(jsonText: json))
-    } catch {
-      throw UsageError(
-        message:
-          "The value '\(quotedArgument(text))' is invalid for '--send <state=json>': '\(quotedArgument(json))' is not a JSON value: \(error)",
-        command: "run")
-    }
+    let value = try parseJSON(
+      json, in: text, for: "--send <state=json>",
+      notJSON: "'\(quotedArgument(json))' is not a JSON value")
+    return (String(text[..<equals]), value)
   }
 
   /// A `--decide` value, `State=yes`, split at its last `=`.

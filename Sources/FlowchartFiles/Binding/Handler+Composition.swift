@@ -24,11 +24,7 @@ extension Handler {
     _ mapping: ContextMapping<Context, Inner>, handlers: HandlerRegistry<Inner>,
     stepLimit: Int? = nil
   ) -> Self {
-    Self(
-      code: .mapping(
-        SubflowBinding { chart, _, site in
-          site.declaration(running: chart, handlers: handlers, mapping: mapping, stepLimit)
-        }))
+    Self.mapping(mapping, stepLimit: stepLimit) { _ in handlers }
   }
 
   /// A part of the context of the chart's own type, for a subflow whose chart is bound with
@@ -46,10 +42,19 @@ extension Handler {
   public static func mapping(
     _ mapping: ContextMapping<Context, Context>, stepLimit: Int? = nil
   ) -> Self {
+    Self.mapping(mapping, stepLimit: stepLimit) { outer in outer }
+  }
+
+  /// A mapping whose subflow's chart is bound with the registry `registry` gives, from the
+  /// registry of the chart that runs it.
+  static func mapping<Inner: Sendable>(
+    _ mapping: ContextMapping<Context, Inner>, stepLimit: Int?,
+    boundWith registry: @escaping @Sendable (HandlerRegistry<Context>) -> HandlerRegistry<Inner>
+  ) -> Self {
     Self(
       code: .mapping(
         SubflowBinding { chart, outer, site in
-          site.declaration(running: chart, handlers: outer, mapping: mapping, stepLimit)
+          site.declaration(running: chart, handlers: registry(outer), mapping: mapping, stepLimit)
         }))
   }
 
@@ -79,12 +84,7 @@ extension Handler {
     stepLimit: Int? = nil,
     collect: @escaping @Sendable (inout Context, MapResults<Element>) throws -> Void
   ) -> Self {
-    Self(
-      code: .collection(
-        MapBinding { chart, _, site in
-          site.declaration(
-            running: chart, handlers: handlers, over: elements, stepLimit, collect: collect)
-        }))
+    collection(over: elements, stepLimit: stepLimit, collect: collect) { _ in handlers }
   }
 
   /// The array at `elements`, whose elements a map runs its chart on; the final contexts of
@@ -149,11 +149,22 @@ extension Handler {
     stepLimit: Int? = nil,
     collect: @escaping @Sendable (inout Context, MapResults<Context>) throws -> Void
   ) -> Self {
+    collection(over: elements, stepLimit: stepLimit, collect: collect) { outer in outer }
+  }
+
+  /// A collection whose map's chart is bound with the registry `registry` gives, from the
+  /// registry of the chart that runs it.
+  static func collection<Element: Sendable>(
+    over elements: @escaping @Sendable (Context) throws -> [Element], stepLimit: Int?,
+    collect: @escaping @Sendable (inout Context, MapResults<Element>) throws -> Void,
+    boundWith registry: @escaping @Sendable (HandlerRegistry<Context>) -> HandlerRegistry<Element>
+  ) -> Self {
     Self(
       code: .collection(
         MapBinding { chart, outer, site in
           site.declaration(
-            running: chart, handlers: outer, over: elements, stepLimit, collect: collect)
+            running: chart, handlers: registry(outer), over: elements, stepLimit,
+            collect: collect)
         }))
   }
 }
@@ -191,14 +202,10 @@ struct SubflowSite<Context: Sendable> {
     running chart: ChartFile, handlers: HandlerRegistry<Inner>,
     mapping: ContextMapping<Context, Inner>, _ stepLimit: Int?
   ) -> Result<Declaration<Context>, DefinitionError> {
-    switch session.compiledChart(chart, handlers: handlers, scope: scope, at: location) {
-    case .success(let inner):
-      .success(
-        Lowering.subflow(
-          name, isFinal: isFinal, at: location, chart: inner, mapping: mapping,
-          stepLimit: stepLimit, exits: exits))
-    case .failure(let error):
-      .failure(error)
+    session.compiledChart(chart, handlers: handlers, scope: scope, at: location).map { inner in
+      Lowering.subflow(
+        name, isFinal: isFinal, at: location, chart: inner, mapping: mapping,
+        stepLimit: stepLimit, exits: exits)
     }
   }
 }
@@ -220,15 +227,11 @@ struct MapSite {
     over elements: @escaping @Sendable (Context) throws -> [Element], _ stepLimit: Int?,
     collect: @escaping @Sendable (inout Context, MapResults<Element>) throws -> Void
   ) -> Result<Declaration<Context>, DefinitionError> {
-    switch session.compiledChart(chart, handlers: handlers, scope: scope, at: location) {
-    case .success(let inner):
-      .success(
-        Lowering.map(
-          name, isFinal: isFinal, at: location, over: elements, running: inner,
-          maxConcurrency: maxConcurrency, toleratedFailures: toleratedFailures,
-          stepLimit: stepLimit, collect: collect))
-    case .failure(let error):
-      .failure(error)
+    session.compiledChart(chart, handlers: handlers, scope: scope, at: location).map { inner in
+      Lowering.map(
+        name, isFinal: isFinal, at: location, over: elements, running: inner,
+        maxConcurrency: maxConcurrency, toleratedFailures: toleratedFailures,
+        stepLimit: stepLimit, collect: collect)
     }
   }
 }

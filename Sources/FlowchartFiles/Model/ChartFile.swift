@@ -1,3 +1,11 @@
+// The file model: a chart file's tree of records, one struct or enum per element of the
+// format (the chart, its outcomes and entry points, each kind of statement, tests, exits,
+// branches), each element with where it was written. It is over 500 lines on purpose: it is
+// one idea, the format's grammar as types, read top to bottom, and most of its length is the
+// initializers each record spells out (Swift synthesizes a memberwise initializer only at
+// `internal` access; the readers, the writer and the tests build these with `package`
+// ones). Split across files, the same records would only repeat that shape across files.
+
 import Flowchart
 
 /// A chart as a file declares it: the tree of its states, each with the file, line and column
