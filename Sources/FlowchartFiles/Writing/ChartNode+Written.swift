@@ -19,6 +19,24 @@ struct WrittenStatement {
   var attributes: [(String, WrittenValue?)] = []
   /// What the statement holds, in order.
   var contents: [WrittenContent] = []
+
+  /// A `goTo` or an `include`: its name in `nameAttribute`, no other attribute.
+  init(element: String, nameAttribute: String, name: String) {
+    self.element = element
+    self.nameAttribute = nameAttribute
+    self.name = name
+  }
+
+  /// A state: its `final` (written only when it is), then `attributes`.
+  init(
+    state element: String, _ name: String, isFinal: Bool, _ attributes: [(String, WrittenValue?)],
+    contents: [WrittenContent] = []
+  ) {
+    self.element = element
+    self.name = name
+    self.attributes = [("final", isFinal ? .flag : nil)] + attributes
+    self.contents = contents
+  }
 }
 
 /// Something a statement holds: a block of states, exits, branches, or what XML writes as
@@ -69,9 +87,6 @@ enum WrittenValue {
   /// test).
   case jsonOnly(String)
 
-  /// A state's `final`: `.flag` when `isFinal`, else `nil` (not written).
-  static func ifFinal(_ isFinal: Bool) -> Self? { isFinal ? .flag : nil }
-
   /// The value as a JSON member's value.
   var jsonText: String {
     switch self {
@@ -103,9 +118,9 @@ extension ChartNode.Kind {
       return WrittenStatement(element: "include", nameAttribute: "path", name: path)
     case .action(let action):
       return WrittenStatement(
-        element: "action", name: action.name,
-        attributes: [
-          ("final", .ifFinal(action.isFinal)), ("run", action.handler.map(WrittenValue.text)),
+        state: "action", action.name, isFinal: action.isFinal,
+        [
+          ("run", action.handler.map(WrittenValue.text)),
           ("store", action.stores.isEmpty ? nil : .jsonOnly(Self.jsonStores(action.stores))),
           ("fail", action.failure.map(WrittenValue.text)),
         ], contents: [.stores(action.stores)])
@@ -121,8 +136,8 @@ extension ChartNode.Kind {
       if let yes = condition.yes { contents.append(.block("yes", yes)) }
       if let no = condition.no { contents.append(.block("no", no)) }
       return WrittenStatement(
-        element: "condition", name: condition.name,
-        attributes: [("final", .ifFinal(condition.isFinal)), decision], contents: contents)
+        state: "condition", condition.name, isFinal: condition.isFinal,
+        [decision], contents: contents)
     case .multipleCondition(let condition):
       let decision: (String, WrittenValue?) =
         switch condition.decision {
@@ -130,14 +145,14 @@ extension ChartNode.Kind {
         case .value(let path): ("value", .text(path))
         }
       return WrittenStatement(
-        element: "multipleCondition", name: condition.name,
-        attributes: [("final", .ifFinal(condition.isFinal)), decision],
+        state: "multipleCondition", condition.name, isFinal: condition.isFinal,
+        [decision],
         contents: condition.exits.map { [.exits($0)] } ?? [])
     case .dispatch(let dispatch):
       return WrittenStatement(
-        element: "dispatch", name: dispatch.name,
-        attributes: [
-          ("final", .ifFinal(dispatch.isFinal)), ("merge", dispatch.merge.map(WrittenValue.text)),
+        state: "dispatch", dispatch.name, isFinal: dispatch.isFinal,
+        [
+          ("merge", dispatch.merge.map(WrittenValue.text)),
           ("maxConcurrency", dispatch.maxConcurrency.map(WrittenValue.count)),
           ("join", dispatch.join == .all ? nil : .text(dispatch.join.text)),
         ], contents: [.branches(dispatch.branches)])
@@ -148,12 +163,13 @@ extension ChartNode.Kind {
         case .store(let path): ("storeAt", .text(path))
         }
       return WrittenStatement(
-        element: "wait", name: wait.name, attributes: [("final", .ifFinal(wait.isFinal)), input])
+        state: "wait", wait.name, isFinal: wait.isFinal,
+        [input])
     case .subflow(let subflow):
       return WrittenStatement(
-        element: "subflow", name: subflow.name,
-        attributes: [
-          ("final", .ifFinal(subflow.isFinal)), ("chart", .text(subflow.chart)),
+        state: "subflow", subflow.name, isFinal: subflow.isFinal,
+        [
+          ("chart", .text(subflow.chart)),
           ("context", subflow.contextPath.map(WrittenValue.text)),
           ("mapping", subflow.mapping.map(WrittenValue.text)),
         ],
@@ -171,9 +187,9 @@ extension ChartNode.Kind {
       case .states(let states): (chart, contents) = (nil, [.states(states)])
       }
       return WrittenStatement(
-        element: "map", name: map.name,
-        attributes: [
-          ("final", .ifFinal(map.isFinal)), ("over", .text(map.over)),
+        state: "map", map.name, isFinal: map.isFinal,
+        [
+          ("over", .text(map.over)),
           ("into", map.into.map(WrittenValue.text)),
           ("maxConcurrency", map.maxConcurrency.map(WrittenValue.count)),
           ("toleratedFailures", map.toleratedFailures == 0 ? nil : .count(map.toleratedFailures)),
