@@ -3,7 +3,7 @@
 // branches), each element with where it was written. It is over 500 lines on purpose: it is
 // one idea, the format's grammar as types, read top to bottom, and most of its length is the
 // initializers each record spells out (Swift synthesizes a memberwise initializer only at
-// `internal` access; the readers, the writer and the tests build these with `package`
+// `internal` access; the readers, the binder and the tests build these with `package`
 // ones). Split across files, the same records would only repeat that shape across files.
 
 import Flowchart
