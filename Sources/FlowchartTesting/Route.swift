@@ -90,6 +90,13 @@ public struct Route: Sendable, Hashable, CustomStringConvertible, CustomTestStri
     /// What follows them.
     public let outcome: Outcome
 
+    /// A failure of `attempts` attempts in a row, timing out or throwing, and what follows.
+    public init(attempts: Int, timesOut: Bool, outcome: Outcome) {
+      self.attempts = attempts
+      self.timesOut = timesOut
+      self.outcome = outcome
+    }
+
     /// `fails`, `fails 3×` or `times out`, then `retried`, `caught` or `run fails`.
     public var description: String {
       let what = timesOut ? "times out" : "fails"
