@@ -412,7 +412,10 @@ private struct RouteWalker<Context: Sendable> {
       if modifiers.catchTargets.isEmpty && retries > 0 && depth == 0 {
         let failure = Route.Failure(attempts: failedAttempts, timesOut: false, outcome: .failsRun)
         result.append(
-          ([failingStep(state, failure, exit: nil, decision: nil, depth: depth, branch: branch)], nil)
+          (
+            [failingStep(state, failure, exit: nil, decision: nil, depth: depth, branch: branch)],
+            nil
+          )
         )
       }
     }
@@ -430,7 +433,10 @@ private struct RouteWalker<Context: Sendable> {
       } else if depth == 0 {
         let failure = Route.Failure(attempts: attempts, timesOut: true, outcome: .failsRun)
         result.append(
-          ([failingStep(state, failure, exit: nil, decision: nil, depth: depth, branch: branch)], nil)
+          (
+            [failingStep(state, failure, exit: nil, decision: nil, depth: depth, branch: branch)],
+            nil
+          )
         )
       }
     }

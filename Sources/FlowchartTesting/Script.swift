@@ -128,10 +128,12 @@ public struct Script: Sendable, Hashable, ExpressibleByDictionaryLiteral,
     /// The closure, over the chart's context.
     let code: CodeBox
 
+    /// Whether both replace the same state's code with the same closure.
     public static func == (lhs: Replacement, rhs: Replacement) -> Bool {
       lhs.stateName == rhs.stateName && lhs.code === rhs.code
     }
 
+    /// Hashes the state's name and the closure's identity.
     public func hash(into hasher: inout Hasher) {
       hasher.combine(stateName)
       hasher.combine(ObjectIdentifier(code))

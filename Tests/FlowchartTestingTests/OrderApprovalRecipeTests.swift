@@ -2,7 +2,6 @@ import Flowchart
 import FlowchartTesting
 import Testing
 
-
 /// The testing recipe (one test per route, then complete coverage) on the order-approval
 /// chart a new user writes: a catch route, a deciding wait, a dispatch with a retried
 /// charge, a map.

@@ -255,7 +255,8 @@ extension Flowchart {
   /// meet the filters as written); the retry does not wait between attempts, since forced
   /// attempts fail at once; and the timeout goes when the state's own code does not run
   /// (forced code returns at once, and a forced timeout throws its error itself).
-  private func scriptedModifiers(_ modifiers: StateModifiers, keepsTimeout: Bool) -> StateModifiers {
+  private func scriptedModifiers(_ modifiers: StateModifiers, keepsTimeout: Bool) -> StateModifiers
+  {
     var values = ModifierValues(modifiers)
     if !keepsTimeout { values.timeout = nil }
     if var retry = values.retry {
