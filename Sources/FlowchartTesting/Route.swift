@@ -240,6 +240,19 @@ extension Flowchart {
   /// contributes *a* × *b* combinations, each followed by every route from the state after
   /// it.
   ///
+  /// A waiting state is a step like a condition (a `Wait` that decides) or an action (one
+  /// that only applies its value); the route's script forces it.
+  ///
+  /// A state with modifiers ends in more ways, each a route, after its ordinary ones (see
+  /// ``Route/Failure``): with a retry, a failed attempt that the retry makes good, on each
+  /// way the state goes on (`Charge card [fails, retried]`); each catch route, once the
+  /// retries have run out (`Validate order [fails, caught] → Reject invalid order`); with a
+  /// retry and no catch route, the retries running out (`Upload [fails 3×, run fails]`,
+  /// whose run fails: ``Route/endsInFailure``); with a timeout, attempts that time out,
+  /// taken by the first catch route that takes a `StateTimeoutError`, or failing the run.
+  /// Inside a dispatch branch, a failure nothing catches is not a route (the dispatch's join
+  /// policy decides what follows); nor are retries of more than 1,000 attempts running out.
+  ///
   /// For example, the Health workflow has 3 routes; a loop `Fetch → Failed?` whose `yes`
   /// goes back to `Fetch` has `cycles + 1`.
   ///

@@ -55,6 +55,25 @@ struct ScriptReplacementTests {
     #expect(result.context.count == 1)
   }
 
+  @Test func anAsynchronousReplacementMakesTheStateAsynchronous() async throws {
+    let chart = try retryLoop()
+    #expect(chart.isSynchronous)
+    let script = Script().taking("Failed?", .no)
+      .replacing("Fetch") { (counter: inout Counter) async in
+        await Task.yield()
+        counter.log.append("fetched")
+      }
+    let scripted = try chart.scripted(script)
+    #expect(!scripted.isSynchronous)
+    let result = try await scripted.run(with: Counter())
+    #expect(result.context.log == ["fetched"])
+    let error = try #require(throws: RunError.self) {
+      try chart.runSynchronously(with: Counter(), script: script)
+    }
+    #expect(error.kind == .asynchronousState)
+    #expect(error.stateName == "Fetch")
+  }
+
   @Test func aReplacedConditionNeedsAForcedDecision() async throws {
     let chart = try Self.guarded()
     let script = Script().replacing("Again?") { (counter: inout Counter) in counter.count = 5 }

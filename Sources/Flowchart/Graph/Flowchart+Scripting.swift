@@ -231,12 +231,20 @@ extension Flowchart {
         }
       }
     }
-    let asynchronous = graph.asynchronousStates.filter { state in
-      let node = buffer[Int(state)]
-      guard node.kind == .modified else { return node.kind.suspends }
-      // A modified state is asynchronous when its code is, or when its modifiers wait.
-      let modified = ModifiedCode.of(node)
-      return modified.inner.kind.suspends || modified.modifiers.waits
+    // Forcing changes which states are asynchronous both ways: forced code without the
+    // state's own is synchronous, and an asynchronous replacement makes a state asynchronous.
+    var asynchronous: [Int32] = []
+    for index in graph.records.indices {
+      let node = buffer[index]
+      let isAsynchronous: Bool
+      if node.kind == .modified {
+        // A modified state is asynchronous when its code is, or when its modifiers wait.
+        let modified = ModifiedCode.of(node)
+        isAsynchronous = modified.inner.kind.suspends || modified.modifiers.waits
+      } else {
+        isAsynchronous = node.kind.isAsynchronous
+      }
+      if isAsynchronous { asynchronous.append(Int32(index)) }
     }
     return Flowchart(
       graph: Graph(
