@@ -149,7 +149,7 @@ public struct Route: Sendable, Hashable, CustomStringConvertible, CustomTestStri
   ///
   /// Other actions, final multiple conditions, subflows and maps run their own code: add
   /// ``Script/replacingActions()`` to skip actions' code, or
-  /// ``Script/replacing(_:with:)-(String,(inout Context) throws -> Void)`` to run a
+  /// `Script.replacing(_:with:)` to run a
   /// closure in its place.
   public var script: Script {
     // A state forced at one visit must be forced at every visit: it takes one choice each.

@@ -26,7 +26,7 @@ import Flowchart
 /// - ``replacingActions()`` skips the code of every action (a route's script, too, keeps
 ///   no action's code then): each decides `done` at once, as when it is forced. Use it for
 ///   actions that sleep, call a server or touch files.
-/// - ``replacing(_:with:)-(String,(inout Context) throws -> Void)`` runs a closure of the
+/// - `replacing(_:with:)` runs a closure of the
 ///   test's in place of one state's code, for what it does to the context; the state's
 ///   decision is `done` for an action, or the one the script forces.
 ///
@@ -83,7 +83,7 @@ public struct Script: Sendable, Hashable, ExpressibleByDictionaryLiteral,
     /// of kind `thrown`. The error reads `its code failed, as the script forced it to`.
     public static let error = Failure(code: .error(catchRoute: nil))
 
-    /// As ``error``, for the catch route at `position`, counted from 0 in the order the
+    /// As `Failure.error`, for the catch route at `position`, counted from 0 in the order the
     /// state's `.catch` modifiers are written: that route takes it, and no other.
     public static func error(catchRoute position: Int) -> Failure {
       Failure(code: .error(catchRoute: position))
@@ -205,7 +205,7 @@ public struct Script: Sendable, Hashable, ExpressibleByDictionaryLiteral,
   }
 
   /// The script with `times` attempts of the state named `name` failing, after any
-  /// choices the script already gives it; see ``Failure/error``.
+  /// choices the script already gives it; see `Failure.error`.
   ///
   /// ```swift
   /// // Two failed attempts, then a third that succeeds: the retry route.
@@ -235,7 +235,7 @@ public struct Script: Sendable, Hashable, ExpressibleByDictionaryLiteral,
 
   /// The script with the code of every action replaced: an action the script does not
   /// force, or whose code it keeps, decides `done` at once without running its code, unless
-  /// ``replacing(_:with:)-(String,(inout Context) throws -> Void)`` gives it a closure.
+  /// `replacing(_:with:)` gives it a closure.
   ///
   /// ```swift
   /// let result = try await chart.run(with: subject, script: route.script.replacingActions())
@@ -273,7 +273,7 @@ public struct Script: Sendable, Hashable, ExpressibleByDictionaryLiteral,
   }
 
   /// The script with the code of the state named `name` replaced by asynchronous `code`;
-  /// see ``replacing(_:with:)-(String,(inout Context) throws -> Void)``. The state is then
+  /// see `replacing(_:with:)`. The state is then
   /// asynchronous.
   public func replacing<Context: Sendable>(
     _ name: String, with code: @escaping @Sendable (inout Context) async throws -> Void

@@ -154,11 +154,17 @@ extension Flowchart {
   /// The copy shares the original's declarations and structure; only its nodes are new.
   /// A state forced without its code whose code is asynchronous becomes synchronous, so a
   /// chart whose asynchronous states are all forced runs with
-  /// ``runSynchronously(with:stepLimit:)``.
+  /// ``runSynchronously(with:stepLimit:)``; an asynchronous replacement makes a state
+  /// asynchronous. A forced waiting state takes no value and never parks. A forced state
+  /// keeps its retry and catch routes, which take its forced failures; its retry does not
+  /// wait between attempts, and its timeout goes unless its own code (or a replacement)
+  /// still runs.
   ///
   /// - Throws: A ``ScriptProblem`` when a state cannot make the decision forced on it (a
   ///   yes or no for an action, a key no exit has when there is no default, any decision
-  ///   for a dispatch) or an ID is not one of the chart's.
+  ///   for a dispatch), when a forced failure does not fit it (a timeout without a timeout,
+  ///   a catch route it does not have), when a replacement is not code over the chart's
+  ///   context, or when an ID is not one of the chart's.
   /// - Complexity: O(*n*) in the number of states.
   package func scripted(
     forcing forced: [StateID: ForcedDecision],
