@@ -246,7 +246,8 @@ extension Flowchart {
   /// A state with modifiers ends in more ways, each a route, after its ordinary ones (see
   /// ``Route/Failure``): with a retry, a failed attempt that the retry makes good, on each
   /// way the state goes on (`Charge card [fails, retried]`); each catch route, once the
-  /// retries have run out (`Validate order [fails, caught] → Reject invalid order`); with a
+  /// retries have run out (`Validate order [fails, caught] → Reject invalid order`), but
+  /// one limited to `StateTimeoutError`, which only a timeout takes; with a
   /// retry and no catch route, the retries running out (`Upload [fails 3×, run fails]`,
   /// whose run fails: ``Route/endsInFailure``); with a timeout, attempts that time out,
   /// taken by the first catch route that takes a `StateTimeoutError`, or failing the run.
@@ -391,8 +392,9 @@ private struct RouteWalker<Context: Sendable> {
 
   /// The ways a state with modifiers fails, after the ways it succeeds (`succeeding`): a
   /// retry that succeeds (on each way it succeeds), each catch route after the retries run
-  /// out, the retries running out with no catch route (the run fails: at the top level
-  /// only, since in a branch the dispatch's join policy decides), and a timeout.
+  /// out (but a route limited to `StateTimeoutError`, which only a timeout takes), the
+  /// retries running out with no catch route (the run fails: at the top level only, since
+  /// in a branch the dispatch's join policy decides), and a timeout.
   func failingChoices(
     at state: StateID, succeeding: [(steps: [Route.Step], next: StateID?)], depth: Int,
     branch: Int?
@@ -413,7 +415,8 @@ private struct RouteWalker<Context: Sendable> {
     }
     let failedAttempts = retries + 1
     if runsOut {
-      for (position, target) in modifiers.catchTargets.enumerated() {
+      for (position, target) in modifiers.catchTargets.enumerated()
+      where !modifiers.catchesOnlyTimeouts[position] {
         let failure = Route.Failure(
           attempts: failedAttempts, timesOut: false, outcome: .caught(route: position))
         result.append(

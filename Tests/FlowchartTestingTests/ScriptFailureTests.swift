@@ -94,7 +94,6 @@ struct ScriptFailureTests {
       routes.map(\.description) == [
         "Fetch fresh? [yes] → Use fresh [done]",
         "Fetch fresh? [no] → Use stale [done]",
-        "Fetch fresh? [fails, caught] → Use cache [done]",
         "Fetch fresh? [fails, caught] → Report [done]",
         "Fetch fresh? [times out, caught] → Use cache [done]",
       ])
@@ -122,6 +121,35 @@ struct ScriptFailureTests {
     #expect(report.context.failure?.contains("as the script forced it to") == true)
     let timedOut = try await chart.run(with: Upload(), script: Script().timingOut("Fetch fresh?"))
     #expect(timedOut.finalStateName == "Use cache")
+  }
+
+  @Test func aWaitThatTimesOutIsARouteThatNeedsNoValueAndNoClock() async throws {
+    let chart = try Flowchart<Upload> {
+      Wait("Approval", for: Bool.self) { _, approved in
+        approved
+      } yes: {
+        Action("Publish", isFinal: true)
+      } no: {
+        Action("Discard", isFinal: true)
+      }
+      .timeout(.seconds(86_400))
+      .catch(StateTimeoutError.self, goTo: "Escalate")
+      Action("Escalate", isFinal: true)
+    }
+    let routes = chart.routes()
+    #expect(
+      routes.map(\.description) == [
+        "Approval [yes] → Publish [done]",
+        "Approval [no] → Discard [done]",
+        "Approval [times out, caught] → Escalate [done]",
+      ])
+    let coverage = Coverage(of: chart)
+    for route in routes {
+      let result = try await chart.run(
+        with: Upload(), script: route.script, recordingInto: coverage)
+      #expect(result.pathNames == route.stateNames)
+    }
+    #expect(coverage.isComplete, "\(coverage.report)")
   }
 
   @Test func aScriptedChartWithRetriesRunsSynchronously() throws {

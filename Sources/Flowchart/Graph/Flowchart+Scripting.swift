@@ -91,6 +91,9 @@ package struct ScriptableModifiers: Sendable {
   package let retriesTimeouts: Bool
   /// Where each catch route leads, in declaration order.
   package let catchTargets: [StateID]
+  /// Whether each catch route, in declaration order, takes only timeouts (it is limited to
+  /// ``StateTimeoutError``): only a timeout leads there.
+  package let catchesOnlyTimeouts: [Bool]
   /// The position of the first catch route that takes a ``StateTimeoutError``; `nil` when
   /// none does (or there is no timeout).
   package let timeoutCatch: Int?
@@ -308,6 +311,9 @@ extension Flowchart {
         modifiers.retry.map { $0.count > 0 && $0.filter(error) } ?? false
       } ?? false,
       catchTargets: code.catchTargets.map(StateID.init),
+      catchesOnlyTimeouts: modifiers.catches.map {
+        $0.errorType == String(describing: StateTimeoutError.self)
+      },
       timeoutCatch: timeoutError.flatMap { error in
         modifiers.catches.firstIndex(where: { $0.filter(error) })
       })
