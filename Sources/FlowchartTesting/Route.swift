@@ -43,18 +43,72 @@ public struct Route: Sendable, Hashable, CustomStringConvertible, CustomTestStri
     /// The position, from zero, of the dispatch branch the state is in; `nil` at the top
     /// level.
     public let branch: Int?
+    /// How the state's code fails on this route, for a state with a retry, catch routes or
+    /// a timeout; `nil` when its first attempt succeeds.
+    public let failure: Failure?
 
-    /// The step as a route shows it: the name, then the decision or the exit in brackets
-    /// (none for an action's `next`).
+    /// The step as a route shows it: the name, then in brackets how it failed, if it did,
+    /// and the decision or the exit (none for an action's `next`).
     var text: String {
-      if let decision { return "\(name) [\(decision)]" }
-      if let exit, exit != .next { return "\(name) [\(exit)]" }
-      if endsFlow && kind == .multipleCondition { return "\(name) [any key]" }
-      return name
+      var parts: [String] = []
+      if let failure { parts.append("\(failure)") }
+      if let decision {
+        parts.append("\(decision)")
+      } else if let exit, exit != .next {
+        parts.append("\(exit)")
+      } else if endsFlow && kind == .multipleCondition && failure == nil {
+        parts.append("any key")
+      }
+      return parts.isEmpty ? name : "\(name) [\(parts.joined(separator: ", "))]"
     }
 
     /// Whether the step ends its flow (rather than a route to a state).
     let endsFlow: Bool
+  }
+
+  /// How a state's code fails on a route: how many attempts fail, and what follows.
+  ///
+  /// A route shows it in the state's brackets: `Charge card [fails, retried]`,
+  /// `Charge card [fails 3×, caught]`, `Fetch prices [times out, run fails]`.
+  public struct Failure: Sendable, Hashable, CustomStringConvertible {
+    /// What follows the failed attempts.
+    public enum Outcome: Sendable, Hashable {
+      /// The state's retry runs the code again, and that attempt succeeds.
+      case retried
+      /// The catch route at this position (from 0, in the order the state's `.catch`
+      /// modifiers are written) takes the error: the route goes on at its target.
+      case caught(route: Int)
+      /// Nothing takes the error: the run fails at the state, with a `RunError` (of kind
+      /// `timedOut` for a timeout, `thrown` otherwise).
+      case failsRun
+    }
+
+    /// How many attempts fail in a row: 1, or every attempt when the retries run out.
+    public let attempts: Int
+    /// Whether the attempts time out (rather than throw).
+    public let timesOut: Bool
+    /// What follows them.
+    public let outcome: Outcome
+
+    /// A failure of `attempts` attempts in a row, timing out or throwing, and what follows.
+    public init(attempts: Int, timesOut: Bool, outcome: Outcome) {
+      self.attempts = attempts
+      self.timesOut = timesOut
+      self.outcome = outcome
+    }
+
+    /// `fails`, `fails 3×` or `times out`, then `retried`, `caught` or `run fails`.
+    public var description: String {
+      let what = timesOut ? "times out" : "fails"
+      let count = attempts == 1 ? "" : " \(attempts)×"
+      let then =
+        switch outcome {
+        case .retried: "retried"
+        case .caught: "caught"
+        case .failsRun: "run fails"
+        }
+      return "\(what)\(count), \(then)"
+    }
   }
 
   /// The steps, in the order a run enters the states: a dispatch is followed by the steps
@@ -76,18 +130,63 @@ public struct Route: Sendable, Hashable, CustomStringConvertible, CustomTestStri
     steps.last(where: { $0.depth == steps[0].depth }) ?? steps[steps.count - 1]
   }
 
-  /// The decisions that drive a run down the route: for each condition and multiple
-  /// condition the route passes, the exit it takes (or, for a final condition, its
-  /// decision), one per visit. Actions and final multiple conditions run their own code.
+  /// Whether a run down the route fails: a state's failure that nothing catches ends it
+  /// (``Failure/Outcome/failsRun``), with a `RunError`.
+  public var endsInFailure: Bool {
+    steps.contains { $0.failure?.outcome == .failsRun }
+  }
+
+  /// The script that drives a run down the route: every decision the route names.
+  ///
+  /// - Each condition and multiple condition the route passes takes the exit it takes
+  ///   (or, for a final condition, decides as the route does), one per visit.
+  /// - Each waiting state is forced (it takes no value from outside): one that decides
+  ///   takes the route's exit, one without exits decides `done` without running its code.
+  /// - Each state that fails on the route fails as it does (``Failure``): its attempts
+  ///   fail, or time out at once, then the retry succeeds, a catch route takes the error,
+  ///   or the run fails. Its code does not run in the failed attempts; an action's code
+  ///   still runs in an attempt that succeeds (unless the script replaces actions).
+  ///
+  /// Other actions, final multiple conditions, subflows and maps run their own code: add
+  /// ``Script/replacingActions()`` to skip actions' code, or
+  /// `Script.replacing(_:with:)` to run a
+  /// closure in its place.
   public var script: Script {
-    var script = Script()
-    for step in steps {
-      if let exit = step.exit, step.kind.decides != .done {
-        script.add(step.name, [.exit(exit)])
-      } else if step.kind.decides == .yesOrNo, let decision = step.decision {
-        script.add(step.name, [.decision(decision)])
-      }
+    // A state forced at one visit must be forced at every visit: it takes one choice each.
+    var forcedNames: Set<String> = []
+    for step in steps
+    where step.failure != nil || step.kind == .waiting
+      || (step.kind.decides != .done && (step.exit != nil || step.decision != nil))
+    {
+      forcedNames.insert(step.name)
     }
+    var script = Script()
+    var kept: [String] = []
+    for step in steps where forcedNames.contains(step.name) {
+      var choices: [Script.Choice] = []
+      if let failure = step.failure {
+        let choice: Script.Choice =
+          switch failure.outcome {
+          case .caught(let route) where !failure.timesOut: .failure(.error(catchRoute: route))
+          case .retried, .caught, .failsRun: .failure(failure.timesOut ? .timeout : .error)
+          }
+        choices += Array(repeating: choice, count: failure.attempts)
+        guard failure.outcome == .retried else {
+          script.add(step.name, choices)
+          continue
+        }
+      }
+      // (A final multiple condition, whose keys the chart does not list, has neither: a
+      // route forces it only when it fails, and its failure ends it.)
+      if let exit = step.exit {
+        choices.append(.exit(exit))
+      } else if let decision = step.decision {
+        choices.append(.decision(decision))
+      }
+      script.add(step.name, choices)
+      if step.kind == .action && !kept.contains(step.name) { kept.append(step.name) }
+    }
+    for name in kept { script = script.keepingCode(of: name) }
     return script
   }
 
@@ -140,6 +239,20 @@ extension Flowchart {
   /// by branch after the dispatch: a dispatch whose branches have *a* and *b* routes
   /// contributes *a* × *b* combinations, each followed by every route from the state after
   /// it.
+  ///
+  /// A waiting state is a step like a condition (a `Wait` that decides) or an action (one
+  /// that only applies its value); the route's script forces it.
+  ///
+  /// A state with modifiers ends in more ways, each a route, after its ordinary ones (see
+  /// ``Route/Failure``): with a retry, a failed attempt that the retry makes good, on each
+  /// way the state goes on (`Charge card [fails, retried]`); each catch route, once the
+  /// retries have run out (`Validate order [fails, caught] → Reject invalid order`), but
+  /// one limited to `StateTimeoutError`, which only a timeout takes; with a
+  /// retry and no catch route, the retries running out (`Upload [fails 3×, run fails]`,
+  /// whose run fails: ``Route/endsInFailure``); with a timeout, attempts that time out,
+  /// taken by the first catch route that takes a `StateTimeoutError`, or failing the run.
+  /// Inside a dispatch branch, a failure nothing catches is not a route (the dispatch's join
+  /// policy decides what follows); nor are retries of more than 1,000 attempts running out.
   ///
   /// For example, the Health workflow has 3 routes; a loop `Fetch → Failed?` whose `yes`
   /// goes back to `Fetch` has `cycles + 1`.
@@ -262,8 +375,92 @@ private struct RouteWalker<Context: Sendable> {
     let info = chart[state]
     return Route.Step(
       state: state, name: info.name, kind: info.kind, exit: exit, decision: decision,
-      depth: depth, branch: branch, endsFlow: exit == nil)
+      depth: depth, branch: branch, failure: nil, endsFlow: exit == nil)
   }
+
+  /// A step of `state` whose code fails as `failure` says.
+  func failingStep(
+    _ state: StateID, _ failure: Route.Failure, exit: Exit.Label?, decision: Decision?,
+    depth: Int, branch: Int?
+  ) -> Route.Step {
+    let info = chart[state]
+    return Route.Step(
+      state: state, name: info.name, kind: info.kind, exit: exit, decision: decision,
+      depth: depth, branch: branch, failure: failure,
+      endsFlow: failure.outcome == .failsRun || (failure.outcome == .retried && exit == nil))
+  }
+
+  /// The ways a state with modifiers fails, after the ways it succeeds (`succeeding`): a
+  /// retry that succeeds (on each way it succeeds), each catch route after the retries run
+  /// out (but a route limited to `StateTimeoutError`, which only a timeout takes), the
+  /// retries running out with no catch route (the run fails: at the top level only, since
+  /// in a branch the dispatch's join policy decides), and a timeout.
+  func failingChoices(
+    at state: StateID, succeeding: [(steps: [Route.Step], next: StateID?)], depth: Int,
+    branch: Int?
+  ) -> [(steps: [Route.Step], next: StateID?)] {
+    guard let modifiers = chart.scriptableModifiers(of: state) else { return [] }
+    var result: [(steps: [Route.Step], next: StateID?)] = []
+    let retries = modifiers.retries
+    // A retry of this many attempts or more is not run out on a route (`Int.max` never is).
+    let runsOut = retries < Self.attemptLimit
+    if retries > 0 {
+      let failure = Route.Failure(attempts: 1, timesOut: false, outcome: .retried)
+      for way in succeeding {
+        guard let first = way.steps.first else { continue }
+        let retried = failingStep(
+          state, failure, exit: first.exit, decision: first.decision, depth: depth, branch: branch)
+        result.append(([retried] + way.steps.dropFirst(), way.next))
+      }
+    }
+    let failedAttempts = retries + 1
+    if runsOut {
+      for (position, target) in modifiers.catchTargets.enumerated()
+      where !modifiers.catchesOnlyTimeouts[position] {
+        let failure = Route.Failure(
+          attempts: failedAttempts, timesOut: false, outcome: .caught(route: position))
+        result.append(
+          (
+            [failingStep(state, failure, exit: nil, decision: nil, depth: depth, branch: branch)],
+            target
+          ))
+      }
+      if modifiers.catchTargets.isEmpty && retries > 0 && depth == 0 {
+        let failure = Route.Failure(attempts: failedAttempts, timesOut: false, outcome: .failsRun)
+        result.append(
+          (
+            [failingStep(state, failure, exit: nil, decision: nil, depth: depth, branch: branch)],
+            nil
+          )
+        )
+      }
+    }
+    if modifiers.timeout != nil {
+      let attempts = modifiers.retriesTimeouts ? failedAttempts : 1
+      guard attempts <= Self.attemptLimit else { return result }
+      if let position = modifiers.timeoutCatch {
+        let failure = Route.Failure(
+          attempts: attempts, timesOut: true, outcome: .caught(route: position))
+        result.append(
+          (
+            [failingStep(state, failure, exit: nil, decision: nil, depth: depth, branch: branch)],
+            modifiers.catchTargets[position]
+          ))
+      } else if depth == 0 {
+        let failure = Route.Failure(attempts: attempts, timesOut: true, outcome: .failsRun)
+        result.append(
+          (
+            [failingStep(state, failure, exit: nil, decision: nil, depth: depth, branch: branch)],
+            nil
+          )
+        )
+      }
+    }
+    return result
+  }
+
+  /// The most attempts a route fails in a row: a retry of more never runs out on a route.
+  static var attemptLimit: Int { 1000 }
 
   /// The ways on from `state`: the steps it adds, and the state each leads to (`nil` when
   /// the flow ends).
@@ -281,6 +478,7 @@ private struct RouteWalker<Context: Sendable> {
         return ([head] + combination, next?.target)
       }
     }
+    let succeeding: [(steps: [Route.Step], next: StateID?)]
     if info.isFinal {
       let decisions: [Decision?] =
         switch info.kind.decides {
@@ -288,13 +486,22 @@ private struct RouteWalker<Context: Sendable> {
         case .key: [nil]
         case .done: [.done]
         }
-      return decisions.map {
+      succeeding = decisions.map {
         ([step(state, exit: nil, decision: $0, depth: depth, branch: branch)], nil)
       }
+    } else {
+      succeeding = info.exits.map {
+        ([step(state, exit: $0.label, decision: nil, depth: depth, branch: branch)], $0.target)
+      }
     }
-    return info.exits.map {
-      ([step(state, exit: $0.label, decision: nil, depth: depth, branch: branch)], $0.target)
+    var failing = failingChoices(
+      at: state, succeeding: succeeding, depth: depth, branch: branch)
+    if info.isFinal && info.kind.decides == .key {
+      // A final multiple condition's keys are not listed, so its retried success cannot be
+      // forced: its routes take its own decision.
+      failing.removeAll { $0.steps.first?.failure?.outcome == .retried }
     }
+    return succeeding + failing
   }
 
   /// Every combination of one route per branch of `dispatch`, branch by branch.
@@ -401,7 +608,7 @@ private struct RouteWalker<Context: Sendable> {
       steps.append(
         Route.Step(
           state: state, name: info.name, kind: info.kind, exit: exit, decision: decision,
-          depth: startDepth, branch: startBranch, endsFlow: isEnd))
+          depth: startDepth, branch: startBranch, failure: nil, endsFlow: isEnd))
       // A dispatch on the way runs each branch to its nearest end.
       guard info.kind == .dispatch, exit != nil || isEnd else { continue }
       for branchExit in info.exits where branchExit.label.branch != nil {

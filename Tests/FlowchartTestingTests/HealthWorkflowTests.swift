@@ -2,7 +2,9 @@ import Flowchart
 import FlowchartTesting
 import Testing
 
-/// The worked example of the "Testing your flowcharts" article, on the Health workflow.
+/// The Health workflow's tests, on the fixture whose exercises yield instead of sleeping, so
+/// that their code runs; `TestingArticleTests` runs the article's own recipe on its sleeping
+/// chart.
 struct HealthWorkflowTests {
   // One test per route: the script forces the decisions, the actions run their own code.
   @Test(arguments: try healthWorkflow().routes())
