@@ -3,11 +3,11 @@ import FlowchartFiles
 import Foundation
 
 /// A compiled chart written in the Amazon States Language (JSONPath), ready for AWS Step
-/// Functions: see ``Flowchart/Flowchart/stateMachineDefinition(resources:comment:)``.
+/// Functions: see `Flowchart.stateMachineDefinition(resources:comment:)`.
 public struct StateMachineDefinition: Sendable {
   /// The definition as a JSON value.
   public let document: ChartValue
-  /// The ASL name of each state of the chart, by ``Flowchart/StateID/index``; `nil` for a
+  /// The ASL name of each state of the chart, by `StateID.index`; `nil` for a
   /// state the start does not reach (an entry point of its own), which the definition leaves
   /// out.
   public let stateNames: [String?]

@@ -42,7 +42,7 @@ extension ContextCoding where Context: Codable {
 /// throws), its ``error`` matched by the definition's `Retry` and `Catch`.
 public struct StepFunctionsTaskError: Error, Sendable, CustomStringConvertible {
   /// The error's name: the Swift type of what the state's code threw (`States.Timeout` for
-  /// a ``Flowchart/StateTimeoutError``), or `Flowchart.BadPayload` when the payload is not
+  /// a `StateTimeoutError`), or `Flowchart.BadPayload` when the payload is not
   /// one the exported definition sends.
   public let error: String
   /// What went wrong, in words.
