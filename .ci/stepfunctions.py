@@ -85,8 +85,9 @@ def comments(machine, into):
     return into
 
 
-def flowchart_run(chart, context):
-    result = tool("run", chart, "--context", json.dumps(context))
+def flowchart_run(chart, context, sent):
+    sends = [f"--send={name}={json.dumps(value)}" for name, value in sent.items()]
+    result = tool("run", chart, "--context", json.dumps(context), *sends)
     if result.returncode != 0:
         return {"status": "FAILED", "path": None, "context": None, "text": result.stderr}
     lines = dict(line.split(": ", 1) for line in result.stdout.splitlines() if ": " in line)
@@ -97,7 +98,7 @@ def flowchart_run(chart, context):
     }
 
 
-def step_functions_run(sfn, sqs, queue_url, machine_arn, chart, context, names, run):
+def step_functions_run(sfn, sqs, queue_url, machine_arn, chart, context, sent, names, run):
     execution = sfn.start_execution(
         stateMachineArn=machine_arn, name=f"run{run}", input=json.dumps(context)
     )
@@ -111,6 +112,9 @@ def step_functions_run(sfn, sqs, queue_url, machine_arn, chart, context, names, 
         for message in messages:
             payload = json.loads(message["Body"])
             token = payload.pop("taskToken")
+            if payload.get("waitsForInput"):
+                # What the sender of a waiting state's value does: add it to the payload.
+                payload["input"] = sent[payload["state"]]
             answer = tool("handle", chart, stdin=json.dumps(payload))
             tasks += 1
             reply = json.loads(answer.stdout)
@@ -182,10 +186,16 @@ class Proof:
             roleArn="arn:aws:iam::123456789012:role/flowchart",
         )["stateMachineArn"]
         has_parallel = '"Type": "Parallel"' in definition
-        for context in contexts:
-            expected = flowchart_run(chart, context)
+        for case in contexts:
+            # A case is a context, or {"context": …, "send": {state: value}} for waiting states.
+            sent = {}
+            context = case
+            if isinstance(case, dict) and set(case) == {"context", "send"}:
+                context, sent = case["context"], case["send"]
+            expected = flowchart_run(chart, context, sent)
             actual = step_functions_run(
-                self.sfn, self.sqs, self.queue_url, machine, chart, context, names, self.runs)
+                self.sfn, self.sqs, self.queue_url, machine, chart, context, sent, names,
+                self.runs)
             same_path = (
                 sorted(actual["path"]) == sorted(expected["path"] or [])
                 if has_parallel else actual["path"] == expected["path"]
@@ -201,7 +211,7 @@ class Proof:
             self.runs += 1
             self.failed_runs += actual["status"] == "FAILED"
             if verbose:
-                print(f"{chart} on {json.dumps(context)}: same, {actual['status'].lower()}, "
+                print(f"{chart} on {json.dumps(case)}: same, {actual['status'].lower()}, "
                       f"{len(actual['path'])} states, {actual['tasks']} tasks")
 
 
@@ -216,7 +226,8 @@ def main():
         if lint.returncode != 0:
             raise SystemExit(f"{golden}: statelint rejects the definition:\n{lint.stdout}")
     print(f"{len(goldens)} golden definitions: statelint clean")
-    for chart in sorted(glob.glob("Samples/*.json")) + [".ci/stepfunctions/photo-book.json"]:
+    charts = [".ci/stepfunctions/photo-book.json", ".ci/stepfunctions/approval.json"]
+    for chart in sorted(glob.glob("Samples/*.json")) + charts:
         definition, refusal = export(chart)
         if definition is None:
             print(f"{chart}: refused, as expected of what ASL cannot say:\n{refusal}", end="")

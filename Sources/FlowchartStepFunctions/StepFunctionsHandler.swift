@@ -69,15 +69,28 @@ public struct StepFunctionsHandler<Context: Sendable>: Sendable {
   /// How the context travels.
   public let coding: ContextCoding<Context>
 
+  /// Reads the value a waiting state's payload carries as `input`.
+  public let decodeInput: @Sendable (ChartValue) throws -> any Sendable
+
   /// A handler for the tasks of `chart`'s definition.
-  public init(chart: Flowchart<Context>, coding: ContextCoding<Context>) {
+  ///
+  /// - Parameters:
+  ///   - chart: The chart the definition was exported from.
+  ///   - coding: How the context travels.
+  ///   - decodeInput: Reads the value sent to a waiting state, which a payload carries as
+  ///     `input`; by default the JSON value itself, what a chart file's waits take.
+  public init(
+    chart: Flowchart<Context>, coding: ContextCoding<Context>,
+    decodeInput: @escaping @Sendable (ChartValue) throws -> any Sendable = { $0 }
+  ) {
     self.chart = chart
     self.coding = coding
+    self.decodeInput = decodeInput
   }
 
-  /// Runs what `payload` asks: a state's code (`step` `state`), a dispatch's merge over the
-  /// contexts its `Parallel` left (`merge`), or a catch route's handler over the error its
-  /// `Catch` left (`catch`).
+  /// Runs what `payload` asks: a state's code (`step` `state`; a waiting state applies the
+  /// payload's `input`), a dispatch's merge over the contexts its `Parallel` left (`merge`),
+  /// or a catch route's handler over the error its `Catch` left (`catch`).
   ///
   /// - Returns: `{"context": the new context, "exit": the exit taken}`: `yes`, `no`, a key's
   ///   text, `default` or `next`, or `end` with `"decision"` when a final state ended.
@@ -94,7 +107,14 @@ public struct StepFunctionsHandler<Context: Sendable>: Sendable {
       switch step {
       case "state":
         var context = try coding.decode(.object(document))
-        switch try await chart.runState(state, context: &context) {
+        // A waiting state's value, sent from outside with the task's payload.
+        let input = try payload[path: "input"].map(decodeInput)
+        if input == nil, chart[state].kind == .waiting {
+          throw badPayload(
+            "is for waiting state '\(chart[state].name)' and carries no \"input\": whoever sends the state its value adds it to the payload as \"input\" and calls the handler"
+          )
+        }
+        switch try await chart.runState(state, context: &context, input: input) {
         case .exit(let index):
           let label = chart[state].exits[index].label
           return [

@@ -170,3 +170,42 @@ struct ArticleTests {
     )
   }
 }
+
+/// A waiting state applies the value its payload carries as `input`.
+struct WaitingStateTests {
+  private let handler = StepFunctionsHandler(
+    chart: try! fileChart(".ci/stepfunctions/approval.json"), coding: .json)
+
+  @Test func waitingStateAppliesTheSentInput() async throws {
+    let answer = try await handler.handle([
+      "state": "Manager decision", "stateID": 1, "step": "state", "waitsForInput": true,
+      "context": ["status": "submitted"], "input": ["approved": true],
+    ])
+    #expect(
+      answer == [
+        "context": ["status": "submitted", "decision": ["approved": true]], "exit": "next",
+      ])
+  }
+
+  @Test func waitingStateWithoutInputSaysWhatToSend() async throws {
+    do {
+      _ = try await handler.handle([
+        "state": "Manager decision", "stateID": 1, "step": "state", "context": [:],
+      ])
+      Issue.record("a waiting state ran without its input")
+    } catch {
+      #expect(error.error == "Flowchart.BadPayload")
+      #expect(
+        error.cause
+          == "The task's payload is for waiting state 'Manager decision' and carries no \"input\": whoever sends the state its value adds it to the payload as \"input\" and calls the handler."
+      )
+    }
+  }
+
+  @Test func waitingStateIsATaskThatWaitsForInput() throws {
+    let definition = try fileChart(".ci/stepfunctions/approval.json").stateMachineDefinition()
+    #expect(
+      definition.document[path: "States.Manager_decision.Parameters.MessageBody.waitsForInput"]
+        == true)
+  }
+}

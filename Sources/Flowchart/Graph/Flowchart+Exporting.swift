@@ -130,11 +130,26 @@ extension Flowchart {
 
   /// Runs the code of `state` alone on `context`, without its timeout, retries or catch
   /// routes (the engine that runs the exported chart applies those), and says which exit it
-  /// took. A subflow or a map runs its whole chart, as it does in a run.
+  /// took. A subflow or a map runs its whole chart, as it does in a run. A waiting state
+  /// applies `input`, the value sent to it from outside.
   ///
-  /// - Throws: What the state's code throws; a ``ScriptProblem`` for a dispatch, which has
-  ///   no code of its own.
-  package func runState(_ state: StateID, context: inout Context) async throws -> ExportedStep {
+  /// - Throws: What the state's code throws (a waiting state without `input`, or with an
+  ///   input of another type, throws as it does outside a live run); a ``ScriptProblem`` for
+  ///   a dispatch, which has no code of its own.
+  package func runState(
+    _ state: StateID, context: inout Context, input: (any Sendable)? = nil
+  ) async throws -> ExportedStep {
+    guard let input else { return try await runStateCode(state, context: &context) }
+    let inbox = SingleInput(value: input)
+    var copy = context
+    let step = try await LiveInbox.$current.withValue(inbox) {
+      try await runStateCode(state, context: &copy)
+    }
+    context = copy
+    return step
+  }
+
+  private func runStateCode(_ state: StateID, context: inout Context) async throws -> ExportedStep {
     var node = graph.nodeBase[state.index]
     if node.kind == .modified { node = ModifiedCode.of(node).inner }
     guard node.kind != .dispatch else {
@@ -196,3 +211,10 @@ extension Flowchart {
 /// An error of no type a filter names: what ``Flowchart/exportedModifiers(of:)`` tries a
 /// filter on to learn whether it takes every error.
 private struct ExportProbeError: Error {}
+
+/// The mailbox ``Flowchart/runState(_:context:input:)`` lends a waiting state: the one value
+/// sent to it.
+private struct SingleInput: InputReceiving {
+  let value: any Sendable
+  func receive(for slot: InputSlot) async -> ReceivedInput { .value(value) }
+}
