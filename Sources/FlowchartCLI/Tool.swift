@@ -19,99 +19,100 @@ enum Tool {
     """
 
   /// Every command, in the order the tool's help lists them.
-  static let commands: [CommandSpec] =
-    [
-      CommandSpec(
-        name: "validate", abstract: "Check chart files and report every problem.",
-        discussion: """
-          Reads each file, with the files it includes, and compiles it. For each valid file,
-          prints its name and number of states. For an invalid one, writes its problems to
-          standard error as compilers do, so that editors and CI can point at it (the first
-          100 of a file, then a line that counts the others):
+  static let commands: [CommandSpec] = [
+    CommandSpec(
+      name: "validate", abstract: "Check chart files and report every problem.",
+      discussion: """
+        Reads each file, with the files it includes, and compiles it. For each valid file,
+        prints its name and number of states. For an invalid one, writes its problems to
+        standard error as compilers do, so that editors and CI can point at it (the first
+        100 of a file, then a line that counts the others):
 
-            chart.json:7:9: error: GoTo 'Lift weight' refers to no state. ...
+          chart.json:7:9: error: GoTo 'Lift weight' refers to no state. ...
 
-          Exits with 1 once every file has been checked if any has a problem.
-          """,
-        arguments: [
-          ArgumentSpec(
-            name: "files", help: "The chart files to check, JSON (.json) or XML (.xml).",
-            isRepeated: true)
-        ]),
-      CommandSpec(
-        name: "print", abstract: "Print a chart as a text tree.",
-        discussion: """
-          Prints the tree Flowchart's printer draws: one line per state, its kind's letter
-          (S condition, M multiple condition, A action, D dispatch), ` !` after a final
-          state and ` *` after a state already drawn.
-          """,
-        arguments: [fileArgument]),
-      CommandSpec(
-        name: "diagram", abstract: "Draw a chart as a Mermaid or Graphviz diagram.",
-        discussion: """
-          Writes the diagram to standard output. Render the DOT with Graphviz:
-            flowchart diagram chart.json --format dot | dot -Tsvg -o chart.svg
-          """,
-        arguments: [fileArgument],
-        options: [
-          OptionSpec(
-            name: "--format", valueName: "format",
-            help: "The diagram's language: mermaid or dot.", allowedValues: ["mermaid", "dot"],
-            defaultValue: "mermaid")
-        ]),
-      CommandSpec(
-        name: "convert", abstract: "Write a chart in JSON or XML.",
-        discussion: """
-          Checks the chart as validate does, then writes it to standard output in the
-          syntax asked for. Reading what was written gives the same chart. A chart with
-          problems is not written: its problems go to standard error, and the exit code is
-          1, as for validate.
-          """,
-        arguments: [fileArgument],
-        options: [
-          OptionSpec(
-            name: "--to", valueName: "syntax", help: "The syntax to write: json or xml.",
-            allowedValues: ["json", "xml"], isRequired: true)
-        ]),
-      CommandSpec(
-        name: "run", abstract: "Run a chart that needs no Swift code.",
-        discussion: """
-          Runs the chart from its start on the context given, a JSON value that the chart's
-          built-in conditions read and its stores write. Prints the final state and its
-          decision, the path, and the final context. A state bound to code by name runs a
-          stand-in: an action does nothing; a condition or multiple condition needs its
-          decision forced with --decide, or the run stops there. A waiting state takes the
-          value --send gives it, or the run stops there.
+        Exits with 1 once every file has been checked if any has a problem.
+        """,
+      arguments: [
+        ArgumentSpec(
+          name: "files", help: "The chart files to check, JSON (.json) or XML (.xml).",
+          isRepeated: true)
+      ]),
+    CommandSpec(
+      name: "print", abstract: "Print a chart as a text tree.",
+      discussion: """
+        Prints the tree Flowchart's printer draws: one line per state, its kind's letter
+        (S condition, M multiple condition, A action, D dispatch), ` !` after a final
+        state and ` *` after a state already drawn.
+        """,
+      arguments: [fileArgument]),
+    CommandSpec(
+      name: "diagram", abstract: "Draw a chart as a Mermaid or Graphviz diagram.",
+      discussion: """
+        Writes the diagram to standard output. Render the DOT with Graphviz:
+          flowchart diagram chart.json --format dot | dot -Tsvg -o chart.svg
+        """,
+      arguments: [fileArgument],
+      options: [
+        OptionSpec(
+          name: "--format", valueName: "format",
+          help: "The diagram's language: mermaid or dot.", allowedValues: ["mermaid", "dot"],
+          defaultValue: "mermaid")
+      ]),
+    CommandSpec(
+      name: "convert", abstract: "Write a chart in JSON or XML.",
+      discussion: """
+        Checks the chart as validate does, then writes it to standard output in the
+        syntax asked for. Reading what was written gives the same chart. A chart with
+        problems is not written: its problems go to standard error, and the exit code is
+        1, as for validate.
+        """,
+      arguments: [fileArgument],
+      options: [
+        OptionSpec(
+          name: "--to", valueName: "syntax", help: "The syntax to write: json or xml.",
+          allowedValues: ["json", "xml"], isRequired: true)
+      ]),
+    CommandSpec(
+      name: "run", abstract: "Run a chart that needs no Swift code.",
+      discussion: """
+        Runs the chart from its start on the context given, a JSON value that the chart's
+        built-in conditions read and its stores write. Prints the final state and its
+        decision, the path, and the final context. A state bound to code by name runs a
+        stand-in: an action does nothing; a condition or multiple condition needs its
+        decision forced with --decide, or the run stops there. A waiting state takes the
+        value --send gives it, or the run stops there.
 
-          A run that enters more states than --step-limit allows (100000 unless given) stops
-          with an error that names the limit and the state it was about to enter, and exits
-          with 1: a loop whose exit is never taken ends rather than run forever. With --log,
-          each step is printed as the run takes it.
-          """,
-        arguments: [fileArgument],
-        options: [
-          OptionSpec(
-            name: "--context", valueName: "json", help: "The run's context, a JSON value.",
-            defaultValue: "{}"),
-          OptionSpec(
-            name: "--decide", valueName: "state=decision",
-            help:
-              "Force a state's decision: yes or no for a condition, a key for a multiple condition. Split at the last '='. Repeat for more states, or for one state's later visits. Reaches the states of the charts subflows and maps run, by name.",
-            isRepeatable: true),
-          OptionSpec(
-            name: "--send", valueName: "state=json",
-            help:
-              "Send a waiting state its input, a JSON value. Split at the first '='. Repeat for more states.",
-            isRepeatable: true),
-          OptionSpec(
-            name: "--step-limit", valueName: "n", help: stepLimitHelp,
-            defaultValue: "\(defaultStepLimit)"),
-          OptionSpec(
-            name: "--log",
-            help:
-              "Print each state as the run enters it, and the exit it takes, as the run goes."),
-        ]),
-    ] + stepFunctionsCommands
+        A run that enters more states than --step-limit allows (100000 unless given) stops
+        with an error that names the limit and the state it was about to enter, and exits
+        with 1: a loop whose exit is never taken ends rather than run forever. With --log,
+        each step is printed as the run takes it.
+        """,
+      arguments: [fileArgument],
+      options: [
+        OptionSpec(
+          name: "--context", valueName: "json", help: "The run's context, a JSON value.",
+          defaultValue: "{}"),
+        OptionSpec(
+          name: "--decide", valueName: "state=decision",
+          help:
+            "Force a state's decision: yes or no for a condition, a key for a multiple condition. Split at the last '='. Repeat for more states, or for one state's later visits. Reaches the states of the charts subflows and maps run, by name.",
+          isRepeatable: true),
+        OptionSpec(
+          name: "--send", valueName: "state=json",
+          help:
+            "Send a waiting state its input, a JSON value. Split at the first '='. Repeat for more states.",
+          isRepeatable: true),
+        OptionSpec(
+          name: "--step-limit", valueName: "n", help: stepLimitHelp,
+          defaultValue: "\(defaultStepLimit)"),
+        OptionSpec(
+          name: "--log",
+          help:
+            "Print each state as the run enters it, and the exit it takes, as the run goes."),
+      ]),
+    exportCommand,
+    handleCommand,
+  ]
 
   /// The argument of the commands that read one file.
   private static var fileArgument: ArgumentSpec {
