@@ -12,6 +12,8 @@ let package = Package(
     .executable(name: "flowchart", targets: ["FlowchartCLI"]),
     // Charts as test fixtures: scripted runs, routes, coverage, golden text, a test clock.
     .library(name: "FlowchartTesting", targets: ["FlowchartTesting"]),
+    // Charts exported to the Amazon States Language, and the entry point its tasks call.
+    .library(name: "FlowchartStepFunctions", targets: ["FlowchartStepFunctions"]),
   ],
   dependencies: [],
   targets: [
@@ -25,8 +27,16 @@ let package = Package(
     .testTarget(name: "FlowchartFilesTests", dependencies: ["FlowchartFiles", "Flowchart"]),
     // The `flowchart` command-line tool: `swift run flowchart --help`. Its directory is not
     // named `flowchart`, which would clash with `Flowchart` on case-insensitive file systems.
-    .executableTarget(name: "FlowchartCLI", dependencies: ["Flowchart", "FlowchartFiles"]),
+    .executableTarget(
+      name: "FlowchartCLI", dependencies: ["Flowchart", "FlowchartFiles", "FlowchartStepFunctions"]),
     .testTarget(name: "FlowchartCLITests", dependencies: ["FlowchartCLI", "FlowchartFiles"]),
+    // AWS Step Functions: a compiled chart as an Amazon States Language definition, and "run
+    // one state of this chart on this JSON" for the tasks. Foundation is allowed here.
+    .target(name: "FlowchartStepFunctions", dependencies: ["Flowchart", "FlowchartFiles"]),
+    .testTarget(
+      name: "FlowchartStepFunctionsTests",
+      dependencies: ["FlowchartStepFunctions", "FlowchartFiles", "Flowchart"],
+      exclude: ["Golden"]),
     // Depends on the toolchain's Swift Testing (`import Testing`), and on Foundation for
     // golden files and the record-mode environment variable.
     .target(name: "FlowchartTesting", dependencies: ["Flowchart"]),

@@ -27,6 +27,10 @@ extension Tool {
         decisions: arguments.values(of: "--decide"), inputs: arguments.values(of: "--send"),
         stepLimit: arguments.value(of: "--step-limit"), log: arguments.isSet("--log"),
         output: output)
+    case "export":
+      return exportChart(file, resourcesPath: arguments.value(of: "--resources"))
+    case "handle":
+      return await handleTask(file, payload: arguments.value(of: "--payload"))
     default:
       preconditionFailure("every command in Tool.commands has a case: \(name)")
     }

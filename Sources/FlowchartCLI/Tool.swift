@@ -110,6 +110,8 @@ enum Tool {
           help:
             "Print each state as the run enters it, and the exit it takes, as the run goes."),
       ]),
+    exportCommand,
+    handleCommand,
   ]
 
   /// The argument of the commands that read one file.

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The Step Functions proof (.ci/stepfunctions.py): every sample exported to the Amazon States
+# Language and checked by statelint, and the charts of .ci/stepfunctions/cases.json run on moto's
+# Step Functions interpreter, then 20 seeded random charts (FLOWCHART_SEED, FLOWCHART_RANDOM_CHARTS),
+# each task answered by `flowchart handle`, their visited states and final outputs compared with
+# Flowchart's own runs (about two minutes). Installs statelint and moto[stepfunctions]
+# into a virtual environment (.build/stepfunctions-venv) when they are missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+venv=".build/stepfunctions-venv"
+if ! "$venv/bin/python" -c "import moto, boto3" 2>/dev/null || [ ! -x "$venv/bin/statelint" ]; then
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check statelint 'moto[stepfunctions]'
+fi
+swift build --product flowchart >/dev/null
+PATH="$PWD/$venv/bin:$PATH" "$venv/bin/python" .ci/stepfunctions.py \
+  "$(swift build --show-bin-path)/flowchart"

@@ -1,0 +1,220 @@
+// Exporting: what a front end that writes a compiled chart in another engine's language (the
+// FlowchartStepFunctions module's Amazon States Language) reads of it beyond the public
+// queries, and the calls that run one state's code at a time, as a task handler of that
+// engine does. Package API: it names no internal type, so the exporter sees values only.
+
+/// Which errors a retry rule or a catch route takes, as an exporter can name them.
+package enum ExportedErrors: Sendable, Hashable {
+  /// Every error.
+  case all
+  /// The errors of the type with this name (as the rule or route was declared with it).
+  case type(String)
+  /// Only timeouts (``StateTimeoutError``): a filter that takes them and not others.
+  case timeouts
+  /// Some errors, chosen by a closure an exporter cannot name.
+  case chosenByCode
+}
+
+/// A state's timeout, retry and catch routes, as an exporter reads them.
+package struct ExportedModifiers: Sendable {
+  /// A state's retry rule.
+  package struct Retry: Sendable {
+    /// How many times the code runs again after it fails.
+    package var count: Int
+    /// The delay before the first retry; zero for none.
+    package var initialDelay: Duration
+    /// What each delay is multiplied by for the next one; 1 for a fixed delay.
+    package var multiplier: Double
+    /// The longest delay, for an exponential backoff; `nil` otherwise.
+    package var maximumDelay: Duration?
+    /// Whether the delays are jittered, and how.
+    package var jitter: Backoff.Jitter?
+    /// The errors the rule retries.
+    package var errors: ExportedErrors
+  }
+
+  /// A catch route.
+  package struct Catch: Sendable {
+    /// The errors the route takes.
+    package var errors: ExportedErrors
+    /// The state the route leads to.
+    package var target: StateID
+  }
+
+  /// The state's timeout, if any.
+  package var timeout: Duration?
+  /// The state's retry rule, if any.
+  package var retry: Retry?
+  /// The state's catch routes, in the order they are tried.
+  package var catches: [Catch]
+}
+
+/// How a dispatch runs, as an exporter reads it.
+package struct ExportedDispatch: Sendable {
+  /// The first state of each branch, in declaration order.
+  package var branchStarts: [StateID]
+  /// Whether the dispatch folds its branches' contexts back with a merge.
+  package var hasMerge: Bool
+  /// Whether any branch waits for another.
+  package var hasPrerequisites: Bool
+  /// How many branches may fail or be skipped before the dispatch fails: 0 for
+  /// ``JoinPolicy/all``.
+  package var tolerance: Int
+  /// After how many successes the other branches are cancelled.
+  package var quorum: Int
+  /// Whether the dispatch has a report closure.
+  package var hasReport: Bool
+  /// How many branches may run at once.
+  package var maxConcurrency: Int
+}
+
+/// What one state's code decided, run on its own (see ``Flowchart/runState(_:context:)``).
+package enum ExportedStep: Sendable {
+  /// The state took the exit at this position in its ``StateInfo/exits``.
+  case exit(Int)
+  /// The state, a final one, ended its flow with this decision.
+  case ended(Decision)
+}
+
+extension Flowchart {
+  /// The timeout, retry and catch routes of `state`, or `nil` when it has none.
+  package func exportedModifiers(of state: StateID) -> ExportedModifiers? {
+    let record = graph.records[state.index]
+    guard let modifiers = record.declaration.modifiers else { return nil }
+    let retry = modifiers.retry.map { rule -> ExportedModifiers.Retry in
+      let (initial, multiplier, maximum): (Duration, Double, Duration?) =
+        switch rule.backoff.schedule {
+        case .immediate: (.zero, 1, nil)
+        case .fixed(let delay): (delay, 1, nil)
+        case .exponential(let initial, let multiplier, let maximum): (initial, multiplier, maximum)
+        }
+      return ExportedModifiers.Retry(
+        count: rule.count, initialDelay: initial, multiplier: multiplier, maximumDelay: maximum,
+        jitter: rule.backoff.jitter,
+        errors: Self.exportedErrors(rule.errorType, rule.filter, state: record.name))
+    }
+    let targets = graph.catchRoutes(of: Int32(state.index), modifiers)
+    let catches = zip(modifiers.catches, targets).map { route, target in
+      ExportedModifiers.Catch(
+        errors: Self.exportedErrors(route.errorType, route.filter, state: record.name),
+        target: StateID(target.target))
+    }
+    return ExportedModifiers(timeout: modifiers.timeout, retry: retry, catches: catches)
+  }
+
+  /// Names the errors a filter takes: by its declared type, or, without one, by trying it
+  /// on an error of no known type and on a timeout.
+  private static func exportedErrors(
+    _ type: String?, _ filter: @Sendable (any Error) -> Bool, state: String
+  ) -> ExportedErrors {
+    if let type { return .type(type) }
+    let takesOthers = filter(ExportProbeError())
+    let takesTimeouts = filter(StateTimeoutError(stateName: state, limit: .seconds(1)))
+    switch (takesOthers, takesTimeouts) {
+    case (true, true): return .all
+    case (false, true): return .timeouts
+    case (true, false), (false, false): return .chosenByCode
+    }
+  }
+
+  /// How the dispatch `state` runs, or `nil` when `state` is not a dispatch.
+  package func exportedDispatch(of state: StateID) -> ExportedDispatch? {
+    let node = graph.nodeBase[state.index]
+    guard node.kind == .dispatch else { return nil }
+    let plan = graph.dispatches[Int(node.alternative)]
+    return ExportedDispatch(
+      branchStarts: plan.branchStarts.map(StateID.init), hasMerge: plan.merge != nil,
+      hasPrerequisites: plan.prerequisites.contains { !$0.isEmpty }, tolerance: plan.tolerance,
+      quorum: plan.quorum, hasReport: plan.report != nil, maxConcurrency: plan.maxConcurrency)
+  }
+
+  /// Runs the code of `state` alone on `context`, without its timeout, retries or catch
+  /// routes (the engine that runs the exported chart applies those), and says which exit it
+  /// took. A subflow or a map runs its whole chart, as it does in a run. A waiting state
+  /// applies `input`, the value sent to it from outside.
+  ///
+  /// - Throws: What the state's code throws (a waiting state without `input`, or with an
+  ///   input of another type, throws as it does outside a live run); a ``ScriptProblem`` for
+  ///   a dispatch, which has no code of its own.
+  package func runState(
+    _ state: StateID, context: inout Context, input: (any Sendable)? = nil
+  ) async throws -> ExportedStep {
+    guard let input else { return try await runStateCode(state, context: &context) }
+    let inbox = SingleInput(value: input)
+    var copy = context
+    let step = try await LiveInbox.$current.withValue(inbox) {
+      try await runStateCode(state, context: &copy)
+    }
+    context = copy
+    return step
+  }
+
+  private func runStateCode(_ state: StateID, context: inout Context) async throws -> ExportedStep {
+    var node = graph.nodeBase[state.index]
+    if node.kind == .modified { node = ModifiedCode.of(node).inner }
+    guard node.kind != .dispatch else {
+      throw ScriptProblem(
+        stateName: graph.records[state.index].name,
+        message:
+          "Dispatch \(DisplayText.quoted(name: graph.records[state.index].name)) has no code of its own: run its branches' states, then its merge."
+      )
+    }
+    let result = try await node.call(&context)
+    let exits = graph.storedExits(of: state.index)
+    switch result {
+    case .key(let decision):
+      return .ended(decision)
+    case .outcome(let outcome):
+      if node.isFinal { return .ended(outcome.decision) }
+      let label: StoredExit.Label
+      switch outcome {
+      case .next: label = .next
+      case .yes: label = .yes
+      case .no: label = .no
+      case .selected(let target):
+        let index = exits.firstIndex { $0.target == target } ?? exits.startIndex
+        return .exit(index - exits.startIndex)
+      }
+      let index = exits.firstIndex { $0.label == label } ?? exits.startIndex
+      return .exit(index - exits.startIndex)
+    }
+  }
+
+  /// Folds the final contexts of the dispatch `state`'s branches, in declaration order,
+  /// into `original` with its merge, as its join does; returns `original` when it has none.
+  package func mergeBranches(
+    ofDispatch state: StateID, _ branches: [Context], original: Context
+  ) throws -> Context {
+    let node = graph.nodeBase[state.index]
+    precondition(node.kind == .dispatch, "a dispatch")
+    let plan = graph.dispatches[Int(node.alternative)]
+    var context = original
+    for branch in branches {
+      try plan.merge(branch, original: original, into: &context)
+    }
+    return context
+  }
+
+  /// Runs the handler of the catch route at `route` of `state` on `context` with `error`,
+  /// as a run does before it goes to the route's target.
+  package func runCatchHandler(
+    of state: StateID, route: Int, context: inout Context, error: any Error
+  ) {
+    guard let modifiers = graph.records[state.index].declaration.modifiers,
+      modifiers.catches.indices.contains(route)
+    else { return }
+    let box = modifiers.catches[route].handler
+    unsafeDowncast(box, to: CatchHandlerBox<Context>.self).function(&context, error)
+  }
+}
+
+/// An error of no type a filter names: what ``Flowchart/exportedModifiers(of:)`` tries a
+/// filter on to learn whether it takes every error.
+private struct ExportProbeError: Error {}
+
+/// The mailbox ``Flowchart/runState(_:context:input:)`` lends a waiting state: the one value
+/// sent to it.
+private struct SingleInput: InputReceiving {
+  let value: any Sendable
+  func receive(for slot: InputSlot) async -> ReceivedInput { .value(value) }
+}

@@ -1,0 +1,120 @@
+import Flowchart
+import FlowchartFiles
+import FlowchartStepFunctions
+import Foundation
+
+extension Tool {
+  /// The `export` command: a chart as an Amazon States Language definition (see the
+  /// FlowchartStepFunctions module).
+  static let exportCommand = CommandSpec(
+    name: "export", abstract: "Write a chart as an AWS Step Functions definition.",
+    discussion: """
+      Writes the chart as an Amazon States Language definition (JSONPath), its keys
+      sorted: each state's code becomes a Task that sends the state's name and the
+      execution's document to its resource, and takes back the new document and the
+      exit it took (see `flowchart handle`). A state ASL cannot express as Flowchart
+      runs it (a join policy other than all, branches that wait for branches, ...) is
+      reported on standard error with its location, and nothing is written.
+      """,
+    arguments: [
+      ArgumentSpec(name: "file", help: "The chart file, JSON (.json) or XML (.xml).")
+    ],
+    options: [
+      OptionSpec(name: "--asl", help: "Write the Amazon States Language.", isRequired: true),
+      OptionSpec(
+        name: "--resources", valueName: "file",
+        help:
+          "A JSON object: \"default\" and state names, each a function ARN ({name} is the state's ASL name) or {\"queue\": \"url\"}. Without it, every task sends its work to a queue named flowchart."
+      ),
+    ])
+
+  /// The `handle` command: the task handler an exported definition's tasks call.
+  static let handleCommand = CommandSpec(
+    name: "handle", abstract: "Run one state of a chart on a task's payload.",
+    discussion: """
+      Reads a task's payload on standard input, as an exported definition sends it
+      ({"state": ..., "stateID": ..., "step": ..., "context": ...}), runs that state
+      of the chart (or a dispatch's merge, or a catch route's handler) and writes
+      {"context": ..., "exit": ...} to standard output. When the state's code fails,
+      writes {"error": ..., "cause": ...} and exits with 1: answer the task with
+      SendTaskFailure. A condition bound to code by name needs that code: run it
+      from Swift with StepFunctionsHandler.
+      """,
+    arguments: [
+      ArgumentSpec(name: "file", help: "The chart file, JSON (.json) or XML (.xml).")
+    ],
+    options: [
+      OptionSpec(
+        name: "--payload", valueName: "json",
+        help: "The payload, instead of reading it from standard input.")
+    ])
+
+  /// `flowchart export <file> --asl [--resources <file>]`.
+  static func exportChart(_ path: String, resourcesPath: String?) -> Outcome {
+    var outcome = Outcome()
+    let chart: Flowchart<ChartValue>
+    do {
+      chart = try load(path)
+    } catch {
+      report(error, to: &outcome)
+      outcome.exitCode = .failure
+      return outcome
+    }
+    var resources = StepFunctionsResources.localQueue
+    if let resourcesPath {
+      do {
+        let text = try String(contentsOfFile: resourcesPath, encoding: .utf8)
+        resources = try StepFunctionsResources(table: try ChartValue(jsonText: text))
+      } catch {
+        outcome.complain("\(resourcesPath): error: \(error)")
+        outcome.exitCode = .failure
+        return outcome
+      }
+    }
+    do throws(StepFunctionsExportError) {
+      outcome.output = try chart.stateMachineDefinition(resources: resources).text
+    } catch {
+      for problem in error.problems {
+        outcome.complain("\(problem.location): error: \(problem.message)")
+      }
+      outcome.exitCode = .failure
+    }
+    return outcome
+  }
+
+  /// `flowchart handle <file> [--payload <json>]`.
+  static func handleTask(_ path: String, payload payloadText: String?) async -> Outcome {
+    var outcome = Outcome()
+    let chart: Flowchart<ChartValue>
+    do {
+      chart = try load(path)
+    } catch {
+      report(error, to: &outcome)
+      outcome.exitCode = .failure
+      return outcome
+    }
+    let text =
+      payloadText ?? String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+    let payload: ChartValue
+    do throws(ChartValue.JSONError) {
+      payload = try ChartValue(jsonText: text)
+    } catch {
+      outcome.output =
+        ChartValue.object([
+          "error": "Flowchart.BadPayload", "cause": .string("The payload is not JSON: \(error)"),
+        ]).jsonText + "\n"
+      outcome.exitCode = .failure
+      return outcome
+    }
+    do throws(StepFunctionsTaskError) {
+      let answer = try await StepFunctionsHandler(chart: chart, coding: .json).handle(payload)
+      outcome.output = answer.jsonText + "\n"
+    } catch {
+      outcome.output =
+        ChartValue.object(["error": .string(error.error), "cause": .string(error.cause)]).jsonText
+        + "\n"
+      outcome.exitCode = .failure
+    }
+    return outcome
+  }
+}

@@ -1,0 +1,198 @@
+import Flowchart
+import FlowchartFiles
+import Foundation
+
+/// How a chart's context travels as the execution's JSON document.
+public struct ContextCoding<Context: Sendable>: Sendable {
+  /// The context as JSON.
+  public let encode: @Sendable (Context) throws -> ChartValue
+  /// The context read from JSON.
+  public let decode: @Sendable (ChartValue) throws -> Context
+
+  /// A coding of your own.
+  public init(
+    encode: @escaping @Sendable (Context) throws -> ChartValue,
+    decode: @escaping @Sendable (ChartValue) throws -> Context
+  ) {
+    self.encode = encode
+    self.decode = decode
+  }
+}
+
+extension ContextCoding where Context == ChartValue {
+  /// A chart file's data, which is JSON already.
+  public static var json: ContextCoding<ChartValue> {
+    ContextCoding(encode: { $0 }, decode: { $0 })
+  }
+}
+
+extension ContextCoding where Context: Codable {
+  /// A `Codable` context, through `JSONEncoder` and `JSONDecoder`.
+  public static var codable: ContextCoding<Context> {
+    ContextCoding(
+      encode: { context in
+        let data = try JSONEncoder().encode(context)
+        return try ChartValue(jsonText: String(decoding: data, as: UTF8.self))
+      },
+      decode: { value in try JSONDecoder().decode(Context.self, from: Data(value.jsonText.utf8)) })
+  }
+}
+
+/// Why a task failed: what a worker answers with `SendTaskFailure` (or a Lambda function
+/// throws), its ``error`` matched by the definition's `Retry` and `Catch`.
+public struct StepFunctionsTaskError: Error, Sendable, CustomStringConvertible {
+  /// The error's name: the Swift type of what the state's code threw (`States.Timeout` for
+  /// a `StateTimeoutError`), or `Flowchart.BadPayload` when the payload is not
+  /// one the exported definition sends.
+  public let error: String
+  /// What went wrong, in words.
+  public let cause: String
+
+  /// `error: cause`.
+  public var description: String { "\(error): \(cause)" }
+}
+
+/// The entry point of an exported chart's tasks: runs one state of the chart on the
+/// execution's JSON document and returns the new document and the exit it took.
+///
+/// A Lambda function, an activity worker or a queue consumer calls ``handle(_:)`` with the
+/// payload its task sent (`{"state": …, "stateID": …, "step": …, "context": …}`) and answers
+/// with what it returns, `{"context": …, "exit": …}`, or with the error it throws:
+///
+/// ```swift
+/// let handler = StepFunctionsHandler(chart: health, coding: .codable)
+/// let answer = try await handler.handle(payload)  // {"context": {...}, "exit": "yes"}
+/// ```
+public struct StepFunctionsHandler<Context: Sendable>: Sendable {
+  /// The chart the definition was exported from.
+  public let chart: Flowchart<Context>
+  /// How the context travels.
+  public let coding: ContextCoding<Context>
+
+  /// Reads the value a waiting state's payload carries as `input`.
+  public let decodeInput: @Sendable (ChartValue) throws -> any Sendable
+
+  /// A handler for the tasks of `chart`'s definition.
+  ///
+  /// - Parameters:
+  ///   - chart: The chart the definition was exported from.
+  ///   - coding: How the context travels.
+  ///   - decodeInput: Reads the value sent to a waiting state, which a payload carries as
+  ///     `input`; by default the JSON value itself, what a chart file's waits take.
+  public init(
+    chart: Flowchart<Context>, coding: ContextCoding<Context>,
+    decodeInput: @escaping @Sendable (ChartValue) throws -> any Sendable = { $0 }
+  ) {
+    self.chart = chart
+    self.coding = coding
+    self.decodeInput = decodeInput
+  }
+
+  /// Runs what `payload` asks: a state's code (`step` `state`; a waiting state applies the
+  /// payload's `input`), a dispatch's merge over the contexts its `Parallel` left (`merge`),
+  /// or a catch route's handler over the error its `Catch` left (`catch`).
+  ///
+  /// - Returns: `{"context": the new context, "exit": the exit taken}`: `yes`, `no`, a key's
+  ///   text, `default` or `next`, or `end` with `"decision"` when a final state ended.
+  /// - Throws: A ``StepFunctionsTaskError``: the state's code failed, or the payload is not
+  ///   one the definition sends.
+  public func handle(_ payload: ChartValue) async throws(StepFunctionsTaskError) -> ChartValue {
+    let state = try self.state(of: payload)
+    guard case .object(var document)? = payload[path: "context"] else {
+      throw badPayload(
+        "has no \"context\" object: the exported definition sends the document as \"context\"")
+    }
+    let step = payload[path: "step"] ?? "state"
+    do {
+      switch step {
+      case "state":
+        var context = try coding.decode(.object(document))
+        // A waiting state's value, sent from outside with the task's payload.
+        let input = try payload[path: "input"].map(decodeInput)
+        if input == nil, chart[state].kind == .waiting {
+          throw badPayload(
+            "is for waiting state '\(chart[state].name)' and carries no \"input\": whoever sends the state its value adds it to the payload as \"input\" and calls the handler"
+          )
+        }
+        switch try await chart.runState(state, context: &context, input: input) {
+        case .exit(let index):
+          let label = chart[state].exits[index].label
+          return [
+            "context": try coding.encode(context), "exit": .string(label.key ?? label.description),
+          ]
+        case .ended(let decision):
+          return [
+            "context": try coding.encode(context), "exit": "end",
+            "decision": .string(decision.description),
+          ]
+        }
+      case "merge":
+        guard case .array(let branches)? = document.removeValue(forKey: "flowchartBranches") else {
+          throw badPayload(
+            "asks for a merge without the branches' contexts in \"flowchartBranches\"")
+        }
+        let original = try coding.decode(.object(document))
+        let merged = try chart.mergeBranches(
+          ofDispatch: state, try branches.map(coding.decode), original: original)
+        return ["context": try coding.encode(merged), "exit": "next"]
+      case "catch":
+        guard case .number(let route)? = payload[path: "route"] else {
+          throw badPayload("asks for a catch route without its \"route\" number")
+        }
+        let failure = document.removeValue(forKey: "flowchartError")
+        let error = CaughtTaskError(
+          name: failure?[path: "Error"]?.keyText ?? "States.ALL",
+          cause: failure?[path: "Cause"]?.keyText ?? "")
+        var context = try coding.decode(.object(document))
+        chart.runCatchHandler(of: state, route: Int(route), context: &context, error: error)
+        return ["context": try coding.encode(context), "exit": "next"]
+      default:
+        throw badPayload(
+          "asks for step \(step.jsonText): the steps are \"state\", \"merge\" and \"catch\"")
+      }
+    } catch let error as StepFunctionsTaskError {
+      throw error
+    } catch {
+      throw StepFunctionsTaskError(error: Self.name(of: error), cause: "\(error)")
+    }
+  }
+
+  /// The state `payload` names, checked against the chart.
+  private func state(of payload: ChartValue) throws(StepFunctionsTaskError) -> StateID {
+    guard case .string(let name)? = payload[path: "state"] else {
+      throw badPayload("names no \"state\"")
+    }
+    if case .number(let number)? = payload[path: "stateID"] {
+      let id = StateID(Int(number))
+      guard chart.states.contains(id), chart[id].name == name else {
+        throw badPayload(
+          "names state '\(name)' as \(id), which this chart does not have: deploy the handler with the chart the definition was exported from"
+        )
+      }
+      return id
+    }
+    guard let id = chart.state(named: name) else {
+      throw badPayload("names state '\(name)', which is not one state of this chart")
+    }
+    return id
+  }
+
+  private func badPayload(_ reason: String) -> StepFunctionsTaskError {
+    StepFunctionsTaskError(error: "Flowchart.BadPayload", cause: "The task's payload \(reason).")
+  }
+
+  /// The ASL error name of what a state's code threw: its type's name.
+  static func name(of error: any Error) -> String {
+    if error is StateTimeoutError { return "States.Timeout" }
+    if let failure = error as? StepFunctionsTaskError { return failure.error }
+    return String(describing: type(of: error))
+  }
+}
+
+/// The error a catch route's handler is given: the one the task failed with, by its name and
+/// cause, as the `Catch` left them.
+struct CaughtTaskError: Error, CustomStringConvertible {
+  var name: String
+  var cause: String
+  var description: String { cause }
+}

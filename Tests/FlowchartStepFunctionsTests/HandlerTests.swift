@@ -1,0 +1,211 @@
+import Flowchart
+import FlowchartFiles
+import FlowchartStepFunctions
+import Testing
+
+/// The entry point a task calls: one state of the chart on the execution's document.
+struct HandlerTests {
+  private let health = StepFunctionsHandler(chart: try! healthChart(), coding: .codable)
+
+  private func payload(_ state: String, _ id: Int, _ context: ChartValue, step: String = "state")
+    -> ChartValue
+  {
+    [
+      "state": .string(state), "stateID": .number(Double(id)), "step": .string(step),
+      "context": context,
+    ]
+  }
+
+  @Test func conditionReturnsItsContextAndExit() async throws {
+    let answer = try await health.handle(
+      payload(
+        "Willing to exercise?", 0, ["isWillingToExercise": true, "isInjured": false, "log": []]))
+    #expect(answer[path: "exit"] == "yes")
+    #expect(answer[path: "context.isWillingToExercise"] == true)
+  }
+
+  @Test func actionRunsItsCodeOnTheDocument() async throws {
+    let answer = try await health.handle(
+      payload("Lift weights", 1, ["isWillingToExercise": true, "isInjured": false, "log": []]))
+    #expect(
+      answer == [
+        "context": ["isWillingToExercise": true, "isInjured": false, "log": ["lifted weights"]],
+        "exit": "next",
+      ])
+  }
+
+  @Test func finalStateEndsWithItsDecision() async throws {
+    let answer = try await health.handle(
+      payload("Injured?", 3, ["isWillingToExercise": false, "isInjured": true, "log": []]))
+    #expect(answer[path: "exit"] == "end")
+    #expect(answer[path: "decision"] == "yes")
+  }
+
+  @Test func thrownErrorIsNamedByItsType() async throws {
+    let chart = try Flowchart<[String: String]> {
+      Action("Upload", isFinal: true) { _ in throw NetworkError() }
+    }
+    let handler = StepFunctionsHandler(chart: chart, coding: .codable)
+    await #expect(throws: StepFunctionsTaskError.self) {
+      try await handler.handle(payload("Upload", 0, [:]))
+    }
+    do {
+      _ = try await handler.handle(payload("Upload", 0, [:]))
+    } catch {
+      #expect(error.error == "NetworkError")
+      #expect(error.cause == "the network is down")
+    }
+  }
+
+  @Test func payloadForAnotherChartIsRefused() async throws {
+    do {
+      _ = try await health.handle(payload("Lift weights", 2, [:]))
+      Issue.record("a payload for another chart ran")
+    } catch {
+      #expect(error.error == "Flowchart.BadPayload")
+      #expect(
+        error.cause
+          == "The task's payload names state 'Lift weights' as #2, which this chart does not have: deploy the handler with the chart the definition was exported from."
+      )
+    }
+  }
+
+  @Test func mergeFoldsTheBranchesInDeclarationOrder() async throws {
+    let chart = try Flowchart<[String: [String]]> {
+      Dispatch(
+        "Measure", isFinal: true,
+        merge: { context, branch in context["done", default: []] += branch["done"] ?? [] }
+      ) {
+        Branch { Action("Take pulse", isFinal: true) { $0["done"] = ["pulse"] } }
+        Branch { Action("Weigh", isFinal: true) { $0["done"] = ["weight"] } }
+      }
+    }
+    let handler = StepFunctionsHandler(chart: chart, coding: .codable)
+    let answer = try await handler.handle(
+      payload(
+        "Measure", 0,
+        ["done": [], "flowchartBranches": [["done": ["pulse"]], ["done": ["weight"]]]],
+        step: "merge"))
+    #expect(answer == ["context": ["done": ["pulse", "weight"]], "exit": "next"])
+  }
+
+  @Test func catchRouteRunsItsHandlerWithTheCause() async throws {
+    let chart = try fileChart("Samples/payment.json")
+    let handler = StepFunctionsHandler(chart: chart, coding: .json)
+    var request = payload(
+      "Charge card", 2,
+      [
+        "status": "received",
+        "flowchartError": ["Error": "ChartFailure", "Cause": "The card was declined"],
+      ],
+      step: "catch")
+    request[path: "route"] = 0
+    let answer = try await handler.handle(request)
+    #expect(
+      answer == [
+        "context": ["status": "received", "failure": "The card was declined"], "exit": "next",
+      ])
+  }
+
+  /// Every route of the Health workflow, driven through the exported definition by a small
+  /// walker of its Task and Choice states, ends where Flowchart's own run ends, with the same
+  /// context (the CI proof runs the samples on moto's real interpreter).
+  @Test(arguments: [(true, false), (false, true), (false, false)])
+  func definitionRunsLikeTheChart(willing: Bool, injured: Bool) async throws {
+    let chart = try healthChart()
+    let subject = Subject(isWillingToExercise: willing, isInjured: injured)
+    let expected = try chart.runSynchronously(with: subject)
+    let definition = try chart.stateMachineDefinition()
+    guard case .object(let states)? = definition.document[path: "States"],
+      case .string(var current)? = definition.document[path: "StartAt"]
+    else { throw NetworkError() }
+    var document = try ContextCoding<Subject>.codable.encode(subject)
+    var visited: [String] = []
+    while true {
+      let state = try #require(states[current])
+      if state[path: "Type"] == "Choice" {
+        var next = state[path: "Default"]
+        if case .array(let choices)? = state[path: "Choices"] {
+          for choice in choices where document[path: "exit"] == choice[path: "StringEquals"] {
+            next = choice[path: "Next"]
+            break
+          }
+        }
+        document = document[path: "context"] ?? .null
+        guard case .string(let name)? = next else { break }
+        current = name
+        continue
+      }
+      guard case .string(let name)? = state[path: "Parameters.MessageBody.state"] else { break }
+      visited.append(name)
+      guard case .number(let id)? = state[path: "Parameters.MessageBody.stateID"] else { break }
+      document = try await health.handle(payload(name, Int(id), document))
+      if state[path: "OutputPath"] == "$.context" { document = document[path: "context"] ?? .null }
+      guard case .string(let next)? = state[path: "Next"] else { break }
+      current = next
+    }
+    #expect(visited == expected.pathNames)
+    #expect(try ContextCoding<Subject>.codable.decode(document) == expected.context)
+  }
+}
+
+/// The Swift block of the article "Running on AWS Step Functions", as a test: what it prints.
+struct ArticleTests {
+  @Test func articleSamplePrintsWhatTheArticleSays() async throws {
+    let health = try healthChart()
+    let resources = StepFunctionsResources(
+      default: .function("arn:aws:lambda:eu-west-1:123456789012:function:health"))
+    let definition = try health.stateMachineDefinition(resources: resources)
+    #expect(
+      "\(definition.stateNames.compactMap { $0 })"
+        == #"["Willing_to_exercise", "Lift_weights", "Do_sit-ups", "Injured"]"#)
+    let handler = StepFunctionsHandler(chart: health, coding: .codable)
+    let answer = try await handler.handle([
+      "state": "Willing to exercise?", "stateID": 0, "step": "state",
+      "context": ["isWillingToExercise": true, "isInjured": false, "log": []],
+    ])
+    #expect(
+      "\(answer)"
+        == #"{"context": {"isInjured": false, "isWillingToExercise": true, "log": []}, "exit": "yes"}"#
+    )
+  }
+}
+
+/// A waiting state applies the value its payload carries as `input`.
+struct WaitingStateTests {
+  private let handler = StepFunctionsHandler(
+    chart: try! fileChart(".ci/stepfunctions/approval.json"), coding: .json)
+
+  @Test func waitingStateAppliesTheSentInput() async throws {
+    let answer = try await handler.handle([
+      "state": "Manager decision", "stateID": 1, "step": "state", "waitsForInput": true,
+      "context": ["status": "submitted"], "input": ["approved": true],
+    ])
+    #expect(
+      answer == [
+        "context": ["status": "submitted", "decision": ["approved": true]], "exit": "next",
+      ])
+  }
+
+  @Test func waitingStateWithoutInputSaysWhatToSend() async throws {
+    do {
+      _ = try await handler.handle([
+        "state": "Manager decision", "stateID": 1, "step": "state", "context": [:],
+      ])
+      Issue.record("a waiting state ran without its input")
+    } catch {
+      #expect(error.error == "Flowchart.BadPayload")
+      #expect(
+        error.cause
+          == "The task's payload is for waiting state 'Manager decision' and carries no \"input\": whoever sends the state its value adds it to the payload as \"input\" and calls the handler."
+      )
+    }
+  }
+
+  @Test func waitingStateIsATaskThatWaitsForInput() throws {
+    let definition = try fileChart(".ci/stepfunctions/approval.json").stateMachineDefinition()
+    #expect(
+      definition.document[path: "States.Manager_decision.Parameters.MessageBody.waitsForInput"]
+        == true)
+  }
+}
