@@ -56,7 +56,7 @@ struct RunMarks {
               short.count > Self.reasonLength
               ? String(short.prefix(Self.reasonLength - 1)) + "…" : short
             let verb = stop.isCancellation ? "cancelled" : "failed (\(stop.kind))"
-            notes.append("\(verb): \(DisplayText.name(cut))")
+            notes.append(cut.isEmpty ? verb : "\(verb): \(DisplayText.name(cut))")
           }
         } else {
           boxClass = .unreached
@@ -81,12 +81,12 @@ struct RunMarks {
   }
 
   /// `reason` without the place a run error's reason starts with (`The run stopped at
-  /// action 'Pay' (Shop.swift:12): `), which the box shows already.
+  /// action 'Pay' (Shop.swift:12): `), which the box shows already; empty when the place
+  /// is all it says (`The run was cancelled while in action 'Pay' (Shop.swift:12).`).
   static func shortReason(_ reason: String) -> String {
-    guard reason.hasPrefix("The run stopped at "), let colon = reason.firstRange(of: "): ") else {
-      return reason
-    }
-    return String(reason[colon.upperBound...])
+    guard reason.hasPrefix("The run ") else { return reason }
+    if let colon = reason.firstRange(of: "): ") { return String(reason[colon.upperBound...]) }
+    return reason.hasSuffix(").") ? "" : reason
   }
 
   /// How many times `run` followed each arrow of `diagram`.

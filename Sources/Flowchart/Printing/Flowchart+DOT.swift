@@ -112,7 +112,9 @@ extension Flowchart {
       if let count {
         if count > 0 {
           attributes.append(
-            arrow.isCatch ? "penwidth=2.5, class=\"taken\"" : "color=\"#2e7d32\", penwidth=2.5, class=\"taken\"")
+            arrow.isCatch
+              ? "penwidth=2.5, class=\"taken\"" : "color=\"#2e7d32\", penwidth=2.5, class=\"taken\""
+          )
         } else if !arrow.isCatch {
           attributes.append("color=\"#bbbbbb\", fontcolor=\"#999999\"")
         }

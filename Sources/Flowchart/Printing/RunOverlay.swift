@@ -272,8 +272,7 @@ public struct RunOverlay: Sendable {
   /// Adds that `happening` happened at `state` (the dispatch, for a branch's happening), in
   /// flow `flow` (for ``Happening/branchStarted(_:)``, the branch's new flow), `time` after
   /// the run started.
-  public mutating func record(_ happening: Happening, state: StateID?, flow: Int, time: Duration)
-  {
+  public mutating func record(_ happening: Happening, state: StateID?, flow: Int, time: Duration) {
     switch happening {
     case .runFailed(let failure):
       ending = failure.isCancellation ? .cancelled : .failed
