@@ -46,6 +46,11 @@ public struct RunOverlay: Sendable {
       self.reason = reason
     }
 
+    /// The failure `error` tells: its state, its kind, and its reason without the path.
+    public init(_ error: RunError) {
+      self.init(state: error.state, kind: error.kind.description, reason: error.reason)
+    }
+
     /// Whether it is a cancellation.
     public var isCancellation: Bool { kind == RunError.Kind.cancelled.description }
   }
@@ -265,9 +270,7 @@ public struct RunOverlay: Sendable {
   }
 
   /// The failure of `error`.
-  static func failure(_ error: RunError) -> Failure {
-    Failure(state: error.state, kind: error.kind.description, reason: error.reason)
-  }
+  static func failure(_ error: RunError) -> Failure { Failure(error) }
 
   /// Adds that `happening` happened at `state` (the dispatch, for a branch's happening), in
   /// flow `flow` (for ``Happening/branchStarted(_:)``, the branch's new flow), `time` after
