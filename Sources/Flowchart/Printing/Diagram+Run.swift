@@ -28,6 +28,10 @@ struct RunMarks {
   /// How many times the run followed each arrow, in the diagram's order of arrows; `nil`
   /// for an arrow a run does not follow (a prerequisite).
   var counts: [Int?] = []
+  /// Whether each arrow is a gap of a coverage: an exit never taken from a state entered.
+  var gaps: [Bool] = []
+  /// Whether labels show counts and times (not for a coverage).
+  var showsCounts = true
 
   /// The longest reason a box's label shows.
   static let reasonLength = 80
@@ -49,7 +53,9 @@ struct RunMarks {
           } else {
             boxClass = .entered
           }
-          notes.append("×\(RunLog.grouped(marks.visits)) · \(RunLog.seconds(marks.time))")
+          if !run.marksGaps {
+            notes.append("×\(RunLog.grouped(marks.visits)) · \(RunLog.seconds(marks.time))")
+          }
           if let stop = marks.stop {
             let short = Self.shortReason(stop.reason)
             let cut =
@@ -61,7 +67,7 @@ struct RunMarks {
         } else {
           boxClass = .unreached
         }
-        if box.shape == .fork, let tally = run.branches[id] {
+        if box.shape == .fork, !run.marksGaps, let tally = run.branches[id] {
           var parts = [
             "\(tally.finished) finished", "\(tally.failed) failed", "\(tally.skipped) skipped",
           ]
@@ -78,6 +84,17 @@ struct RunMarks {
       reasons.append(reason)
     }
     counts = Self.counts(of: run, on: diagram)
+    showsCounts = !run.marksGaps
+    gaps = zip(diagram.arrows, counts).map { arrow, count in
+      run.marksGaps && count == 0 && !arrow.isCatch && arrow.exit != nil
+        && run.states[StateID(arrow.from.state)] != nil
+    }
+  }
+
+  /// The count an arrow's label shows after it (`×2`), if any.
+  func countLabel(ofArrow index: Int) -> String? {
+    guard showsCounts, let count = counts[index], count > 1 else { return nil }
+    return "×\(RunLog.grouped(count))"
   }
 
   /// `reason` without the place a run error's reason starts with (`The run stopped at

@@ -94,8 +94,8 @@ extension Flowchart {
       var attributes: [String] = []
       var label = arrow.label
       let count = marks?.counts[index]
-      if let count, count > 1 {
-        label = (label.map { $0 + " " } ?? "") + "×\(RunLog.grouped(count))"
+      if let countLabel = marks?.countLabel(ofArrow: index) {
+        label = (label.map { $0 + " " } ?? "") + countLabel
       }
       if let label {
         attributes.append("label=\"" + Diagram.dotText(label) + "\"")
@@ -115,6 +115,8 @@ extension Flowchart {
             arrow.isCatch
               ? "penwidth=2.5, class=\"taken\"" : "color=\"#2e7d32\", penwidth=2.5, class=\"taken\""
           )
+        } else if marks?.gaps[index] == true {
+          attributes.append("style=dashed, color=\"#c62828\", fontcolor=\"#c62828\", class=\"gap\"")
         } else if !arrow.isCatch {
           attributes.append("color=\"#bbbbbb\", fontcolor=\"#999999\"")
         }

@@ -79,8 +79,8 @@ extension Flowchart {
       text += "  " + Diagram.id(arrow.from)
       text += arrow.isBack || arrow.isPrerequisite || arrow.isCatch ? " -.->" : " -->"
       var label = arrow.label
-      if let count = marks?.counts[index], count > 1 {
-        label = (label.map { $0 + " " } ?? "") + "×\(RunLog.grouped(count))"
+      if let count = marks?.countLabel(ofArrow: index) {
+        label = (label.map { $0 + " " } ?? "") + count
       }
       if let label {
         text += "|\"" + Diagram.mermaidText(label) + "\"|"
@@ -129,16 +129,23 @@ extension Diagram {
     }
     var taken: [String] = []
     var faded: [String] = []
+    var gaps: [String] = []
     for (index, count) in marks.counts.enumerated() {
       guard let count else { continue }
       if count > 0 {
         taken.append(String(index))
+      } else if marks.gaps[index] {
+        gaps.append(String(index))
       } else if !diagram.arrows[index].isCatch {
         faded.append(String(index))
       }
     }
     if !taken.isEmpty {
       text += "  linkStyle " + taken.joined(separator: ",") + " stroke:#2e7d32,stroke-width:3px\n"
+    }
+    if !gaps.isEmpty {
+      text += "  linkStyle " + gaps.joined(separator: ",")
+      text += " stroke:#c62828,color:#c62828,stroke-dasharray:4\n"
     }
     if !faded.isEmpty {
       text += "  linkStyle " + faded.joined(separator: ",") + " stroke:#cccccc,color:#999999\n"

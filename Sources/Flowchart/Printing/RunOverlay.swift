@@ -177,6 +177,11 @@ public struct RunOverlay: Sendable {
     case runFailed(Failure)
   }
 
+  /// Whether a drawing shows the overlay as coverage (what a set of runs took, as
+  /// FlowchartTesting's `Coverage` records it) rather than one run: labels then show no
+  /// visits, times or counts, and each exit never taken from a state that was entered is
+  /// marked as a gap (red and dashed, class `gap`) rather than faded.
+  public var marksGaps = false
   /// How the run ended, as far as the overlay saw.
   public var ending = Ending.unfinished
   /// Why the run stopped, for a run that failed or was cancelled.
