@@ -138,3 +138,27 @@ extension GraphvizDot {
     return String(decoding: svg, as: UTF8.self)
   }
 }
+
+/// A report of a long run on a large chart: every span drawn, every state in the table.
+struct LargeRunReportTests {
+  @Test func aRunOf10000StatesOnAChartOf1000MakesAReportOfEverySpan() throws {
+    let chart = try Flowchart<Trip> {
+      for index in 0..<999 { Action("Step \(index)") }
+      Action("Last", isFinal: true)
+    }
+    var run = RunOverlay()
+    for step in 0..<10_000 {
+      let state = StateID(step % 1_000)
+      let time = Duration.milliseconds(step)
+      run.record(.entered, state: state, flow: 0, time: time)
+      run.record(.decided(.next), state: state, flow: 0, time: time + .microseconds(500))
+    }
+    run.record(.runFinished, state: StateID(999), flow: 0, time: .seconds(10))
+    // About 0.08 s in a debug build, 1.8 MB (no timing is checked here).
+    let page = chart.htmlReport(of: run)
+    #expect(run.spans.count == 10_000)
+    #expect(page.components(separatedBy: "<rect class=\"decided\"").count - 1 == 10_000)
+    #expect(page.components(separatedBy: "<tr id=\"state-").count - 1 == 1_000)
+    #expect(page.contains("<p class=\"summary finished\">The run finished at &#39;Last&#39;.</p>"))
+  }
+}
