@@ -3,14 +3,14 @@ import Flowchart
 extension Coverage {
   /// The language of a coverage's diagram.
   public enum DiagramFormat: Sendable {
-    /// A Mermaid flowchart (``Flowchart/Flowchart/mermaidDescription(showing:)``).
+    /// A Mermaid flowchart (`Flowchart.mermaidDescription(showing:)`).
     case mermaid
-    /// A Graphviz graph in the DOT language (``Flowchart/Flowchart/dotDescription(showing:)``).
+    /// A Graphviz graph in the DOT language (`Flowchart.dotDescription(showing:)`).
     case dot
   }
 
   /// What the runs took, as a diagram draws it: each state entered, each exit taken, each
-  /// final state where a flow ended, with ``Flowchart/RunOverlay/marksGaps`` set so that
+  /// final state where a flow ended, with `RunOverlay.marksGaps` set so that
   /// what no run took stands out.
   public var overlay: RunOverlay {
     let taken = taken.withLock { $0 }

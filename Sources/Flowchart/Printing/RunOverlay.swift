@@ -3,7 +3,7 @@
 /// dispatch's branches ended, and when each state started and how long it took.
 ///
 /// Make one from a live run's log (``init(log:)``, the handle's ``RunHandle/log`` of a run
-/// started with `isLogged: true`), from its events (``record(_:)-(RunEvent)``), or step by
+/// started with `isLogged: true`), from its events (``record(_:)``), or step by
 /// step from anything else that knows what happened (``record(_:state:flow:time:)``:
 /// `FlowchartFiles` reads a run log file back this way). Then draw it:
 ///

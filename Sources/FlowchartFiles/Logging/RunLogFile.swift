@@ -43,7 +43,7 @@ public final class RunLogFile: RunLogSink {
     /// `branchStarted`, … (see ``RunLogFile/Record/init(_:)``); `nil` for a change, or in a
     /// file written before events were recorded.
     public var event: String?
-    /// The state's position in the chart (``StateID/index``), if the event is about one.
+    /// The state's position in the chart (`StateID.index`), if the event is about one.
     public var stateIndex: Int?
     /// What a state decided (`decided`, `runFinished`): `yes`, `no`, `done` or `key`.
     public var decision: String?
@@ -52,7 +52,7 @@ public final class RunLogFile: RunLogSink {
     /// The branch's position among its dispatch's branches, from zero, for a branch's
     /// event.
     public var branch: Int?
-    /// Where a catch route went (``StateID/index``), for `caught`.
+    /// Where a catch route went (`StateID.index`), for `caught`.
     public var target: Int?
     /// The kind of error (`thrown error`, `cancelled`, …), for `failed`, `runFailed` and
     /// `branchFailed`.
