@@ -7,7 +7,7 @@
 ///   flow ended there; otherwise `unreached`.
 /// - An entered state's label gains a line with its visits and the time it took in all
 ///   (`×3 · 0.900s`); a state where a flow stopped, a line with the kind and the reason
-///   (`failed (thrown): …`, cut at 80 characters); a dispatch's fork bar, how its
+///   (`failed (thrown): …`, cut at 60 characters); a dispatch's fork bar, how its
 ///   branches ended (`2 finished · 1 failed · 0 skipped`, and `· n cancelled` when any
 ///   were).
 /// - An arrow the run followed is `taken`, its label followed by how many times when more
@@ -34,7 +34,7 @@ struct RunMarks {
   var showsCounts = true
 
   /// The longest reason a box's label shows.
-  static let reasonLength = 80
+  static let reasonLength = 60
 
   /// What `run` shows on `diagram`.
   init(_ run: RunOverlay, on diagram: Diagram) {

@@ -74,12 +74,12 @@ struct HTMLPage {
     tr.unreached td{color:#999}
     pre{background:#f6f6f6;padding:8px;overflow-x:auto;font-size:12px}
     .note{color:#555;font-style:italic}
-    .log td{font-family:ui-monospace,Menlo,Consolas,monospace;white-space:pre;font-size:12px}
+    .log td{font-family:ui-monospace,Menlo,Consolas,monospace;white-space:pre-wrap;overflow-wrap:anywhere;font-size:12px}
     #diagram svg{max-width:100%;height:auto}
     .lane{fill:#fafafa}.lane-label{font-size:11px;fill:#555}
     rect.decided{fill:#66bb6a}rect.failed{fill:#e53935}rect.cancelled{fill:#fb8c00}
     rect.open{fill:#90a4ae}
-    @media print{body{margin:0}section{break-inside:avoid}.log td{white-space:pre-wrap}}
+    @media print{body{margin:0}section{break-inside:avoid}}
     """
 
   init(title: String) {
@@ -149,7 +149,7 @@ struct HTMLPage {
     text += "<section id=\"summary\">\n<p class=\"summary \(ending)\">" + Self.escape(words)
     text += "</p>\n<p>\(entered) of \(chart.states.count) states entered"
     let visits = run.states.values.reduce(0) { $0 + $1.visits }
-    text += ", \(RunLog.grouped(visits)) visits in all.</p>\n</section>\n"
+    text += ", \(RunLog.grouped(visits)) visit\(visits == 1 ? "" : "s") in all.</p>\n</section>\n"
   }
 
   mutating func diagram(svg: String) {
