@@ -14,6 +14,7 @@ enum GrowthBenchmarks {
     try measurePrinting(configuration, into: &report)
     try measurePrerequisites(configuration, into: &report)
     try measureBackoff(configuration, into: &report)
+    try RunReportBenchmarks.measure(configuration, into: &report)
   }
 
   /// Adds the row comparing `samples[1]` (the larger size) with `samples[0]`.

@@ -18,6 +18,9 @@ extension Tool {
       return withChart(file) { $0.treeDescription }
     case "diagram":
       let isDOT = arguments.value(of: "--format") == "dot"
+      if let runLog = arguments.value(of: "--run") {
+        return diagram(file, run: runLog, isDOT: isDOT)
+      }
       return withChart(file) { isDOT ? $0.dotDescription : $0.mermaidDescription }
     case "convert":
       return convert(file, to: arguments.value(of: "--to") == "xml" ? .xml : .json)
@@ -26,6 +29,8 @@ extension Tool {
         file, context: arguments.value(of: "--context") ?? "{}",
         decisions: arguments.values(of: "--decide"), inputs: arguments.values(of: "--send"),
         stepLimit: arguments.value(of: "--step-limit"), log: arguments.isSet("--log"),
+        files: RunFiles(
+          logFile: arguments.value(of: "--log-file"), report: arguments.value(of: "--report")),
         output: output)
     case "export":
       return exportChart(file, resourcesPath: arguments.value(of: "--resources"))

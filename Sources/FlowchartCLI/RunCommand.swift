@@ -14,7 +14,8 @@ extension Tool {
   /// without, they start ``Outcome/output``.
   static func runChart(
     _ path: String, context contextText: String, decisions: [String], inputs: [String] = [],
-    stepLimit stepLimitText: String? = nil, log: Bool, output: OutputSink? = nil
+    stepLimit stepLimitText: String? = nil, log: Bool, files: RunFiles = RunFiles(),
+    output: OutputSink? = nil
   ) async -> Outcome {
     var outcome = Outcome()
     let context: ChartValue
@@ -42,7 +43,7 @@ extension Tool {
     }
     return await run(
       chart, inner: inner, context: context, decisions: forcedNames, inputs: sent,
-      stepLimit: stepLimit, log: log, output: output)
+      stepLimit: stepLimit, log: log, files: files, output: output)
   }
 
   /// Runs `chart`, loaded, as `flowchart run` does: forces `decisions`, sends `inputs`, stops
@@ -52,9 +53,17 @@ extension Tool {
     _ chart: Flowchart<ChartValue>, inner: InnerDecisions, context: ChartValue,
     decisions forcedNames: [(name: String, decision: String)],
     inputs sent: [(name: String, value: ChartValue)], stepLimit: Int, log: Bool,
-    output: OutputSink?
+    files: RunFiles = RunFiles(), output: OutputSink?
   ) async -> Outcome {
     var outcome = Outcome()
+    let logOptions: RunLog.Options
+    do {
+      logOptions = try files.logOptions()
+    } catch {
+      outcome.complain("Error: \(error)")
+      outcome.exitCode = .failure
+      return outcome
+    }
     let steps = StepLog(chart, output: output)
     let observer: (@Sendable (StateID, ObservedStep) -> Void)? =
       log ? { @Sendable state, step in steps.append(state, step) } : nil
@@ -72,7 +81,8 @@ extension Tool {
       return outcome
     }
     let result: Result<RunResult<ChartValue>, RunError>
-    if sent.isEmpty {
+    var runLog: RunLog?
+    if sent.isEmpty && !files.needsLog {
       do throws(RunError) {
         result = .success(try await scripted.run(with: context, stepLimit: stepLimit))
       } catch {
@@ -80,7 +90,10 @@ extension Tool {
       }
     } else {
       // A live run keeps each value until its state waits for it.
-      let handle = scripted.start(with: context, stepLimit: stepLimit)
+      let handle =
+        files.needsLog
+        ? scripted.start(with: context, stepLimit: stepLimit, log: logOptions)
+        : scripted.start(with: context, stepLimit: stepLimit)
       for (name, value) in sent {
         do throws(InputError) {
           try handle.send(value, to: name)
@@ -99,8 +112,18 @@ extension Tool {
       } catch {
         result = .failure(error)
       }
+      if files.needsLog { runLog = handle.log }
     }
     outcome.output = steps.unwritten
+    if let runLog, let report = files.report {
+      // The report draws the chart as loaded, not the scripted copy (the same states).
+      do {
+        try writeReport(of: runLog, chart: chart, to: report)
+      } catch {
+        outcome.complain("Error: \(error)")
+        outcome.exitCode = .failure
+      }
+    }
     switch result {
     case .success(let result):
       outcome.say("Final state: \(result.finalStateName)")

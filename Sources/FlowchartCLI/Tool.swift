@@ -50,13 +50,20 @@ enum Tool {
       discussion: """
         Writes the diagram to standard output. Render the DOT with Graphviz:
           flowchart diagram chart.json --format dot | dot -Tsvg -o chart.svg
+
+        With --run, draws on it a run that `run --log-file` logged: the states it
+        entered, with their visits and time, the exits it took, where it failed or was
+        cancelled and why, and the states it never reached, faded.
         """,
       arguments: [fileArgument],
       options: [
         OptionSpec(
           name: "--format", valueName: "format",
           help: "The diagram's language: mermaid or dot.", allowedValues: ["mermaid", "dot"],
-          defaultValue: "mermaid")
+          defaultValue: "mermaid"),
+        OptionSpec(
+          name: "--run", valueName: "run-log",
+          help: "A run log of the chart (JSON lines, from run --log-file) to draw on it."),
       ]),
     CommandSpec(
       name: "convert", abstract: "Write a chart in JSON or XML.",
@@ -109,6 +116,16 @@ enum Tool {
           name: "--log",
           help:
             "Print each state as the run enters it, and the exit it takes, as the run goes."),
+        OptionSpec(
+          name: "--log-file", valueName: "path",
+          help:
+            "Write the run's log to a file, one JSON object per line, for diagram --run and bug reports."
+        ),
+        OptionSpec(
+          name: "--report", valueName: "path",
+          help:
+            "Write a report of the run to an HTML file that needs nothing else: the diagram with the run drawn on it (as SVG when Graphviz's dot is on PATH), its states, a timeline and its log."
+        ),
       ]),
     exportCommand,
     handleCommand,

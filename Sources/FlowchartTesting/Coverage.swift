@@ -33,21 +33,21 @@ public final class Coverage<Context: Sendable>: Sendable {
   public let chart: Flowchart<Context>
   /// The dispatch and branch exit each branch's first state stands for.
   private let branchStarts: [StateID: (dispatch: StateID, exit: Int)]
-  private let taken = Lock(Taken())
+  let taken = Lock(Taken())
 
   /// What the runs took so far.
-  private struct Taken {
+  struct Taken {
     var states: Set<StateID> = []
     var exits: Set<ExitTaken> = []
     var decisions: Set<DecisionMade> = []
   }
 
-  private struct ExitTaken: Hashable {
+  struct ExitTaken: Hashable {
     var state: StateID
     var exit: Int
   }
 
-  private struct DecisionMade: Hashable {
+  struct DecisionMade: Hashable {
     var state: StateID
     var decision: Decision
   }

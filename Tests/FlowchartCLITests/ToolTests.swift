@@ -51,7 +51,11 @@ struct ToolTests {
       Writes the diagram to standard output. Render the DOT with Graphviz:
         flowchart diagram chart.json --format dot | dot -Tsvg -o chart.svg
 
-      USAGE: flowchart diagram <file> [--format <format>]
+      With --run, draws on it a run that `run --log-file` logged: the states it
+      entered, with their visits and time, the exits it took, where it failed or was
+      cancelled and why, and the states it never reached, faded.
+
+      USAGE: flowchart diagram <file> [--format <format>] [--run <run-log>]
 
       ARGUMENTS:
         <file>                  The chart file, JSON (.json) or XML (.xml).
@@ -59,6 +63,8 @@ struct ToolTests {
       OPTIONS:
         --format <format>       The diagram's language: mermaid or dot. (default:
                                 mermaid)
+        --run <run-log>         A run log of the chart (JSON lines, from run
+                                --log-file) to draw on it.
         -h, --help              Show help information.
 
       """)

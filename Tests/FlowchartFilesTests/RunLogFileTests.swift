@@ -95,7 +95,8 @@ struct RunLogFileTests {
     #expect(lines.last == "")
     #expect(
       lines.first
-        == #"{"flow":0,"line":1,"state":"Only","text":"  0.000s  run started at 'Only'","time":0}"#)
+        == #"{"event":"runStarted","flow":0,"line":1,"state":"Only","stateIndex":0,"text":"  0.000s  run started at 'Only'","time":0}"#
+    )
   }
 
   @Test func aFileThatCannotBeCreatedIsAnErrorAtOnce() {

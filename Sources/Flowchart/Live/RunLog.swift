@@ -55,6 +55,9 @@ public struct RunLog: Sendable, CustomStringConvertible {
   /// The names of the states in ``counts``, for ``summary``.
   private let names: [StateID: String]
 
+  /// What the run did, for a diagram: see ``RunOverlay/init(log:)``.
+  let overlay: RunOverlay
+
   /// A log with `lines`, none dropped and no counts.
   init(lines: [String]) {
     self.init(lines: lines, droppedLineCount: 0, counts: [:], names: [:])
@@ -62,8 +65,9 @@ public struct RunLog: Sendable, CustomStringConvertible {
 
   init(
     lines: [String], droppedLineCount: Int, counts: [StateID: StateCounts],
-    names: [StateID: String]
+    names: [StateID: String], overlay: RunOverlay = RunOverlay()
   ) {
+    self.overlay = overlay
     self.lines = lines
     self.droppedLineCount = droppedLineCount
     self.counts = counts
@@ -317,8 +321,11 @@ struct RunLogRecorder {
   private var entered: [Int32: (state: StateID?, time: Duration)] = [:]
   /// The lines the sink has not taken yet, oldest first.
   private var pending: [RunLog.Line] = []
+  /// What the run did, for a diagram, kept as long as the lines.
+  private var overlay: RunOverlay
 
   init(_ options: RunLog.Options) {
+    overlay = RunOverlay(spanLimit: options.lineLimit)
     limit = options.lineLimit
     hasSink = options.sink != nil
   }
@@ -327,7 +334,7 @@ struct RunLogRecorder {
   var log: RunLog {
     RunLog(
       lines: Array(ring[oldest...] + ring[..<oldest]), droppedLineCount: total - ring.count,
-      counts: counts, names: names)
+      counts: counts, names: names, overlay: overlay)
   }
 
   /// Writes the line of `event` (with `suffix` after it), and counts it.
@@ -335,6 +342,7 @@ struct RunLogRecorder {
     let flow = Int32(truncatingIfNeeded: event.flow)
     let started = entered[flow]
     keep(RunLog.line(for: event, enteredAt: started?.time) + suffix, event: event)
+    overlay.record(event)
     guard let state = event.state else { return }
     /// The time since the flow entered `state`, if it is the state it entered.
     var took: Duration { started.map { $0.state == state ? event.time - $0.time : .zero } ?? .zero }

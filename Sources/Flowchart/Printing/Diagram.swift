@@ -102,6 +102,8 @@ struct Diagram {
     var isPrerequisite = false
     /// Whether the arrow is a catch route: where the flow goes when the state's code fails.
     var isCatch = false
+    /// The exit the arrow draws, for an exit of the state (a run's drawing matches it).
+    var exit: Exit.Label? = nil
   }
 
   /// The boxes, in state order, each dispatch's join bar right after its fork bar, and each
@@ -164,7 +166,10 @@ struct Diagram {
         case .branch(let branch):
           label = graph.branchName(ofDispatch: state, branch: branch).map(DisplayText.name)
         }
-        arrows.append(Arrow(from: from, to: to, label: label, isBack: isBack[exitIndex]))
+        arrows.append(
+          Arrow(
+            from: from, to: to, label: label, isBack: isBack[exitIndex],
+            exit: exit.label.label(keyLabels: graph.keyLabels)))
       }
       if isDispatch { arrows += Self.prerequisiteArrows(ofDispatch: state, in: graph) }
       for route in graph.catchRoutes(of: state, record.declaration.modifiers) {

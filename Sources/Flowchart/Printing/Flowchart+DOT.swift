@@ -54,37 +54,50 @@ extension Flowchart {
   /// escaped with a backslash too.
   ///
   /// - Complexity: O(*n*) in the number of states and exits.
-  public var dotDescription: String {
+  public var dotDescription: String { dotText(run: nil) }
+
+  /// The DOT text, with `run` drawn on it when there is one (see
+  /// ``dotDescription(showing:)``).
+  func dotText(run: RunOverlay?) -> String {
     let diagram = Diagram(graph: graph)
+    let marks = run.map { RunMarks($0, on: diagram) }
     var text = "digraph {\n  node [shape=box];\n"
-    for box in diagram.boxes {
+    for (index, box) in diagram.boxes.enumerated() {
       text += "  " + box.id + " [label=\""
+      let notes = marks?.notes[index] ?? []
+      let label = Diagram.dotLabel(box, notes: notes)
       switch box.shape {
       case .decision:
-        text += Diagram.dotLabel(box) + "\", shape=diamond"
+        text += label + "\", shape=diamond"
       case .keyedDecision:
-        text += Diagram.dotLabel(box) + "\", shape=hexagon"
+        text += label + "\", shape=hexagon"
       case .action:
-        text += Diagram.dotLabel(box) + "\""
+        text += label + "\""
       case .fork:
-        text += Diagram.dotLabel(box) + "\", " + Self.dotBar + ", height=0.3"
+        text += label + "\", " + Self.dotBar + ", height=0.3"
       case .join:
         text += "\", " + Self.dotBar + ", height=0.08, width=1.5"
       case .subflow:
-        text += "|" + Diagram.dotLabel(box, inRecord: true) + "|\", shape=record"
+        text += "|" + Diagram.dotLabel(box, inRecord: true, notes: notes) + "|\", shape=record"
       case .map:
-        text += Diagram.dotLabel(box) + "\", shape=trapezium"
+        text += label + "\", shape=trapezium"
       case .wait:
-        text += Diagram.dotLabel(box) + "\", shape=parallelogram"
+        text += label + "\", shape=parallelogram"
       case .end:
         text += "\", shape=doublecircle, width=0.2, height=0.2, fixedsize=true"
       }
+      if let marks { text += Diagram.dotRunAttributes(marks, box: index, of: diagram) }
       text += "];\n"
     }
-    for arrow in diagram.arrows {
+    for (index, arrow) in diagram.arrows.enumerated() {
       text += "  " + Diagram.id(arrow.from) + " -> " + Diagram.id(arrow.to)
       var attributes: [String] = []
-      if let label = arrow.label {
+      var label = arrow.label
+      let count = marks?.counts[index]
+      if let countLabel = marks?.countLabel(ofArrow: index) {
+        label = (label.map { $0 + " " } ?? "") + countLabel
+      }
+      if let label {
         attributes.append("label=\"" + Diagram.dotText(label) + "\"")
       }
       if arrow.isBack {
@@ -95,6 +108,18 @@ extension Flowchart {
       }
       if arrow.isCatch {
         attributes.append("style=dashed, color=red, fontcolor=red")
+      }
+      if let count {
+        if count > 0 {
+          attributes.append(
+            arrow.isCatch
+              ? "penwidth=2.5, class=\"taken\"" : "color=\"#2e7d32\", penwidth=2.5, class=\"taken\""
+          )
+        } else if marks?.gaps[index] == true {
+          attributes.append("style=dashed, color=\"#c62828\", fontcolor=\"#c62828\", class=\"gap\"")
+        } else if !arrow.isCatch {
+          attributes.append("color=\"#bbbbbb\", fontcolor=\"#999999\"")
+        }
       }
       text += attributes.isEmpty ? ";\n" : " [" + attributes.joined(separator: ", ") + "];\n"
     }
@@ -110,13 +135,49 @@ extension Diagram {
   /// The label of `box` ready to go between `"` in DOT: its name, and its modifiers on a
   /// second line (`\n`), each escaped by ``dotText(_:)``, and for a record label
   /// (`inRecord`) by ``dotRecordText(_:)`` too.
-  static func dotLabel(_ box: Box, inRecord: Bool = false) -> String {
+  static func dotLabel(_ box: Box, inRecord: Bool = false, notes: [String] = []) -> String {
     let escape = inRecord ? { dotRecordText(dotText($0)) } : dotText
     var label = escape(box.label)
     if !box.modifiers.isEmpty {
       label += "\\n" + escape("[" + box.modifiers + "]")
     }
+    for note in notes {
+      label += (label.isEmpty ? "" : "\\n") + escape(note)
+    }
     return label
+  }
+
+  /// The attributes after a box's own that draw a run on it: its `id` and `class` (which
+  /// `dot -Tsvg` writes on the node's group), its colours, and a failure's whole reason as
+  /// its tooltip.
+  static func dotRunAttributes(_ marks: RunMarks, box index: Int, of diagram: Diagram) -> String {
+    let box = diagram.boxes[index]
+    let boxClass = marks.classes[index]
+    var text = ", id=\"" + box.id + "\", class=\"" + boxClass.rawValue + "\""
+    let isBar = box.shape == .fork || box.shape == .join
+    switch boxClass {
+    case .entered:
+      if !isBar { text += ", style=filled, fillcolor=\"#d8f0d8\", color=\"#2e7d32\"" }
+    case .failed:
+      text +=
+        isBar
+        ? ", fillcolor=\"#c62828\"" : ", style=filled, fillcolor=\"#f8d0d0\", color=\"#c62828\""
+      text += ", penwidth=3"
+    case .cancelled:
+      text +=
+        isBar
+        ? ", fillcolor=\"#ef6c00\"" : ", style=filled, fillcolor=\"#fde9c8\", color=\"#ef6c00\""
+      text += ", penwidth=3"
+    case .unreached:
+      text +=
+        isBar
+        ? ", fillcolor=\"#cccccc\", color=\"#cccccc\""
+        : ", color=\"#bbbbbb\", fontcolor=\"#999999\""
+    }
+    if let reason = marks.reasons[index] {
+      text += ", tooltip=\"" + dotText(reason) + "\""
+    }
+    return text
   }
 
   /// `text` ready to go between `"` in DOT: `"` and `\` escaped with a backslash (a

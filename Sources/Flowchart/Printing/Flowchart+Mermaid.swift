@@ -49,19 +49,28 @@ extension Flowchart {
   /// renders as it reads.
   ///
   /// - Complexity: O(*n*) in the number of states and exits.
-  public var mermaidDescription: String {
+  public var mermaidDescription: String { mermaidText(run: nil) }
+
+  /// The Mermaid text, with `run` drawn on it when there is one (see
+  /// ``mermaidDescription(showing:)``).
+  func mermaidText(run: RunOverlay?) -> String {
     let diagram = Diagram(graph: graph)
+    let marks = run.map { RunMarks($0, on: diagram) }
     var text = "flowchart TD\n"
-    for box in diagram.boxes {
+    for (index, box) in diagram.boxes.enumerated() {
       text += "  " + box.id
+      var label = Diagram.mermaidLabel(box)
+      for note in marks?.notes[index] ?? [] {
+        label += (label.isEmpty ? "" : "<br>") + Diagram.mermaidText(note)
+      }
       switch box.shape {
-      case .decision: text += "{\"" + Diagram.mermaidLabel(box) + "\"}\n"
-      case .keyedDecision: text += "{{\"" + Diagram.mermaidLabel(box) + "\"}}\n"
-      case .action, .fork: text += "[\"" + Diagram.mermaidLabel(box) + "\"]\n"
+      case .decision: text += "{\"" + label + "\"}\n"
+      case .keyedDecision: text += "{{\"" + label + "\"}}\n"
+      case .action, .fork: text += "[\"" + label + "\"]\n"
       case .join: text += "[\" \"]\n"
-      case .subflow: text += "[[\"" + Diagram.mermaidLabel(box) + "\"]]\n"
-      case .map: text += "[/\"" + Diagram.mermaidLabel(box) + "\"\\]\n"
-      case .wait: text += "[/\"" + Diagram.mermaidLabel(box) + "\"/]\n"
+      case .subflow: text += "[[\"" + label + "\"]]\n"
+      case .map: text += "[/\"" + label + "\"\\]\n"
+      case .wait: text += "[/\"" + label + "\"/]\n"
       case .end: text += "(((\" \")))\n"
       }
     }
@@ -69,13 +78,21 @@ extension Flowchart {
     for (index, arrow) in diagram.arrows.enumerated() {
       text += "  " + Diagram.id(arrow.from)
       text += arrow.isBack || arrow.isPrerequisite || arrow.isCatch ? " -.->" : " -->"
-      if let label = arrow.label {
+      var label = arrow.label
+      if let count = marks?.countLabel(ofArrow: index) {
+        label = (label.map { $0 + " " } ?? "") + count
+      }
+      if let label {
         text += "|\"" + Diagram.mermaidText(label) + "\"|"
       }
       text += " " + Diagram.id(arrow.to) + "\n"
       if arrow.isCatch { catches.append(index) }
     }
-    let bars = diagram.boxes.filter { $0.shape == .fork || $0.shape == .join }
+    // A run's drawing styles a bar that failed or was never reached by its class instead.
+    let bars = diagram.boxes.indices.filter { index in
+      let shape = diagram.boxes[index].shape
+      return (shape == .fork || shape == .join) && (marks?.classes[index] ?? .entered) == .entered
+    }.map { diagram.boxes[$0] }
     if !bars.isEmpty {
       text += "  classDef bar fill:black,stroke:black,color:white\n"
       text += "  class " + bars.map(\.id).joined(separator: ",") + " bar\n"
@@ -84,6 +101,54 @@ extension Flowchart {
       // Mermaid numbers links from 0 in the order they are written.
       text += "  linkStyle " + catches.map(String.init).joined(separator: ",")
       text += " stroke:red,color:red\n"
+    }
+    if let marks { text += Diagram.mermaidRunStyles(marks, diagram: diagram) }
+    return text
+  }
+}
+
+extension Diagram {
+  /// The `classDef`, `class` and `linkStyle` lines that draw a run: each box's class (a
+  /// bar keeps its own colours unless it failed or was never reached), the arrows taken
+  /// thick and green, the others faded.
+  static func mermaidRunStyles(_ marks: RunMarks, diagram: Diagram) -> String {
+    var text = ""
+    text += "  classDef entered fill:#d8f0d8,stroke:#2e7d32,color:black\n"
+    text += "  classDef failed fill:#f8d0d0,stroke:#c62828,stroke-width:3px,color:black\n"
+    text += "  classDef cancelled fill:#fde9c8,stroke:#ef6c00,stroke-width:3px,color:black\n"
+    text += "  classDef unreached fill:#f4f4f4,stroke:#bbbbbb,color:#999999\n"
+    for boxClass in [RunMarks.BoxClass.entered, .failed, .cancelled, .unreached] {
+      let ids = diagram.boxes.indices.filter { index in
+        let box = diagram.boxes[index]
+        let isBar = box.shape == .fork || box.shape == .join
+        return marks.classes[index] == boxClass && !(isBar && boxClass == .entered)
+      }.map { diagram.boxes[$0].id }
+      if !ids.isEmpty {
+        text += "  class " + ids.joined(separator: ",") + " " + boxClass.rawValue + "\n"
+      }
+    }
+    var taken: [String] = []
+    var faded: [String] = []
+    var gaps: [String] = []
+    for (index, count) in marks.counts.enumerated() {
+      guard let count else { continue }
+      if count > 0 {
+        taken.append(String(index))
+      } else if marks.gaps[index] {
+        gaps.append(String(index))
+      } else if !diagram.arrows[index].isCatch {
+        faded.append(String(index))
+      }
+    }
+    if !taken.isEmpty {
+      text += "  linkStyle " + taken.joined(separator: ",") + " stroke:#2e7d32,stroke-width:3px\n"
+    }
+    if !gaps.isEmpty {
+      text += "  linkStyle " + gaps.joined(separator: ",")
+      text += " stroke:#c62828,color:#c62828,stroke-dasharray:4\n"
+    }
+    if !faded.isEmpty {
+      text += "  linkStyle " + faded.joined(separator: ",") + " stroke:#cccccc,color:#999999\n"
     }
     return text
   }

@@ -39,6 +39,27 @@ public final class RunLogFile: RunLogSink {
     public var flow: Int?
     /// The name of the state the event is about, if any.
     public var state: String?
+    /// What the event is, for a line that reports one: `entered`, `decided`, `failed`,
+    /// `branchStarted`, … (see ``RunLogFile/Record/init(_:)``); `nil` for a change, or in a
+    /// file written before events were recorded.
+    public var event: String?
+    /// The state's position in the chart (`StateID.index`), if the event is about one.
+    public var stateIndex: Int?
+    /// What a state decided (`decided`, `runFinished`): `yes`, `no`, `done` or `key`.
+    public var decision: String?
+    /// The key decided, as the printed tree shows it, when ``decision`` is `key`.
+    public var key: String?
+    /// The branch's position among its dispatch's branches, from zero, for a branch's
+    /// event.
+    public var branch: Int?
+    /// Where a catch route went (`StateID.index`), for `caught`.
+    public var target: Int?
+    /// The kind of error (`thrown error`, `cancelled`, …), for `failed`, `runFailed` and
+    /// `branchFailed`.
+    public var errorKind: String?
+    /// Why, without the path, for `failed`, `runFailed`, `branchFailed`, `attemptFailed`
+    /// and `caught`.
+    public var reason: String?
 
     /// A record of the line numbered `line`.
     public init(
@@ -51,15 +72,73 @@ public final class RunLogFile: RunLogSink {
       self.state = state
     }
 
-    /// The record of `line`.
+    /// The record of `line`: its event (if any) as `event`, with the fields that event
+    /// has. The events are `runStarted`, `entered`, `decided`, `failed`, `attemptFailed`,
+    /// `retrying`, `caught`, `dispatchStarted`, `branchStarted`, `branchEnded`,
+    /// `branchFailed`, `branchSkipped`, `branchCancelled`, `dispatchJoined`, `waiting`,
+    /// `paused`, `resumed`, `runFinished` and `runFailed`.
     public init(_ line: RunLog.Line) {
       self.init(line: line.number, text: line.text)
-      if let event = line.event {
-        let (seconds, attoseconds) = event.time.components
-        time = Double(seconds) + Double(attoseconds) / 1e18
-        flow = event.flow
-        state = event.state == nil ? nil : event.stateName
+      guard let event = line.event else { return }
+      let (seconds, attoseconds) = event.time.components
+      time = Double(seconds) + Double(attoseconds) / 1e18
+      flow = event.flow
+      state = event.state == nil ? nil : event.stateName
+      stateIndex = event.state?.index
+      switch event.kind {
+      case .runStarted: self.event = "runStarted"
+      case .stateEntered: self.event = "entered"
+      case .stateDecided(let decision):
+        self.event = "decided"
+        setDecision(decision)
+      case .stateFailed(let error):
+        self.event = "failed"
+        setError(error)
+      case .attemptFailed(_, let reason):
+        self.event = "attemptFailed"
+        self.reason = reason
+      case .retrying: self.event = "retrying"
+      case .caught(let reason, let target, _):
+        self.event = "caught"
+        self.reason = reason
+        self.target = target.index
+      case .dispatchStarted: self.event = "dispatchStarted"
+      case .branchStarted(let index): (self.event, branch) = ("branchStarted", index)
+      case .branchEnded(let index): (self.event, branch) = ("branchEnded", index)
+      case .branchFailed(let index, let error):
+        (self.event, branch) = ("branchFailed", index)
+        setError(error)
+      case .branchSkipped(let index): (self.event, branch) = ("branchSkipped", index)
+      case .branchCancelled(let index): (self.event, branch) = ("branchCancelled", index)
+      case .dispatchJoined: self.event = "dispatchJoined"
+      case .waitingForInput: self.event = "waiting"
+      case .paused: self.event = "paused"
+      case .resumed: self.event = "resumed"
+      case .runFinished(let decision):
+        self.event = "runFinished"
+        setDecision(decision)
+      case .runFailed(let error):
+        self.event = "runFailed"
+        setError(error)
       }
+    }
+
+    private mutating func setDecision(_ decision: Decision) {
+      if decision == .yes {
+        self.decision = "yes"
+      } else if decision == .no {
+        self.decision = "no"
+      } else if decision == .done {
+        self.decision = "done"
+      } else {
+        self.decision = "key"
+        key = RunOverlay.label(of: decision)?.key ?? "default"
+      }
+    }
+
+    private mutating func setError(_ error: RunError) {
+      errorKind = error.kind.description
+      reason = RunOverlay.Failure(error).reason
     }
   }
 

@@ -1,0 +1,100 @@
+import Flowchart
+import FlowchartFiles
+import Foundation
+import Testing
+
+private struct Basket: Sendable {
+  var isPaid = false
+}
+
+private struct Declined: Error {}
+
+/// A clock that never moves, so that every time in a log is 0 (a file's times are seconds
+/// as a `Double`, which round).
+private struct StoppedClock: Clock {
+  struct Instant: InstantProtocol {
+    var offset: Duration
+    func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+    func duration(to other: Instant) -> Duration { other.offset - offset }
+    static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+  }
+
+  var now: Instant { Instant(offset: .zero) }
+  var minimumResolution: Duration { .zero }
+  func sleep(until deadline: Instant, tolerance: Duration?) async throws {}
+}
+
+/// A run log file read back as a run drawn on its chart: the same drawing as the run's own
+/// log, and clear errors for a file that cannot be drawn.
+@Suite(.timeLimit(.minutes(1)))
+struct RunOverlayFileTests {
+  // swift-format-ignore
+  private func shop() throws -> Flowchart<Basket> {
+    try Flowchart<Basket> {
+      Condition("Paid?") { $0.isPaid } yes: {
+        Action("Ship", isFinal: true)
+      } no: {
+        Dispatch("Remind") {
+          Branch("Mail") { Action("Send mail", isFinal: true) }
+          Branch("Text") { Action("Send text", isFinal: true) { _ in throw Declined() } }
+        }
+        MultipleCondition("Channel") { _ in "web" } exits: {
+          Case("web") { Action("Web", isFinal: true) }
+          Default { Action("Other", isFinal: true) }
+        }
+      }
+    }
+  }
+
+  /// Runs the shop with a file sink and returns the handle's log and the file's records.
+  private func run(_ chart: Flowchart<Basket>) async throws -> (RunLog, [RunLogFile.Record]) {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "flowchart-overlay-\(UUID().uuidString).jsonl")
+    defer { try? FileManager.default.removeItem(at: url) }
+    let file = try RunLogFile(writingTo: url)
+    let handle = chart.start(with: Basket(), clock: StoppedClock(), log: RunLog.Options(sink: file))
+    _ = try? await handle.result
+    return (handle.log, try RunLogFile.records(in: url))
+  }
+
+  @Test func aFileDrawsTheSameRunAsTheLogItWasWrittenFrom() async throws {
+    let chart = try shop()
+    let (log, records) = try await run(chart)
+    let fromLog = RunOverlay(log: log)
+    let fromFile = try RunOverlay(records: records, chart: chart)
+    #expect(fromFile.ending == .failed)
+    #expect(fromFile.failure?.kind == "thrown error")
+    // A file names the state of each event: a dispatch's failure is told at the dispatch,
+    // where the log's error names the branch's state.
+    #expect(fromFile.states.mapValues(\.visits) == fromLog.states.mapValues(\.visits))
+    #expect(fromFile.states.mapValues(\.stop?.reason) == fromLog.states.mapValues(\.stop?.reason))
+    #expect(fromFile.steps == fromLog.steps)
+    #expect(fromFile.flowEnds == fromLog.flowEnds)
+    #expect(fromFile.branches == fromLog.branches)
+    #expect(fromFile.spans == fromLog.spans)
+    #expect(
+      chart.mermaidDescription(showing: fromFile) == chart.mermaidDescription(showing: fromLog))
+    let text = chart.dotDescription(showing: fromFile)
+    #expect(text.contains(#"s4 [label="Send text\n×1 · 0.000s\nfailed (thrown error): "#))
+    #expect(text.contains(#"id="s4", class="failed""#))
+    #expect(text.contains(#"id="s5", class="unreached""#))
+  }
+
+  @Test func aFileOfAnotherChartIsAnErrorNamingTheLineAndTheState() async throws {
+    let (_, records) = try await run(try shop())
+    let other = try Flowchart<Basket> { Action("Paid?", isFinal: true) }
+    let error = #expect(throws: RunLogFile.ReadingError.self) {
+      try RunOverlay(records: records, chart: other)
+    }
+    #expect(error?.description.hasPrefix("line ") == true)
+    #expect(error?.message.contains("is not a state of the chart") == true)
+  }
+
+  @Test func aFileWithoutEventsIsAnErrorThatSaysWhy() {
+    let records = [RunLogFile.Record(line: 1, text: "  0.000s  entered 'Paid?'", time: 0, flow: 0)]
+    let error = #expect(throws: RunLogFile.ReadingError.self) {
+      try RunOverlay(records: records, chart: Flowchart<Basket>?.none)
+    }
+    #expect(error?.message.contains("older version") == true)
+  }
+}
