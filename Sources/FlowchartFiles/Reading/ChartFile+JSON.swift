@@ -20,7 +20,7 @@ struct JSONChartBuilder {
     "action": ["final", "run", "store", "fail", "timeout", "retry", "catch"],
     "condition": ["final", "run", "test", "yes", "no", "timeout", "retry", "catch"],
     "multipleCondition": ["final", "run", "value", "exits", "timeout", "retry", "catch"],
-    "dispatch": ["final", "merge", "maxConcurrency", "join", "branches"],
+    "dispatch": ["final", "merge", "changes", "maxConcurrency", "join", "branches"],
     "wait": ["final", "run", "storeAt", "timeout", "retry", "catch"],
     "subflow": [
       "final", "chart", "context", "mapping", "yes", "no", "exits", "timeout", "retry", "catch",
@@ -230,8 +230,22 @@ struct JSONChartBuilder {
             at: fields["join"]!.location, name: name)
         }
       }
+      var changes: ChartChanges?
+      if let node = fields["changes"], let text = string(node, what: "\"changes\"") {
+        changes = ChartChanges(rawValue: text)
+        if changes == nil {
+          problems.malformed(
+            "\"changes\": \"\(text)\" is not a join of changes: write \"merge\" (each branch's changed keys, the default) or \"discard\" (drop the branches' changes).",
+            at: node.location, name: name)
+        } else if fields["merge"] != nil {
+          problems.malformed(
+            "Dispatch '\(name)' has both \"merge\" (a registered merge) and \"changes\": keep one.",
+            at: node.location, name: name)
+        }
+      }
       let dispatch = ChartDispatch(
         name: name, isFinal: isFinal, merge: optionalString(fields["merge"], what: "\"merge\""),
+        changes: changes,
         maxConcurrency: count(fields["maxConcurrency"], what: "\"maxConcurrency\"", minimum: 1),
         join: join, branches: branches)
       return ChartNode(.dispatch(dispatch), at: node.location)

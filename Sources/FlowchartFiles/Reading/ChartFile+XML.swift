@@ -351,7 +351,8 @@ struct XMLChartBuilder {
       return ChartNode(.multipleCondition(condition), at: at)
     case "dispatch":
       check(
-        element, attributes: ["name", "final", "merge", "maxConcurrency", "join"], text: false)
+        element, attributes: ["name", "final", "merge", "changes", "maxConcurrency", "join"],
+        text: false)
       var branches: [ChartBranch] = []
       for child in element.children {
         guard child.name == "branch" else {
@@ -392,9 +393,23 @@ struct XMLChartBuilder {
             at: at, name: name)
         }
       }
+      var changes: ChartChanges?
+      if let text = element.attributes["changes"] {
+        changes = ChartChanges(rawValue: text)
+        if changes == nil {
+          problems.malformed(
+            "changes=\"\(text)\" on <dispatch>: write merge (each branch's changed keys, the default) or discard (drop the branches' changes).",
+            at: at, name: name)
+        } else if element.attributes["merge"] != nil {
+          problems.malformed(
+            "Dispatch '\(name)' has both merge=\"…\" (a registered merge) and changes=\"\(text)\": keep one.",
+            at: at, name: name)
+        }
+      }
       let dispatch = ChartDispatch(
         name: name, isFinal: isFinal(element), merge: element.attributes["merge"],
-        maxConcurrency: count("maxConcurrency", of: element, minimum: 1), join: join,
+        changes: changes, maxConcurrency: count("maxConcurrency", of: element, minimum: 1),
+        join: join,
         branches: branches)
       return ChartNode(.dispatch(dispatch), at: at)
     case "wait":

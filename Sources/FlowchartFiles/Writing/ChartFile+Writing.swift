@@ -343,6 +343,7 @@ struct TextWriter {
       line("\"dispatch\": \(Self.quoted(dispatch.name)),")
       if dispatch.isFinal { line("\"final\": true,") }
       if let merge = dispatch.merge { line("\"merge\": \(Self.quoted(merge)),") }
+      if let changes = dispatch.changes { line("\"changes\": \(Self.quoted(changes.rawValue)),") }
       if let limit = dispatch.maxConcurrency { line("\"maxConcurrency\": \(limit),") }
       if dispatch.join != .all { line("\"join\": \(Self.quoted(dispatch.join.text)),") }
       if dispatch.branches.isEmpty {
@@ -606,7 +607,8 @@ struct TextWriter {
     case .dispatch(let dispatch):
       let attributes = [
         ("name", dispatch.name), ("final", dispatch.isFinal ? "true" : nil),
-        ("merge", dispatch.merge), ("maxConcurrency", dispatch.maxConcurrency.map { "\($0)" }),
+        ("merge", dispatch.merge), ("changes", dispatch.changes?.rawValue),
+        ("maxConcurrency", dispatch.maxConcurrency.map { "\($0)" }),
         ("join", dispatch.join == .all ? nil : dispatch.join.text),
       ]
       xmlElement("dispatch", attributes, isEmpty: dispatch.branches.isEmpty) { writer in
