@@ -10,10 +10,7 @@ struct JSONChartBuilder {
   }
 
   /// The kinds of statement, by the key that names them.
-  static let statementKeys = [
-    "action", "condition", "multipleCondition", "dispatch", "wait", "subflow", "map", "goTo",
-    "include",
-  ]
+  static let statementKeys = ChartVocabulary.statements
 
   /// The keys each kind of statement may have besides its own.
   static let allowedKeys: [String: Set<String>] = [
@@ -68,9 +65,10 @@ struct JSONChartBuilder {
       case "$schema", "$comment":
         break
       default:
-        problems.malformed(
-          "Unknown key \"\(member.key)\" in a chart file: the keys are \"flowchart\", \"entryPoints\", \"outcomes\" and \"$schema\".",
-          at: member.keyLocation)
+        problems.unknown(
+          member.key,
+          "Unknown key \"\(member.key)\" in a chart file: the keys are \"flowchart\", \"entryPoints\", \"outcomes\" and \"$schema\"",
+          among: ["flowchart", "entryPoints", "outcomes", "$schema"], at: member.keyLocation)
       }
     }
     if !sawStates {
@@ -128,8 +126,13 @@ struct JSONChartBuilder {
     }
     let kinds = members.filter { Self.statementKeys.contains($0.key) }
     guard let kindMember = kinds.first else {
+      // A misspelled kind ("acton") is the likeliest cause: suggest the closest.
+      let close = members.lazy.compactMap { member in
+        Suggestions.closest(to: member.key, among: Self.statementKeys).map { (member.key, $0) }
+      }.first
+      let hint = close.map { " (did you mean \"\($0.1)\" for \"\($0.0)\"?)" } ?? ""
       problems.malformed(
-        "This object declares no state: give it one of the keys \(Self.statementKeys.map { "\"\($0)\"" }.joined(separator: ", ")).",
+        "This object declares no state: give it one of the keys \(Self.statementKeys.map { "\"\($0)\"" }.joined(separator: ", "))\(hint).",
         at: node.location)
       return nil
     }
@@ -146,10 +149,11 @@ struct JSONChartBuilder {
         fields[member.key] = member.value
       } else if !Self.statementKeys.contains(member.key) && member.key != "$comment" {
         let list = allowed.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
-        problems.malformed(
+        problems.unknown(
+          member.key,
           "Unknown key \"\(member.key)\" for \(article(kind)) \(kind)"
-            + (list.isEmpty ? ": it takes no other key." : ": its keys are \(list)."),
-          at: member.keyLocation)
+            + (list.isEmpty ? ": it takes no other key" : ": its keys are \(list)"),
+          among: allowed.sorted(), at: member.keyLocation)
       }
     }
     guard let name = string(kindMember.value, what: "\"\(kind)\"") else { return nil }
@@ -168,8 +172,9 @@ struct JSONChartBuilder {
       case (let run?, nil):
         decision = .handler(string(run, what: "\"run\"") ?? "")
       case (nil, let test?):
-        guard let parsed = self.test(test, depth: 0) else { return nil }
-        decision = .test(parsed)
+        // A test with a problem (recorded) still declares the state, so that its blocks and
+        // the names they use are checked too.
+        decision = .test(self.test(test, depth: 0) ?? ChartTest(.all([]), at: test.location))
       case (.some, .some):
         problems.malformed(
           "Condition '\(name)' has both \"run\" and \"test\": keep one.", at: node.location,
@@ -364,9 +369,10 @@ struct JSONChartBuilder {
         case "path": path = string(member.value, what: "\"path\"")
         case "value": value = member.value.chartValue
         default:
-          problems.malformed(
-            "Unknown key \"\(member.key)\" in a store: its keys are \"path\" and \"value\".",
-            at: member.keyLocation)
+          problems.unknown(
+            member.key,
+            "Unknown key \"\(member.key)\" in a store: its keys are \"path\" and \"value\"",
+            among: ["path", "value"], at: member.keyLocation)
         }
       }
       guard let path, let value else {
@@ -378,7 +384,7 @@ struct JSONChartBuilder {
     }
   }
 
-  static let testKeys = ["equal", "less", "greater", "present", "matches", "all", "any", "not"]
+  static let testKeys = ChartVocabulary.tests
 
   mutating func test(_ node: JSONNode, depth: Int) -> ChartTest? {
     guard depth < JSONReader.maximumDepth else { return nil }
@@ -417,9 +423,10 @@ struct JSONChartBuilder {
         case "path": path = string(field.value, what: "\"path\"")
         case "pattern": pattern = string(field.value, what: "\"pattern\"")
         default:
-          problems.malformed(
-            "Unknown key \"\(field.key)\" in \"matches\": its keys are \"path\" and \"pattern\".",
-            at: field.keyLocation)
+          problems.unknown(
+            field.key,
+            "Unknown key \"\(field.key)\" in \"matches\": its keys are \"path\" and \"pattern\"",
+            among: ["path", "pattern"], at: field.keyLocation)
         }
       }
       guard let path, let pattern else {
@@ -442,9 +449,10 @@ struct JSONChartBuilder {
       guard let inner = test(member.value, depth: depth + 1) else { return nil }
       return ChartTest(.not(inner), at: location)
     default:
-      problems.malformed(
-        "Unknown test \"\(member.key)\": the tests are \(Self.testKeys.map { "\"\($0)\"" }.joined(separator: ", ")).",
-        at: member.keyLocation)
+      problems.unknown(
+        member.key,
+        "Unknown test \"\(member.key)\": the tests are \(Self.testKeys.map { "\"\($0)\"" }.joined(separator: ", "))",
+        among: Self.testKeys, at: member.keyLocation)
       return nil
     }
   }
@@ -462,9 +470,10 @@ struct JSONChartBuilder {
       case "path": path = string(field.value, what: "\"path\"")
       case "value": value = field.value.chartValue
       default:
-        problems.malformed(
-          "Unknown key \"\(field.key)\" in \"\(what)\": its keys are \"path\" and \"value\".",
-          at: field.keyLocation)
+        problems.unknown(
+          field.key,
+          "Unknown key \"\(field.key)\" in \"\(what)\": its keys are \"path\" and \"value\"",
+          among: ["path", "value"], at: field.keyLocation)
       }
     }
     guard let path, let value else {
@@ -499,9 +508,10 @@ struct JSONChartBuilder {
           isDefault = true
           states = block(member.value, depth: depth, what: "\"default\"")
         default:
-          problems.malformed(
-            "Unknown key \"\(member.key)\" in an exit: its keys are \"case\" and \"states\", or \"default\".",
-            at: member.keyLocation)
+          problems.unknown(
+            member.key,
+            "Unknown key \"\(member.key)\" in an exit: its keys are \"case\" and \"states\", or \"default\"",
+            among: ["case", "states", "default"], at: member.keyLocation)
         }
       }
       if isDefault {
@@ -545,9 +555,10 @@ struct JSONChartBuilder {
         case "after": after = strings(member.value, what: "\"after\"")
         case "states": states = block(member.value, depth: depth, what: "\"states\"")
         default:
-          problems.malformed(
-            "Unknown key \"\(member.key)\" in a branch: its keys are \"name\", \"after\" and \"states\".",
-            at: member.keyLocation)
+          problems.unknown(
+            member.key,
+            "Unknown key \"\(member.key)\" in a branch: its keys are \"name\", \"after\" and \"states\"",
+            among: ["name", "after", "states"], at: member.keyLocation)
         }
       }
       return ChartBranch(name: name, after: after, states: states, at: element.location)
@@ -606,9 +617,10 @@ struct JSONChartBuilder {
         }
         outcomes.rules = elements.compactMap { outcomeRule($0) }
       default:
-        problems.malformed(
-          "Unknown key \"\(member.key)\" in \"outcomes\": its keys are \"mapsEveryEnd\" and \"rules\".",
-          at: member.keyLocation)
+        problems.unknown(
+          member.key,
+          "Unknown key \"\(member.key)\" in \"outcomes\": its keys are \"mapsEveryEnd\" and \"rules\"",
+          among: ["mapsEveryEnd", "rules"], at: member.keyLocation)
       }
     }
     return outcomes
@@ -652,9 +664,10 @@ struct JSONChartBuilder {
         case nil: break
         }
       default:
-        problems.malformed(
-          "Unknown key \"\(member.key)\" in an outcome rule: its keys are \"outcome\", \"state\", \"decision\" and \"key\".",
-          at: member.keyLocation)
+        problems.unknown(
+          member.key,
+          "Unknown key \"\(member.key)\" in an outcome rule: its keys are \"outcome\", \"state\", \"decision\" and \"key\"",
+          among: ["outcome", "state", "decision", "key"], at: member.keyLocation)
       }
     }
     guard let outcome, let state else {

@@ -34,7 +34,10 @@ extension ChartFile {
       problems.malformed(error.message, at: error.location)
       throw problems.error(path: path)
     }
-    guard problems.isEmpty else { throw problems.error(path: path) }
+    guard problems.isEmpty else {
+      problems.problems += file.nameProblems()
+      throw problems.error(path: path)
+    }
     return file
   }
 
@@ -286,6 +289,24 @@ struct IncludeLoad {
 }
 
 extension ChartFile {
+  /// The problems with the names a file uses (a `goTo`'s target, an entry point, a branch's
+  /// prerequisite) when its reading found problems of format, which stop it before binding:
+  /// so that one pass reports a misspelled target with a misspelled key, rather than after
+  /// the key is fixed. The file is compiled as far as its format allows (a state whose
+  /// format has a problem is kept where its name is known); only problems with names are
+  /// kept, the others may come from what the format's problems left out. A file that
+  /// includes or runs other files, unread at this point, is not checked.
+  func nameProblems() -> [DefinitionError.Problem] {
+    guard includes().isEmpty else { return [] }
+    do throws(DefinitionError) {
+      _ = try flowchart(handlers: HandlerRegistry<ChartValue>())
+      return []
+    } catch {
+      let kinds: Set<DefinitionError.Kind> = [.unknownName, .ambiguousName, .unknownPrerequisite]
+      return error.problems.filter { kinds.contains($0.kind) }
+    }
+  }
+
   /// The paths of the `include` statements of the file, with the location of each, in order.
   func includes() -> [(String, SourceLocation)] {
     var found: [(String, SourceLocation)] = []

@@ -9,11 +9,8 @@ struct XMLChartBuilder {
     self.path = path
   }
 
-  static let statementElements = [
-    "action", "condition", "multipleCondition", "dispatch", "wait", "subflow", "map", "goTo",
-    "include",
-  ]
-  static let testElements = ["equal", "less", "greater", "present", "matches", "all", "any", "not"]
+  static let statementElements = ChartVocabulary.statements
+  static let testElements = ChartVocabulary.tests
   /// Attributes the root may carry so that editors find the schema.
   static let rootAttributes: Set<String> = [
     "xmlns", "xmlns:xsi", "xsi:noNamespaceSchemaLocation", "xsi:schemaLocation",
@@ -56,11 +53,12 @@ struct XMLChartBuilder {
     for name in element.attributes.keys.sorted()
     where !allowed.contains(name) && !(name == "isFinal" && allowed.contains("final")) {
       let list = allowed.filter { !$0.hasPrefix("xml") && !$0.hasPrefix("xsi") }.sorted()
-      problems.malformed(
+      problems.unknown(
+        name,
         "Unknown attribute '\(name)' on <\(element.name)>"
           + (list.isEmpty
-            ? ": it takes none." : ": its attributes are \(list.joined(separator: ", "))."),
-        at: element.location)
+            ? ": it takes none" : ": its attributes are \(list.joined(separator: ", "))"),
+        among: list, quote: { "'\($0)'" }, at: element.location)
     }
     if !text, let (content, location) = element.text {
       let shown = content.trimmingCharacters(in: .whitespacesAndNewlines).prefix(20)
@@ -260,7 +258,7 @@ struct XMLChartBuilder {
       for child in element.children {
         guard child.name == "storeValue" else {
           problems.malformed(
-            "<action> holds <\(child.name)>: it holds only <storeValue> elements.",
+            "<action> holds <\(child.name)>: it holds only <storeValue> elements\(Suggestions.hint(for: child.name, among: ["storeValue", "retry", "catch"], quote: { "<\($0)>" })).",
             at: child.location)
           continue
         }
@@ -280,16 +278,20 @@ struct XMLChartBuilder {
       var yes: [ChartNode]?
       var no: [ChartNode]?
       var tests: [ChartTest] = []
+      // Children with a problem (recorded): a misspelled or wrong test.
+      var mistakes = 0
       for child in element.children {
         switch child.name {
         case "yes", "no":
           branch(child, of: "condition", yes: &yes, no: &no, depth: depth)
         case _ where Self.testElements.contains(child.name):
-          if let test = test(child, depth: 0) { tests.append(test) }
+          if let test = test(child, depth: 0) { tests.append(test) } else { mistakes += 1 }
         default:
-          problems.malformed(
-            "<condition> holds <\(child.name)>: it holds a test (\(Self.testElements.joined(separator: ", "))), <yes> and <no>.",
-            at: child.location)
+          mistakes += 1
+          problems.unknown(
+            child.name,
+            "<condition> holds <\(child.name)>: it holds a test (\(Self.testElements.joined(separator: ", "))), <yes> and <no>",
+            among: Self.testElements + ["yes", "no"], quote: { "<\($0)>" }, at: child.location)
         }
       }
       guard let name else { return nil }
@@ -299,20 +301,24 @@ struct XMLChartBuilder {
         decision = .handler(run)
       case (nil, 1):
         decision = .test(tests[0])
+      // A condition with a problem (recorded) still declares the state, so that its blocks
+      // and the names they use are checked too.
       case (.some, _):
         problems.malformed(
           "Condition '\(name)' has both run=\"…\" and a test: keep one.", at: at, name: name)
-        return nil
+        decision = .test(ChartTest(.all([]), at: at))
       case (nil, 0):
-        problems.malformed(
-          "Condition '\(name)' has neither run=\"…\" (a registered condition) nor a test element: add one.",
-          at: at, name: name)
-        return nil
+        if mistakes == 0 {
+          problems.malformed(
+            "Condition '\(name)' has neither run=\"…\" (a registered condition) nor a test element: add one.",
+            at: at, name: name)
+        }
+        decision = .test(ChartTest(.all([]), at: at))
       case (nil, _):
         problems.malformed(
           "Condition '\(name)' has \(tests.count) tests: combine them in <all> or <any>.",
           at: at, name: name)
-        return nil
+        decision = .test(ChartTest(.all([]), at: at))
       }
       let condition = ChartCondition(
         name: name, isFinal: isFinal(element), decision: decision, yes: yes, no: no)
@@ -326,7 +332,7 @@ struct XMLChartBuilder {
           exits = (exits ?? []) + [exit(child, depth: depth)]
         default:
           problems.malformed(
-            "<multipleCondition> holds <\(child.name)>: it holds <case key=\"…\"> and <default> elements.",
+            "<multipleCondition> holds <\(child.name)>: it holds <case key=\"…\"> and <default> elements\(Suggestions.hint(for: child.name, among: ["case", "default"], quote: { "<\($0)>" })).",
             at: child.location)
         }
       }
@@ -357,7 +363,7 @@ struct XMLChartBuilder {
       for child in element.children {
         guard child.name == "branch" else {
           problems.malformed(
-            "<dispatch> holds <\(child.name)>: it holds only <branch> elements.",
+            "<dispatch> holds <\(child.name)>: it holds only <branch> elements\(Suggestions.hint(for: child.name, among: ["branch"], quote: { "<\($0)>" })).",
             at: child.location)
           continue
         }
@@ -490,9 +496,10 @@ struct XMLChartBuilder {
       guard let path = required("path", of: element) else { return nil }
       return ChartNode(.include(path), at: at)
     default:
-      problems.malformed(
-        "Unknown element <\(element.name)>: a block holds \(Self.statementElements.map { "<\($0)>" }.joined(separator: ", ")).",
-        at: at)
+      problems.unknown(
+        element.name,
+        "Unknown element <\(element.name)>: a block holds \(Self.statementElements.map { "<\($0)>" }.joined(separator: ", "))",
+        among: Self.statementElements, quote: { "<\($0)>" }, at: at)
       return nil
     }
   }
@@ -583,7 +590,7 @@ struct XMLChartBuilder {
       for child in element.children {
         guard Self.testElements.contains(child.name) else {
           problems.malformed(
-            "<\(element.name)> holds <\(child.name)>: it holds tests (\(Self.testElements.joined(separator: ", "))).",
+            "<\(element.name)> holds <\(child.name)>: it holds tests (\(Self.testElements.joined(separator: ", ")))\(Suggestions.hint(for: child.name, among: Self.testElements, quote: { "<\($0)>" })).",
             at: child.location)
           complete = false
           continue
@@ -603,9 +610,10 @@ struct XMLChartBuilder {
         return ChartTest(.not(tests[0]), at: at)
       }
     default:
-      problems.malformed(
-        "Unknown test <\(element.name)>: the tests are \(Self.testElements.joined(separator: ", ")).",
-        at: at)
+      problems.unknown(
+        element.name,
+        "Unknown test <\(element.name)>: the tests are \(Self.testElements.joined(separator: ", "))",
+        among: Self.testElements, quote: { "<\($0)>" }, at: at)
       return nil
     }
   }

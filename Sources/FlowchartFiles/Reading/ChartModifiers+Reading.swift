@@ -292,9 +292,10 @@ extension JSONChartBuilder {
     var fields: [String: (ModifierScalar, SourceLocation)] = [:]
     for member in members {
       guard allowed.contains(member.key) else {
-        problems.malformed(
-          "Unknown key \"\(member.key)\" in \(what): its keys are \(allowed.map { "\"\($0)\"" }.joined(separator: ", ")).",
-          at: member.keyLocation)
+        problems.unknown(
+          member.key,
+          "Unknown key \"\(member.key)\" in \(what): its keys are \(allowed.map { "\"\($0)\"" }.joined(separator: ", "))",
+          among: allowed, at: member.keyLocation)
         continue
       }
       if member.key == "seed" || member.key == "count", case .string = member.value.kind {
