@@ -45,12 +45,8 @@ struct JSONChartBuilder {
         sawStates = true
         file.states = block(member.value, depth: 1, what: "\"flowchart\"")
       case "entryPoints":
-        guard case .array(let names) = member.value.kind else {
-          problems.malformed(
-            "\"entryPoints\" is an array of state names, not \(member.value.typeName).",
-            at: member.value.location)
-          continue
-        }
+        guard let names = array(member.value, "\"entryPoints\" is an array of state names")
+        else { continue }
         for name in names {
           if case .string(let text) = name.kind {
             file.entryPoints.append(ChartReference(text, at: name.location))
@@ -81,11 +77,7 @@ struct JSONChartBuilder {
 
   /// A block: an array of statements.
   mutating func block(_ node: JSONNode, depth: Int, what: String) -> [ChartNode] {
-    guard case .array(let elements) = node.kind else {
-      problems.malformed(
-        "\(what) is an array of states, not \(node.typeName).", at: node.location)
-      return []
-    }
+    guard let elements = array(node, "\(what) is an array of states") else { return [] }
     guard depth <= maximumStateDepth else {
       problems.malformed(
         "States nest more than \(maximumStateDepth) levels deep here: flatten the chart with goTo arrows, or split it.",
@@ -349,30 +341,22 @@ struct JSONChartBuilder {
   }
 
   mutating func stores(_ node: JSONNode) -> [ChartStore] {
-    guard case .array(let elements) = node.kind else {
-      problems.malformed(
-        "\"store\" is an array of {\"path\": …, \"value\": …} objects, not \(node.typeName).",
-        at: node.location)
-      return []
-    }
+    guard
+      let elements = array(
+        node, "\"store\" is an array of {\"path\": …, \"value\": …} objects")
+    else { return [] }
     return elements.compactMap { element in
-      guard case .object(let members) = element.kind else {
-        problems.malformed(
-          "A store is an object {\"path\": …, \"value\": …}, not \(element.typeName).",
-          at: element.location)
-        return nil
-      }
+      guard
+        let members = object(
+          element, "A store is an object {\"path\": …, \"value\": …}", keys: ["path", "value"],
+          in: "a store", listed: "\"path\" and \"value\"")
+      else { return nil }
       var path: String?
       var value: ChartValue?
       for member in members {
         switch member.key {
         case "path": path = string(member.value, what: "\"path\"")
-        case "value": value = member.value.chartValue
-        default:
-          problems.unknown(
-            member.key,
-            "Unknown key \"\(member.key)\" in a store: its keys are \"path\" and \"value\"",
-            among: ["path", "value"], at: member.keyLocation)
+        default: value = member.value.chartValue
         }
       }
       guard let path, let value else {
@@ -410,23 +394,17 @@ struct JSONChartBuilder {
       guard let path = string(member.value, what: "\"present\"") else { return nil }
       return ChartTest(.present(path: path), at: location)
     case "matches":
-      guard case .object(let fields) = member.value.kind else {
-        problems.malformed(
-          "\"matches\" takes {\"path\": …, \"pattern\": …}, not \(member.value.typeName).",
-          at: member.value.location)
-        return nil
-      }
+      guard
+        let fields = object(
+          member.value, "\"matches\" takes {\"path\": …, \"pattern\": …}",
+          keys: ["path", "pattern"], in: "\"matches\"", listed: "\"path\" and \"pattern\"")
+      else { return nil }
       var path: String?
       var pattern: String?
       for field in fields {
         switch field.key {
         case "path": path = string(field.value, what: "\"path\"")
-        case "pattern": pattern = string(field.value, what: "\"pattern\"")
-        default:
-          problems.unknown(
-            field.key,
-            "Unknown key \"\(field.key)\" in \"matches\": its keys are \"path\" and \"pattern\"",
-            among: ["path", "pattern"], at: field.keyLocation)
+        default: pattern = string(field.value, what: "\"pattern\"")
         }
       }
       guard let path, let pattern else {
@@ -458,22 +436,17 @@ struct JSONChartBuilder {
   }
 
   mutating func comparison(_ node: JSONNode, what: String) -> (String, ChartValue)? {
-    guard case .object(let fields) = node.kind else {
-      problems.malformed(
-        "\"\(what)\" takes {\"path\": …, \"value\": …}, not \(node.typeName).", at: node.location)
-      return nil
-    }
+    guard
+      let fields = object(
+        node, "\"\(what)\" takes {\"path\": …, \"value\": …}", keys: ["path", "value"],
+        in: "\"\(what)\"", listed: "\"path\" and \"value\"")
+    else { return nil }
     var path: String?
     var value: ChartValue?
     for field in fields {
       switch field.key {
       case "path": path = string(field.value, what: "\"path\"")
-      case "value": value = field.value.chartValue
-      default:
-        problems.unknown(
-          field.key,
-          "Unknown key \"\(field.key)\" in \"\(what)\": its keys are \"path\" and \"value\"",
-          among: ["path", "value"], at: field.keyLocation)
+      default: value = field.value.chartValue
       }
     }
     guard let path, let value else {
@@ -484,19 +457,18 @@ struct JSONChartBuilder {
   }
 
   mutating func exits(_ node: JSONNode, depth: Int) -> [ChartExit] {
-    guard case .array(let elements) = node.kind else {
-      problems.malformed(
-        "\"exits\" is an array of {\"case\": …, \"states\": […]} and {\"default\": […]} objects, not \(node.typeName).",
-        at: node.location)
-      return []
-    }
+    guard
+      let elements = array(
+        node,
+        "\"exits\" is an array of {\"case\": …, \"states\": […]} and {\"default\": […]} objects")
+    else { return [] }
     return elements.compactMap { element in
-      guard case .object(let members) = element.kind else {
-        problems.malformed(
-          "An exit is {\"case\": \"key\", \"states\": […]} or {\"default\": […]}, not \(element.typeName).",
-          at: element.location)
-        return nil
-      }
+      guard
+        let members = object(
+          element, "An exit is {\"case\": \"key\", \"states\": […]} or {\"default\": […]}",
+          keys: ["case", "states", "default"], in: "an exit",
+          listed: "\"case\" and \"states\", or \"default\"")
+      else { return nil }
       var key: String?
       var states: [ChartNode]?
       var isDefault = false
@@ -504,18 +476,15 @@ struct JSONChartBuilder {
         switch member.key {
         case "case": key = string(member.value, what: "\"case\"")
         case "states": states = block(member.value, depth: depth, what: "\"states\"")
-        case "default":
+        default:
           isDefault = true
           states = block(member.value, depth: depth, what: "\"default\"")
-        default:
-          problems.unknown(
-            member.key,
-            "Unknown key \"\(member.key)\" in an exit: its keys are \"case\" and \"states\", or \"default\"",
-            among: ["case", "states", "default"], at: member.keyLocation)
         }
       }
       if isDefault {
-        guard key == nil, members.count == 1 else {
+        guard key == nil, members.count == 1, case .object(let written) = element.kind,
+          written.count == 1
+        else {
           problems.malformed(
             "A default exit is {\"default\": […]} alone, without \"case\" or \"states\".",
             at: element.location)
@@ -533,19 +502,17 @@ struct JSONChartBuilder {
   }
 
   mutating func branches(_ node: JSONNode, depth: Int) -> [ChartBranch] {
-    guard case .array(let elements) = node.kind else {
-      problems.malformed(
-        "\"branches\" is an array of {\"name\": …, \"states\": […]} objects, not \(node.typeName).",
-        at: node.location)
-      return []
-    }
+    guard
+      let elements = array(
+        node, "\"branches\" is an array of {\"name\": …, \"states\": […]} objects")
+    else { return [] }
     return elements.compactMap { element in
-      guard case .object(let members) = element.kind else {
-        problems.malformed(
-          "A branch is {\"states\": […]}, with an optional \"name\", not \(element.typeName).",
-          at: element.location)
-        return nil
-      }
+      guard
+        let members = object(
+          element, "A branch is {\"states\": […]}, with an optional \"name\"",
+          keys: ["name", "after", "states"], in: "a branch",
+          listed: "\"name\", \"after\" and \"states\"")
+      else { return nil }
       var name: String?
       var after: [String] = []
       var states: [ChartNode] = []
@@ -553,12 +520,7 @@ struct JSONChartBuilder {
         switch member.key {
         case "name": name = string(member.value, what: "\"name\"")
         case "after": after = strings(member.value, what: "\"after\"")
-        case "states": states = block(member.value, depth: depth, what: "\"states\"")
-        default:
-          problems.unknown(
-            member.key,
-            "Unknown key \"\(member.key)\" in a branch: its keys are \"name\", \"after\" and \"states\"",
-            among: ["name", "after", "states"], at: member.keyLocation)
+        default: states = block(member.value, depth: depth, what: "\"states\"")
         }
       }
       return ChartBranch(name: name, after: after, states: states, at: element.location)
@@ -573,11 +535,7 @@ struct JSONChartBuilder {
 
   /// An array of strings.
   mutating func strings(_ node: JSONNode, what: String) -> [String] {
-    guard case .array(let elements) = node.kind else {
-      problems.malformed(
-        "\(what) is an array of names, not \(node.typeName).", at: node.location)
-      return []
-    }
+    guard let elements = array(node, "\(what) is an array of names") else { return [] }
     return elements.compactMap { string($0, what: "A name in \(what)") }
   }
 
@@ -598,41 +556,35 @@ struct JSONChartBuilder {
 
   /// The chart's outcomes: `{"mapsEveryEnd": …, "rules": [{"outcome": …, "state": …}, …]}`.
   mutating func outcomes(_ node: JSONNode) -> ChartOutcomes? {
-    guard case .object(let members) = node.kind else {
-      problems.malformed(
-        "\"outcomes\" is an object {\"mapsEveryEnd\": …, \"rules\": […]}, not \(node.typeName).",
-        at: node.location)
-      return nil
-    }
+    guard
+      let members = object(
+        node, "\"outcomes\" is an object {\"mapsEveryEnd\": …, \"rules\": […]}",
+        keys: ["mapsEveryEnd", "rules"], in: "\"outcomes\"",
+        listed: "\"mapsEveryEnd\" and \"rules\"")
+    else { return nil }
     var outcomes = ChartOutcomes(rules: [], at: node.location)
     for member in members {
       switch member.key {
       case "mapsEveryEnd": outcomes.mapsEveryEnd = bool(member.value, what: "\"mapsEveryEnd\"")
-      case "rules":
-        guard case .array(let elements) = member.value.kind else {
-          problems.malformed(
-            "\"rules\" is an array of {\"outcome\": …, \"state\": …} objects, not \(member.value.typeName).",
-            at: member.value.location)
-          continue
-        }
-        outcomes.rules = elements.compactMap { outcomeRule($0) }
       default:
-        problems.unknown(
-          member.key,
-          "Unknown key \"\(member.key)\" in \"outcomes\": its keys are \"mapsEveryEnd\" and \"rules\"",
-          among: ["mapsEveryEnd", "rules"], at: member.keyLocation)
+        guard
+          let elements = array(
+            member.value, "\"rules\" is an array of {\"outcome\": …, \"state\": …} objects")
+        else { continue }
+        outcomes.rules = elements.compactMap { outcomeRule($0) }
       }
     }
     return outcomes
   }
 
   mutating func outcomeRule(_ node: JSONNode) -> ChartOutcomeRule? {
-    guard case .object(let members) = node.kind else {
-      problems.malformed(
-        "An outcome rule is {\"outcome\": …, \"state\": …}, with an optional \"decision\" or \"key\", not \(node.typeName).",
-        at: node.location)
-      return nil
-    }
+    guard
+      let members = object(
+        node,
+        "An outcome rule is {\"outcome\": …, \"state\": …}, with an optional \"decision\" or \"key\"",
+        keys: ["outcome", "state", "decision", "key"], in: "an outcome rule",
+        listed: "\"outcome\", \"state\", \"decision\" and \"key\"")
+    else { return nil }
     var outcome: String?
     var state: String?
     var decision: ChartDecision?
@@ -663,11 +615,7 @@ struct JSONChartBuilder {
             at: member.value.location)
         case nil: break
         }
-      default:
-        problems.unknown(
-          member.key,
-          "Unknown key \"\(member.key)\" in an outcome rule: its keys are \"outcome\", \"state\", \"decision\" and \"key\"",
-          among: ["outcome", "state", "decision", "key"], at: member.keyLocation)
+      default: break
       }
     }
     guard let outcome, let state else {
