@@ -168,14 +168,10 @@ struct JSONChartBuilder {
         // the names they use are checked too.
         decision = .test(self.test(test, depth: 0) ?? ChartTest(.all([]), at: test.location))
       case (.some, .some):
-        problems.malformed(
-          "Condition '\(name)' has both \"run\" and \"test\": keep one.", at: node.location,
-          name: name)
+        problems.alternatives(.conditionDecision, name, both: true, in: .json, at: node.location)
         return nil
       case (nil, nil):
-        problems.malformed(
-          "Condition '\(name)' has neither \"run\" (a registered condition) nor \"test\" (a built-in test): add one.",
-          at: node.location, name: name)
+        problems.alternatives(.conditionDecision, name, both: false, in: .json, at: node.location)
         return nil
       }
       let condition = ChartCondition(
@@ -191,14 +187,10 @@ struct JSONChartBuilder {
       case (nil, let value?):
         decision = .value(path: string(value, what: "\"value\"") ?? "")
       case (.some, .some):
-        problems.malformed(
-          "Multiple condition '\(name)' has both \"run\" and \"value\": keep one.",
-          at: node.location, name: name)
+        problems.alternatives(.keyDecision, name, both: true, in: .json, at: node.location)
         return nil
       case (nil, nil):
-        problems.malformed(
-          "Multiple condition '\(name)' has neither \"run\" (a registered multiple condition) nor \"value\" (a path whose value is the key): add one.",
-          at: node.location, name: name)
+        problems.alternatives(.keyDecision, name, both: false, in: .json, at: node.location)
         return nil
       }
       // No exits and an empty list of exits are one thing, as in XML.
@@ -254,14 +246,10 @@ struct JSONChartBuilder {
       case (nil, let path?):
         input = .store(path: string(path, what: "\"storeAt\"") ?? "")
       case (.some, .some):
-        problems.malformed(
-          "Wait '\(name)' has both \"run\" and \"storeAt\": keep one.", at: node.location,
-          name: name)
+        problems.alternatives(.waitInput, name, both: true, in: .json, at: node.location)
         return nil
       case (nil, nil):
-        problems.malformed(
-          "Wait '\(name)' has neither \"run\" (a registered input) nor \"storeAt\" (the path its input is stored at): add one.",
-          at: node.location, name: name)
+        problems.alternatives(.waitInput, name, both: false, in: .json, at: node.location)
         return nil
       }
       return ChartNode(
@@ -292,9 +280,7 @@ struct JSONChartBuilder {
         break
       }
       if fields["context"] != nil, fields["mapping"] != nil {
-        problems.malformed(
-          "Subflow '\(name)' has both \"context\" (a path of the data) and \"mapping\" (a registered mapping): keep one.",
-          at: node.location, name: name)
+        problems.alternatives(.subflowContext, name, both: true, in: .json, at: node.location)
         return nil
       }
       let subflow = ChartSubflow(
@@ -310,14 +296,10 @@ struct JSONChartBuilder {
       case (nil, let states?):
         source = .states(block(states, depth: depth + 1, what: "\"states\""))
       case (.some, .some):
-        problems.malformed(
-          "Map '\(name)' has both \"chart\" and \"states\": keep one.", at: node.location,
-          name: name)
+        problems.alternatives(.mapChart, name, both: true, in: .json, at: node.location)
         return nil
       case (nil, nil):
-        problems.malformed(
-          "Map '\(name)' has neither \"chart\" (a chart file) nor \"states\" (the states run per element): add one.",
-          at: node.location, name: name)
+        problems.alternatives(.mapChart, name, both: false, in: .json, at: node.location)
         return nil
       }
       guard let overNode = fields["over"] else {

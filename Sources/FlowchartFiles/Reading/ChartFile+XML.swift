@@ -265,14 +265,11 @@ struct XMLChartBuilder {
       // A condition with a problem (recorded) still declares the state, so that its blocks
       // and the names they use are checked too.
       case (.some, _):
-        problems.malformed(
-          "Condition '\(name)' has both run=\"…\" and a test: keep one.", at: at, name: name)
+        problems.alternatives(.conditionDecision, name, both: true, in: .xml, at: at)
         decision = .test(ChartTest(.all([]), at: at))
       case (nil, 0):
         if mistakes == 0 {
-          problems.malformed(
-            "Condition '\(name)' has neither run=\"…\" (a registered condition) nor a test element: add one.",
-            at: at, name: name)
+          problems.alternatives(.conditionDecision, name, both: false, in: .xml, at: at)
         }
         decision = .test(ChartTest(.all([]), at: at))
       case (nil, _):
@@ -303,14 +300,10 @@ struct XMLChartBuilder {
       case (let run?, nil): decision = .handler(run)
       case (nil, let path?): decision = .value(path: path)
       case (.some, .some):
-        problems.malformed(
-          "Multiple condition '\(name)' has both run=\"…\" and value=\"…\": keep one.", at: at,
-          name: name)
+        problems.alternatives(.keyDecision, name, both: true, in: .xml, at: at)
         return nil
       case (nil, nil):
-        problems.malformed(
-          "Multiple condition '\(name)' has neither run=\"…\" (a registered multiple condition) nor value=\"…\" (a path whose value is the key): add one.",
-          at: at, name: name)
+        problems.alternatives(.keyDecision, name, both: false, in: .xml, at: at)
         return nil
       }
       let condition = ChartMultipleCondition(
@@ -389,13 +382,10 @@ struct XMLChartBuilder {
       case (let run?, nil): input = .handler(run)
       case (nil, let path?): input = .store(path: path)
       case (.some, .some):
-        problems.malformed(
-          "Wait '\(name)' has both run=\"…\" and storeAt=\"…\": keep one.", at: at, name: name)
+        problems.alternatives(.waitInput, name, both: true, in: .xml, at: at)
         return nil
       case (nil, nil):
-        problems.malformed(
-          "Wait '\(name)' has neither run=\"…\" (a registered input) nor storeAt=\"…\" (the path its input is stored at): add one.",
-          at: at, name: name)
+        problems.alternatives(.waitInput, name, both: false, in: .xml, at: at)
         return nil
       }
       return ChartNode(
@@ -410,9 +400,7 @@ struct XMLChartBuilder {
         let exits
       else { return nil }
       if element.attributes["context"] != nil, element.attributes["mapping"] != nil {
-        problems.malformed(
-          "Subflow '\(name)' has both context=\"…\" (a path of the data) and mapping=\"…\" (a registered mapping): keep one.",
-          at: at, name: name)
+        problems.alternatives(.subflowContext, name, both: true, in: .xml, at: at)
         return nil
       }
       let subflow = ChartSubflow(
@@ -434,13 +422,10 @@ struct XMLChartBuilder {
       case (let chart?, true): source = .file(chart)
       case (nil, false): source = .states(block(element.children, depth: depth + 1))
       case (.some, false):
-        problems.malformed(
-          "Map '\(name)' has both chart=\"…\" and states: keep one.", at: at, name: name)
+        problems.alternatives(.mapChart, name, both: true, in: .xml, at: at)
         return nil
       case (nil, true):
-        problems.malformed(
-          "Map '\(name)' has neither chart=\"…\" (a chart file) nor states (run per element): add one.",
-          at: at, name: name)
+        problems.alternatives(.mapChart, name, both: false, in: .xml, at: at)
         return nil
       }
       let map = ChartMap(
