@@ -90,6 +90,17 @@ struct SuggestionTests {
       ), "\(found)")
   }
 
+  @Test(arguments: ChartSyntax.allCases)
+  func anArrowToAStateLeftOutForItsOwnProblemIsNoSecondProblem(syntax: ChartSyntax) {
+    let text =
+      syntax == .json
+      ? #"{"flowchart": [{"goTo": "Each"}, {"map": "Each", "chart": "x.json"}, {"action": "End", "final": true}]}"#
+      : #"<flowchart><goTo state="Each"/><map name="Each" chart="x.xml"/><action name="End" final="true"/></flowchart>"#
+    let found = problems { () throws(DefinitionError) in _ = try parse(text, syntax) }
+    #expect(found.count == 1, "\(found)")
+    #expect(found.first?.contains("refers to no state") == false, "\(found)")
+  }
+
   @Test func aWordFarFromEveryCandidateGetsNoSuggestion() {
     let found = problems { () throws(DefinitionError) in
       _ = try parse(#"{"flowchart": [{"action": "A", "zzzzzz": true}]}"#, .json)

@@ -90,9 +90,13 @@ struct JSONChartBuilder {
   /// A statement with its modifiers (`timeout`, `retry`, `catch`), for the kinds that take
   /// them.
   mutating func statement(_ node: JSONNode, depth: Int) -> ChartNode? {
-    guard var statement = bareStatement(node, depth: depth),
-      case .object(let members) = node.kind
-    else { return nil }
+    guard case .object(let members) = node.kind else { return bareStatement(node, depth: depth) }
+    guard var statement = bareStatement(node, depth: depth) else {
+      for member in members where Self.statementKeys.contains(member.key) {
+        if case .string(let name) = member.value.kind { problems.droppedStates.insert(name) }
+      }
+      return nil
+    }
     switch statement.kind {
     case .goTo, .include, .dispatch: return statement
     case .action, .condition, .multipleCondition, .wait, .subflow, .map: break

@@ -35,7 +35,7 @@ extension ChartFile {
       throw problems.error(path: path)
     }
     guard problems.isEmpty else {
-      problems.problems += file.nameProblems()
+      problems.problems += file.nameProblems(besides: problems.droppedStates)
       throw problems.error(path: path)
     }
     return file
@@ -295,15 +295,19 @@ extension ChartFile {
   /// the key is fixed. The file is compiled as far as its format allows (a state whose
   /// format has a problem is kept where its name is known); only problems with names are
   /// kept, the others may come from what the format's problems left out. A file that
-  /// includes or runs other files, unread at this point, is not checked.
-  func nameProblems() -> [DefinitionError.Problem] {
+  /// includes or runs other files, unread at this point, is not checked, nor an arrow to a
+  /// state in `dropped`, which the reader left out for a problem of its own.
+  func nameProblems(besides dropped: Set<String>) -> [DefinitionError.Problem] {
     guard includes().isEmpty else { return [] }
     do throws(DefinitionError) {
       _ = try flowchart(handlers: HandlerRegistry<ChartValue>())
       return []
     } catch {
       let kinds: Set<DefinitionError.Kind> = [.unknownName, .ambiguousName, .unknownPrerequisite]
-      return error.problems.filter { kinds.contains($0.kind) }
+      return error.problems.filter { problem in
+        kinds.contains(problem.kind)
+          && !(problem.kind == .unknownName && dropped.contains(problem.name ?? ""))
+      }
     }
   }
 

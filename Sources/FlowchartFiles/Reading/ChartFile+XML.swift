@@ -202,10 +202,17 @@ struct XMLChartBuilder {
   /// A statement with its modifiers, for the kinds that take them.
   mutating func statement(_ element: XMLElementNode, depth: Int) -> ChartNode? {
     guard Self.modifiedElements.contains(element.name) else {
-      return bareStatement(element, depth: depth)
+      let statement = bareStatement(element, depth: depth)
+      if statement == nil, let name = element.attributes["name"] {
+        problems.droppedStates.insert(name)
+      }
+      return statement
     }
     let (bare, modifiers) = splitModifiers(element)
-    guard var statement = bareStatement(bare, depth: depth) else { return nil }
+    guard var statement = bareStatement(bare, depth: depth) else {
+      if let name = element.attributes["name"] { problems.droppedStates.insert(name) }
+      return nil
+    }
     statement.modifiers = modifiers
     return statement
   }
