@@ -278,7 +278,7 @@ extension Tool {
         guard request.kind == .multipleCondition || text == "yes" || text == "no" else {
           throw UsageError(
             message:
-              "The value '\(name)=\(text)' is invalid for '--decide <state=decision>': condition '\(name)' (\(request.location)) can be forced to decide yes or no.",
+              "The value '\(name)=\(text)' is invalid for '--decide <state=decision>': condition '\(name)' (\(request.location)) can be forced to decide yes or no\(Suggestions.hint(for: text, among: ["yes", "no"], quote: { "'\($0)'" })).",
             command: "run")
         }
         inner.force(text, on: name)
@@ -293,20 +293,31 @@ extension Tool {
       let info = chart[state]
       let decision: Decision?
       let allowed: String
+      var candidates: [String] = []
       switch info.kind.code {
       case .multipleCondition:
-        (decision, allowed) = (.key(text), "a key")
+        let keys = info.exits.compactMap(\.label.key)
+        if info.exits.contains(where: { $0.label == .default }) || keys.isEmpty
+          || keys.contains(text)
+        {
+          (decision, allowed) = (.key(text), "a key")
+        } else {
+          let listed = keys.map { "'\($0)'" }.joined(separator: ", ")
+          (decision, allowed, candidates) = (nil, "a key of its exits (\(listed))", keys)
+        }
       case .condition:
         (decision, allowed) = (text == "yes" ? .yes : text == "no" ? .no : nil, "yes or no")
+        candidates = ["yes", "no"]
       case .action:
         (decision, allowed) = (text == "done" ? .done : nil, "done")
+        candidates = ["done"]
       case .dispatch, .subflow, .map, .waiting:
         (decision, allowed) = (nil, "nothing")
       }
       guard let decision else {
         throw UsageError(
           message:
-            "The value '\(name)=\(text)' is invalid for '--decide <state=decision>': \(info.kind) '\(name)' (\(info.location)) can be forced to decide \(allowed).",
+            "The value '\(name)=\(text)' is invalid for '--decide <state=decision>': \(info.kind) '\(name)' (\(info.location)) can be forced to decide \(allowed)\(Suggestions.hint(for: text, among: candidates, quote: { "'\($0)'" })).",
           command: "run")
       }
       forced[state, default: ForcedDecision([])].choices.append(.decision(decision))

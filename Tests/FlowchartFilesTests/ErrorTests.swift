@@ -59,7 +59,7 @@ struct ErrorTests {
     ),
     (
       "{\"flowchart\": [{\"action\": \"A\", \"fnal\": true}]}",
-      "test.json:1:32: malformed file: Unknown key \"fnal\" for an action: its keys are \"catch\", \"fail\", \"final\", \"retry\", \"run\", \"store\", \"timeout\"."
+      "test.json:1:32: malformed file: Unknown key \"fnal\" for an action: its keys are \"catch\", \"fail\", \"final\", \"retry\", \"run\", \"store\", \"timeout\" (did you mean \"final\"?)."
     ),
     (
       "{\"flowchart\": [{\"condition\": \"C\"}]}",

@@ -66,6 +66,8 @@ struct NewKindsTests {
     #expect(
       found == [
         "test.xml:2:3: malformed file: join=\"most\" on <dispatch>: write all, firstSuccess, toleratingFailures(N) or quorum(N).",
+        // Reported in the same pass as the problems of format.
+        "test.xml:3:5: unknown prerequisite: Branch 1 ('A') of Dispatch 'Order' waits for 'B', which names no branch of that dispatch. Name a branch 'B', or wait for one of its named branches (did you mean 'A'?).",
         "test.xml:3:54: malformed file: <after> comes after the branch's states: list a branch's <after> elements first.",
       ])
   }

@@ -190,8 +190,20 @@ final class AsyncDecideKeyBox<Context: Sendable>: Sendable {
 @usableFromInline
 final class MergeBox<Context: Sendable>: Sendable {
   @usableFromInline let function: @Sendable (inout Context, Context, Context) throws -> Void
+  /// A merge that folds every branch in at once, given in declaration order (`nil` for a
+  /// branch that did not succeed, or is not a prerequisite), so that it can tell the
+  /// branches apart: a front end's join (FlowchartFiles' changed keys). When set, the run
+  /// loop calls it in place of `function`.
+  @usableFromInline let whole: (@Sendable (inout Context, [Context?], Context) throws -> Void)?
   @usableFromInline
   init(_ function: @escaping @Sendable (inout Context, Context, Context) throws -> Void) {
     self.function = function
+    self.whole = nil
+  }
+
+  /// A box whose merge takes every branch at once.
+  init(whole: @escaping @Sendable (inout Context, [Context?], Context) throws -> Void) {
+    self.function = { _, _, _ in }
+    self.whole = whole
   }
 }

@@ -452,8 +452,9 @@ func checkName(_ name: String) -> (issue: Compiler.NameIssue?, isASCII: Bool) {
 
 /// Finds the declared name closest to an unknown one, within a budget of work shared by
 /// every suggestion of one compile: a suggestion is a courtesy, and must not make
-/// compiling a chart with many bad references, or very long names, slow.
-struct Suggester {
+/// compiling a chart with many bad references, or very long names, slow. `package`, so that
+/// front ends (FlowchartFiles' readers, the tool's `--decide`) suggest with the same rule.
+package struct Suggester {
   /// How many cells of edit-distance tables all suggestions may fill together: a few
   /// milliseconds' work.
   static var budget: Int { 4_000_000 }
@@ -463,9 +464,12 @@ struct Suggester {
   private(set) var cellsLeft = Suggester.budget
   private(set) var suggestionsLeft = Suggester.suggestions
 
+  /// A suggester with the whole budget.
+  package init() {}
+
   /// The name of `names` closest to `name` by edit distance, ignoring case, if it is close
   /// enough to be a likely typo and the budget allows looking.
-  mutating func closestName(
+  package mutating func closestName(
     to name: String, in names: some Collection<String>
   ) -> (name: String, offset: Int)? {
     guard suggestionsLeft > 0, cellsLeft > 0, names.count <= 10_000 else { return nil }

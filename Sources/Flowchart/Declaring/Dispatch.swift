@@ -183,6 +183,24 @@ public struct Dispatch<Context: Sendable>: FlowComponent, Sendable {
       name, isFinal: isFinal, fileID: fileID, line: line, kind: .dispatch, body: body)
   }
 
+  /// Declares a dispatch whose `join` folds every branch that succeeded in at once: the
+  /// branches' contexts in declaration order (`nil` for one that did not succeed), with the
+  /// context before the dispatch. For a branch's prerequisites, it gets the prerequisites'
+  /// contexts only. For front ends whose join must tell the branches apart (FlowchartFiles'
+  /// changed keys, which names the two branches that changed one key).
+  package init(
+    _ name: String, isFinal: Bool, maxConcurrency: Int?, join: JoinPolicy, fileID: String,
+    line: Int,
+    joiningAll: @escaping @Sendable (inout Context, [Context?], Context) throws -> Void,
+    branches: [Branch<Context>]
+  ) {
+    let behavior = DispatchBehavior(
+      merge: MergeBox(whole: joiningAll), maxConcurrency: maxConcurrency, join: join, report: nil)
+    let body = DeclaredBody.branches(branches: branches.map { $0.declaration }, behavior: behavior)
+    declaration = .state(
+      name, isFinal: isFinal, fileID: fileID, line: line, kind: .dispatch, body: body)
+  }
+
   /// A two-argument merge as the designated initializer takes every merge: with the
   /// context before the dispatch, which it ignores.
   static func ignoringOriginal(

@@ -144,6 +144,13 @@ extension Flowchart {
     let step: ObservedStep =
       graph.records[index].isFinal
       ? .ended(.done) : .tookExit(graph.storedExits(of: index).count - 1)
+    if let whole = plan.wholeMerge(Context.self) {
+      return MergeBox<Context>(whole: { context, branches, before in
+        try whole(&context, branches, before)
+        // Once per branch folded back, as the per-branch merge reports.
+        for case _? in branches { observer(id, step) }
+      })
+    }
     return MergeBox<Context> { context, branch, before in
       try plan.merge(branch, original: before, into: &context)
       observer(id, step)

@@ -268,6 +268,16 @@ struct DispatchPlan: Sendable {
     guard let merge else { return }
     try unsafeDowncast(merge, to: MergeBox<Context>.self).function(&context, branch, original)
   }
+
+  /// The merge that folds every branch in at once, when the dispatch has one (see
+  /// ``MergeBox/whole``).
+  @inlinable
+  func wholeMerge<Context: Sendable>(_ type: Context.Type)
+    -> (@Sendable (inout Context, [Context?], Context) throws -> Void)?
+  {
+    guard let merge else { return nil }
+    return unsafeDowncast(merge, to: MergeBox<Context>.self).whole
+  }
 }
 
 /// An exit as the graph stores it: a plain value of 12 bytes, where ``Exit`` takes 32 and

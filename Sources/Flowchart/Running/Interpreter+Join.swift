@@ -17,11 +17,19 @@ extension Interpreter {
     let prefix = plan.report == nil || tally.failed.isEmpty ? [] : path.states
     for case let branch? in branches { path.append(branch.path) }
     if path.isPastLimit { throw stepLimitAtJoinError(at: state, path: path) }
-    for case let branch? in branches {
+    if let whole = plan.wholeMerge(Context.self) {
       do {
-        try plan.merge(branch.context, original: original, into: &context)
+        try whole(&context, branches.map { $0?.context }, original)
       } catch {
         throw failure(error, at: state, path: path, control: .inert)
+      }
+    } else {
+      for case let branch? in branches {
+        do {
+          try plan.merge(branch.context, original: original, into: &context)
+        } catch {
+          throw failure(error, at: state, path: path, control: .inert)
+        }
       }
     }
     guard let box = plan.report else { return }
@@ -80,6 +88,14 @@ extension DispatchPlan {
     of index: Int, finished: [FinishedBranch<Context>?], original: Context,
     into context: inout Context
   ) throws {
+    if let whole = wholeMerge(Context.self) {
+      var contexts = [Context?](repeating: nil, count: finished.count)
+      for prerequisite in prerequisites[index] {
+        contexts[Int(prerequisite)] = finished[Int(prerequisite)].unsafelyUnwrapped.context
+      }
+      try whole(&context, contexts, original)
+      return
+    }
     for prerequisite in prerequisites[index] {
       try merge(
         finished[Int(prerequisite)].unsafelyUnwrapped.context, original: original,

@@ -200,8 +200,16 @@ struct Binder<Context: Sendable> {
       ).located(at: at)
     case .dispatch(let dispatch):
       let merge = mergeCode(dispatch, at: at)
+      let joinAll = changedKeysJoin(dispatch, at: at)
       let branches = dispatch.branches.map { branch in
         (branch, block(branch.states, in: file, depth: depth + 1))
+      }
+      if let joinAll {
+        return Lowering.dispatch(
+          dispatch.name, isFinal: dispatch.isFinal, at: at,
+          maxConcurrency: dispatch.maxConcurrency, join: dispatch.join.policy,
+          joiningAll: joinAll, branches: branches
+        ).located(at: at)
       }
       return Lowering.dispatch(
         dispatch.name, isFinal: dispatch.isFinal, at: at,

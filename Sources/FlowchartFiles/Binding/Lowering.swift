@@ -123,6 +123,20 @@ enum Lowering<Context: Sendable> {
       })
   }
 
+  /// A dispatch whose `join` folds every branch that succeeded in at once.
+  static func dispatch(
+    _ name: String, isFinal: Bool, at location: SourceLocation,
+    maxConcurrency: Int?, join: JoinPolicy,
+    joiningAll: @escaping @Sendable (inout Context, [Context?], Context) throws -> Void,
+    branches: [(ChartBranch, [Declaration<Context>])]
+  ) -> Declaration<Context> {
+    one(
+      Dispatch(
+        name, isFinal: isFinal, maxConcurrency: maxConcurrency, join: join,
+        fileID: location.fileID, line: location.line, joiningAll: joiningAll,
+        branches: dispatchBranches(branches)))
+  }
+
   @BranchBuilder<Context>
   static func dispatchBranches(_ branches: [(ChartBranch, [Declaration<Context>])])
     -> [Branch<Context>]

@@ -338,8 +338,13 @@ package struct ChartDispatch: Hashable, Sendable {
   package var name: String
   /// Whether the state ends its flow once its branches have ended.
   package var isFinal: Bool
-  /// The name of the registered merge, or `nil` to drop the branches' changes.
+  /// The name of the registered merge, or `nil` for the join ``changes`` says.
   package var merge: String?
+  /// How the branches' changes join when there is no ``merge``, as the file says it
+  /// (`"changes"`), or `nil` when it says nothing: then a data-only chart merges each
+  /// branch's changed keys (``ChartChanges/merge``), and a chart whose context is not a
+  /// `ChartValue` must name a merge or say ``ChartChanges/discard``.
+  package var changes: ChartChanges?
   /// How many branches may run at once, at least 1; `nil` for all.
   package var maxConcurrency: Int?
   /// How many branches must succeed.
@@ -349,16 +354,27 @@ package struct ChartDispatch: Hashable, Sendable {
 
   /// Creates a dispatch.
   package init(
-    name: String, isFinal: Bool = false, merge: String? = nil, maxConcurrency: Int? = nil,
-    join: ChartJoin = .all, branches: [ChartBranch]
+    name: String, isFinal: Bool = false, merge: String? = nil, changes: ChartChanges? = nil,
+    maxConcurrency: Int? = nil, join: ChartJoin = .all, branches: [ChartBranch]
   ) {
     self.name = name
     self.isFinal = isFinal
     self.merge = merge
+    self.changes = changes
     self.maxConcurrency = maxConcurrency
     self.join = join
     self.branches = branches
   }
+}
+
+/// How a dispatch without a registered merge joins its branches' changes to the data, as a
+/// file writes it (`"changes": "merge"`, `changes="discard"`).
+package enum ChartChanges: String, Hashable, Sendable, CaseIterable {
+  /// Each branch's changed keys are merged into the data; a key two branches changed is a
+  /// run error naming it and both branches. The default of a data-only chart.
+  case merge
+  /// The branches' changes are dropped: the data after the dispatch is the data before it.
+  case discard
 }
 
 /// A dispatch's join policy as a file writes it: `all`, `firstSuccess`,

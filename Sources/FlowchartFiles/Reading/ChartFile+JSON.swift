@@ -10,17 +10,14 @@ struct JSONChartBuilder {
   }
 
   /// The kinds of statement, by the key that names them.
-  static let statementKeys = [
-    "action", "condition", "multipleCondition", "dispatch", "wait", "subflow", "map", "goTo",
-    "include",
-  ]
+  static let statementKeys = ChartVocabulary.statements
 
   /// The keys each kind of statement may have besides its own.
   static let allowedKeys: [String: Set<String>] = [
     "action": ["final", "run", "store", "fail", "timeout", "retry", "catch"],
     "condition": ["final", "run", "test", "yes", "no", "timeout", "retry", "catch"],
     "multipleCondition": ["final", "run", "value", "exits", "timeout", "retry", "catch"],
-    "dispatch": ["final", "merge", "maxConcurrency", "join", "branches"],
+    "dispatch": ["final", "merge", "changes", "maxConcurrency", "join", "branches"],
     "wait": ["final", "run", "storeAt", "timeout", "retry", "catch"],
     "subflow": [
       "final", "chart", "context", "mapping", "yes", "no", "exits", "timeout", "retry", "catch",
@@ -48,12 +45,8 @@ struct JSONChartBuilder {
         sawStates = true
         file.states = block(member.value, depth: 1, what: "\"flowchart\"")
       case "entryPoints":
-        guard case .array(let names) = member.value.kind else {
-          problems.malformed(
-            "\"entryPoints\" is an array of state names, not \(member.value.typeName).",
-            at: member.value.location)
-          continue
-        }
+        guard let names = array(member.value, "\"entryPoints\" is an array of state names")
+        else { continue }
         for name in names {
           if case .string(let text) = name.kind {
             file.entryPoints.append(ChartReference(text, at: name.location))
@@ -68,9 +61,10 @@ struct JSONChartBuilder {
       case "$schema", "$comment":
         break
       default:
-        problems.malformed(
-          "Unknown key \"\(member.key)\" in a chart file: the keys are \"flowchart\", \"entryPoints\", \"outcomes\" and \"$schema\".",
-          at: member.keyLocation)
+        problems.unknown(
+          member.key,
+          "Unknown key \"\(member.key)\" in a chart file: the keys are \"flowchart\", \"entryPoints\", \"outcomes\" and \"$schema\"",
+          among: ["flowchart", "entryPoints", "outcomes", "$schema"], at: member.keyLocation)
       }
     }
     if !sawStates {
@@ -83,11 +77,7 @@ struct JSONChartBuilder {
 
   /// A block: an array of statements.
   mutating func block(_ node: JSONNode, depth: Int, what: String) -> [ChartNode] {
-    guard case .array(let elements) = node.kind else {
-      problems.malformed(
-        "\(what) is an array of states, not \(node.typeName).", at: node.location)
-      return []
-    }
+    guard let elements = array(node, "\(what) is an array of states") else { return [] }
     guard depth <= maximumStateDepth else {
       problems.malformed(
         "States nest more than \(maximumStateDepth) levels deep here: flatten the chart with goTo arrows, or split it.",
@@ -100,9 +90,13 @@ struct JSONChartBuilder {
   /// A statement with its modifiers (`timeout`, `retry`, `catch`), for the kinds that take
   /// them.
   mutating func statement(_ node: JSONNode, depth: Int) -> ChartNode? {
-    guard var statement = bareStatement(node, depth: depth),
-      case .object(let members) = node.kind
-    else { return nil }
+    guard case .object(let members) = node.kind else { return bareStatement(node, depth: depth) }
+    guard var statement = bareStatement(node, depth: depth) else {
+      for member in members where Self.statementKeys.contains(member.key) {
+        if case .string(let name) = member.value.kind { problems.droppedStates.insert(name) }
+      }
+      return nil
+    }
     switch statement.kind {
     case .goTo, .include, .dispatch: return statement
     case .action, .condition, .multipleCondition, .wait, .subflow, .map: break
@@ -128,8 +122,13 @@ struct JSONChartBuilder {
     }
     let kinds = members.filter { Self.statementKeys.contains($0.key) }
     guard let kindMember = kinds.first else {
+      // A misspelled kind ("acton") is the likeliest cause: suggest the closest.
+      let close = members.lazy.compactMap { member in
+        Suggestions.closest(to: member.key, among: Self.statementKeys).map { (member.key, $0) }
+      }.first
+      let hint = close.map { " (did you mean \"\($0.1)\" for \"\($0.0)\"?)" } ?? ""
       problems.malformed(
-        "This object declares no state: give it one of the keys \(Self.statementKeys.map { "\"\($0)\"" }.joined(separator: ", ")).",
+        "This object declares no state: give it one of the keys \(Self.statementKeys.map { "\"\($0)\"" }.joined(separator: ", "))\(hint).",
         at: node.location)
       return nil
     }
@@ -146,10 +145,11 @@ struct JSONChartBuilder {
         fields[member.key] = member.value
       } else if !Self.statementKeys.contains(member.key) && member.key != "$comment" {
         let list = allowed.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
-        problems.malformed(
+        problems.unknown(
+          member.key,
           "Unknown key \"\(member.key)\" for \(article(kind)) \(kind)"
-            + (list.isEmpty ? ": it takes no other key." : ": its keys are \(list)."),
-          at: member.keyLocation)
+            + (list.isEmpty ? ": it takes no other key" : ": its keys are \(list)"),
+          among: allowed.sorted(), at: member.keyLocation)
       }
     }
     guard let name = string(kindMember.value, what: "\"\(kind)\"") else { return nil }
@@ -168,17 +168,14 @@ struct JSONChartBuilder {
       case (let run?, nil):
         decision = .handler(string(run, what: "\"run\"") ?? "")
       case (nil, let test?):
-        guard let parsed = self.test(test, depth: 0) else { return nil }
-        decision = .test(parsed)
+        // A test with a problem (recorded) still declares the state, so that its blocks and
+        // the names they use are checked too.
+        decision = .test(self.test(test, depth: 0) ?? ChartTest(.all([]), at: test.location))
       case (.some, .some):
-        problems.malformed(
-          "Condition '\(name)' has both \"run\" and \"test\": keep one.", at: node.location,
-          name: name)
+        problems.alternatives(.conditionDecision, name, both: true, in: .json, at: node.location)
         return nil
       case (nil, nil):
-        problems.malformed(
-          "Condition '\(name)' has neither \"run\" (a registered condition) nor \"test\" (a built-in test): add one.",
-          at: node.location, name: name)
+        problems.alternatives(.conditionDecision, name, both: false, in: .json, at: node.location)
         return nil
       }
       let condition = ChartCondition(
@@ -194,14 +191,10 @@ struct JSONChartBuilder {
       case (nil, let value?):
         decision = .value(path: string(value, what: "\"value\"") ?? "")
       case (.some, .some):
-        problems.malformed(
-          "Multiple condition '\(name)' has both \"run\" and \"value\": keep one.",
-          at: node.location, name: name)
+        problems.alternatives(.keyDecision, name, both: true, in: .json, at: node.location)
         return nil
       case (nil, nil):
-        problems.malformed(
-          "Multiple condition '\(name)' has neither \"run\" (a registered multiple condition) nor \"value\" (a path whose value is the key): add one.",
-          at: node.location, name: name)
+        problems.alternatives(.keyDecision, name, both: false, in: .json, at: node.location)
         return nil
       }
       // No exits and an empty list of exits are one thing, as in XML.
@@ -230,8 +223,22 @@ struct JSONChartBuilder {
             at: fields["join"]!.location, name: name)
         }
       }
+      var changes: ChartChanges?
+      if let node = fields["changes"], let text = string(node, what: "\"changes\"") {
+        changes = ChartChanges(rawValue: text)
+        if changes == nil {
+          problems.malformed(
+            "\"changes\": \"\(text)\" is not a join of changes: write \"merge\" (each branch's changed keys, the default) or \"discard\" (drop the branches' changes).",
+            at: node.location, name: name)
+        } else if fields["merge"] != nil {
+          problems.malformed(
+            "Dispatch '\(name)' has both \"merge\" (a registered merge) and \"changes\": keep one.",
+            at: node.location, name: name)
+        }
+      }
       let dispatch = ChartDispatch(
         name: name, isFinal: isFinal, merge: optionalString(fields["merge"], what: "\"merge\""),
+        changes: changes,
         maxConcurrency: count(fields["maxConcurrency"], what: "\"maxConcurrency\"", minimum: 1),
         join: join, branches: branches)
       return ChartNode(.dispatch(dispatch), at: node.location)
@@ -243,14 +250,10 @@ struct JSONChartBuilder {
       case (nil, let path?):
         input = .store(path: string(path, what: "\"storeAt\"") ?? "")
       case (.some, .some):
-        problems.malformed(
-          "Wait '\(name)' has both \"run\" and \"storeAt\": keep one.", at: node.location,
-          name: name)
+        problems.alternatives(.waitInput, name, both: true, in: .json, at: node.location)
         return nil
       case (nil, nil):
-        problems.malformed(
-          "Wait '\(name)' has neither \"run\" (a registered input) nor \"storeAt\" (the path its input is stored at): add one.",
-          at: node.location, name: name)
+        problems.alternatives(.waitInput, name, both: false, in: .json, at: node.location)
         return nil
       }
       return ChartNode(
@@ -281,9 +284,7 @@ struct JSONChartBuilder {
         break
       }
       if fields["context"] != nil, fields["mapping"] != nil {
-        problems.malformed(
-          "Subflow '\(name)' has both \"context\" (a path of the data) and \"mapping\" (a registered mapping): keep one.",
-          at: node.location, name: name)
+        problems.alternatives(.subflowContext, name, both: true, in: .json, at: node.location)
         return nil
       }
       let subflow = ChartSubflow(
@@ -299,14 +300,10 @@ struct JSONChartBuilder {
       case (nil, let states?):
         source = .states(block(states, depth: depth + 1, what: "\"states\""))
       case (.some, .some):
-        problems.malformed(
-          "Map '\(name)' has both \"chart\" and \"states\": keep one.", at: node.location,
-          name: name)
+        problems.alternatives(.mapChart, name, both: true, in: .json, at: node.location)
         return nil
       case (nil, nil):
-        problems.malformed(
-          "Map '\(name)' has neither \"chart\" (a chart file) nor \"states\" (the states run per element): add one.",
-          at: node.location, name: name)
+        problems.alternatives(.mapChart, name, both: false, in: .json, at: node.location)
         return nil
       }
       guard let overNode = fields["over"] else {
@@ -329,151 +326,19 @@ struct JSONChartBuilder {
     }
   }
 
-  mutating func stores(_ node: JSONNode) -> [ChartStore] {
-    guard case .array(let elements) = node.kind else {
-      problems.malformed(
-        "\"store\" is an array of {\"path\": …, \"value\": …} objects, not \(node.typeName).",
-        at: node.location)
-      return []
-    }
-    return elements.compactMap { element in
-      guard case .object(let members) = element.kind else {
-        problems.malformed(
-          "A store is an object {\"path\": …, \"value\": …}, not \(element.typeName).",
-          at: element.location)
-        return nil
-      }
-      var path: String?
-      var value: ChartValue?
-      for member in members {
-        switch member.key {
-        case "path": path = string(member.value, what: "\"path\"")
-        case "value": value = member.value.chartValue
-        default:
-          problems.malformed(
-            "Unknown key \"\(member.key)\" in a store: its keys are \"path\" and \"value\".",
-            at: member.keyLocation)
-        }
-      }
-      guard let path, let value else {
-        problems.malformed(
-          "A store needs both \"path\" and \"value\".", at: element.location)
-        return nil
-      }
-      return ChartStore(path: path, value: value, at: element.location)
-    }
-  }
-
-  static let testKeys = ["equal", "less", "greater", "present", "matches", "all", "any", "not"]
-
-  mutating func test(_ node: JSONNode, depth: Int) -> ChartTest? {
-    guard depth < JSONReader.maximumDepth else { return nil }
-    guard case .object(let members) = node.kind, members.count == 1, let member = members.first
-    else {
-      problems.malformed(
-        "A test is an object with one key, one of \(Self.testKeys.map { "\"\($0)\"" }.joined(separator: ", ")).",
-        at: node.location)
-      return nil
-    }
-    let location = node.location
-    switch member.key {
-    case "equal", "less", "greater":
-      guard let (path, value) = comparison(member.value, what: member.key) else { return nil }
-      let kind: ChartTest.Kind =
-        switch member.key {
-        case "equal": .equal(path: path, value: value)
-        case "less": .less(path: path, value: value)
-        default: .greater(path: path, value: value)
-        }
-      return ChartTest(kind, at: location)
-    case "present":
-      guard let path = string(member.value, what: "\"present\"") else { return nil }
-      return ChartTest(.present(path: path), at: location)
-    case "matches":
-      guard case .object(let fields) = member.value.kind else {
-        problems.malformed(
-          "\"matches\" takes {\"path\": …, \"pattern\": …}, not \(member.value.typeName).",
-          at: member.value.location)
-        return nil
-      }
-      var path: String?
-      var pattern: String?
-      for field in fields {
-        switch field.key {
-        case "path": path = string(field.value, what: "\"path\"")
-        case "pattern": pattern = string(field.value, what: "\"pattern\"")
-        default:
-          problems.malformed(
-            "Unknown key \"\(field.key)\" in \"matches\": its keys are \"path\" and \"pattern\".",
-            at: field.keyLocation)
-        }
-      }
-      guard let path, let pattern else {
-        problems.malformed(
-          "\"matches\" needs both \"path\" and \"pattern\".", at: member.value.location)
-        return nil
-      }
-      return ChartTest(.matches(path: path, pattern: pattern), at: location)
-    case "all", "any":
-      guard case .array(let elements) = member.value.kind else {
-        problems.malformed(
-          "\"\(member.key)\" takes an array of tests, not \(member.value.typeName).",
-          at: member.value.location)
-        return nil
-      }
-      let tests = elements.compactMap { test($0, depth: depth + 1) }
-      guard tests.count == elements.count else { return nil }
-      return ChartTest(member.key == "all" ? .all(tests) : .any(tests), at: location)
-    case "not":
-      guard let inner = test(member.value, depth: depth + 1) else { return nil }
-      return ChartTest(.not(inner), at: location)
-    default:
-      problems.malformed(
-        "Unknown test \"\(member.key)\": the tests are \(Self.testKeys.map { "\"\($0)\"" }.joined(separator: ", ")).",
-        at: member.keyLocation)
-      return nil
-    }
-  }
-
-  mutating func comparison(_ node: JSONNode, what: String) -> (String, ChartValue)? {
-    guard case .object(let fields) = node.kind else {
-      problems.malformed(
-        "\"\(what)\" takes {\"path\": …, \"value\": …}, not \(node.typeName).", at: node.location)
-      return nil
-    }
-    var path: String?
-    var value: ChartValue?
-    for field in fields {
-      switch field.key {
-      case "path": path = string(field.value, what: "\"path\"")
-      case "value": value = field.value.chartValue
-      default:
-        problems.malformed(
-          "Unknown key \"\(field.key)\" in \"\(what)\": its keys are \"path\" and \"value\".",
-          at: field.keyLocation)
-      }
-    }
-    guard let path, let value else {
-      problems.malformed("\"\(what)\" needs both \"path\" and \"value\".", at: node.location)
-      return nil
-    }
-    return (path, value)
-  }
-
   mutating func exits(_ node: JSONNode, depth: Int) -> [ChartExit] {
-    guard case .array(let elements) = node.kind else {
-      problems.malformed(
-        "\"exits\" is an array of {\"case\": …, \"states\": […]} and {\"default\": […]} objects, not \(node.typeName).",
-        at: node.location)
-      return []
-    }
+    guard
+      let elements = array(
+        node,
+        "\"exits\" is an array of {\"case\": …, \"states\": […]} and {\"default\": […]} objects")
+    else { return [] }
     return elements.compactMap { element in
-      guard case .object(let members) = element.kind else {
-        problems.malformed(
-          "An exit is {\"case\": \"key\", \"states\": […]} or {\"default\": […]}, not \(element.typeName).",
-          at: element.location)
-        return nil
-      }
+      guard
+        let members = object(
+          element, "An exit is {\"case\": \"key\", \"states\": […]} or {\"default\": […]}",
+          keys: ["case", "states", "default"], in: "an exit",
+          listed: "\"case\" and \"states\", or \"default\"")
+      else { return nil }
       var key: String?
       var states: [ChartNode]?
       var isDefault = false
@@ -481,17 +346,15 @@ struct JSONChartBuilder {
         switch member.key {
         case "case": key = string(member.value, what: "\"case\"")
         case "states": states = block(member.value, depth: depth, what: "\"states\"")
-        case "default":
+        default:
           isDefault = true
           states = block(member.value, depth: depth, what: "\"default\"")
-        default:
-          problems.malformed(
-            "Unknown key \"\(member.key)\" in an exit: its keys are \"case\" and \"states\", or \"default\".",
-            at: member.keyLocation)
         }
       }
       if isDefault {
-        guard key == nil, members.count == 1 else {
+        guard key == nil, members.count == 1, case .object(let written) = element.kind,
+          written.count == 1
+        else {
           problems.malformed(
             "A default exit is {\"default\": […]} alone, without \"case\" or \"states\".",
             at: element.location)
@@ -509,19 +372,17 @@ struct JSONChartBuilder {
   }
 
   mutating func branches(_ node: JSONNode, depth: Int) -> [ChartBranch] {
-    guard case .array(let elements) = node.kind else {
-      problems.malformed(
-        "\"branches\" is an array of {\"name\": …, \"states\": […]} objects, not \(node.typeName).",
-        at: node.location)
-      return []
-    }
+    guard
+      let elements = array(
+        node, "\"branches\" is an array of {\"name\": …, \"states\": […]} objects")
+    else { return [] }
     return elements.compactMap { element in
-      guard case .object(let members) = element.kind else {
-        problems.malformed(
-          "A branch is {\"states\": […]}, with an optional \"name\", not \(element.typeName).",
-          at: element.location)
-        return nil
-      }
+      guard
+        let members = object(
+          element, "A branch is {\"states\": […]}, with an optional \"name\"",
+          keys: ["name", "after", "states"], in: "a branch",
+          listed: "\"name\", \"after\" and \"states\"")
+      else { return nil }
       var name: String?
       var after: [String] = []
       var states: [ChartNode] = []
@@ -529,11 +390,7 @@ struct JSONChartBuilder {
         switch member.key {
         case "name": name = string(member.value, what: "\"name\"")
         case "after": after = strings(member.value, what: "\"after\"")
-        case "states": states = block(member.value, depth: depth, what: "\"states\"")
-        default:
-          problems.malformed(
-            "Unknown key \"\(member.key)\" in a branch: its keys are \"name\", \"after\" and \"states\".",
-            at: member.keyLocation)
+        default: states = block(member.value, depth: depth, what: "\"states\"")
         }
       }
       return ChartBranch(name: name, after: after, states: states, at: element.location)
@@ -548,11 +405,7 @@ struct JSONChartBuilder {
 
   /// An array of strings.
   mutating func strings(_ node: JSONNode, what: String) -> [String] {
-    guard case .array(let elements) = node.kind else {
-      problems.malformed(
-        "\(what) is an array of names, not \(node.typeName).", at: node.location)
-      return []
-    }
+    guard let elements = array(node, "\(what) is an array of names") else { return [] }
     return elements.compactMap { string($0, what: "A name in \(what)") }
   }
 
@@ -569,86 +422,6 @@ struct JSONChartBuilder {
       return nil
     }
     return Int(value)
-  }
-
-  /// The chart's outcomes: `{"mapsEveryEnd": …, "rules": [{"outcome": …, "state": …}, …]}`.
-  mutating func outcomes(_ node: JSONNode) -> ChartOutcomes? {
-    guard case .object(let members) = node.kind else {
-      problems.malformed(
-        "\"outcomes\" is an object {\"mapsEveryEnd\": …, \"rules\": […]}, not \(node.typeName).",
-        at: node.location)
-      return nil
-    }
-    var outcomes = ChartOutcomes(rules: [], at: node.location)
-    for member in members {
-      switch member.key {
-      case "mapsEveryEnd": outcomes.mapsEveryEnd = bool(member.value, what: "\"mapsEveryEnd\"")
-      case "rules":
-        guard case .array(let elements) = member.value.kind else {
-          problems.malformed(
-            "\"rules\" is an array of {\"outcome\": …, \"state\": …} objects, not \(member.value.typeName).",
-            at: member.value.location)
-          continue
-        }
-        outcomes.rules = elements.compactMap { outcomeRule($0) }
-      default:
-        problems.malformed(
-          "Unknown key \"\(member.key)\" in \"outcomes\": its keys are \"mapsEveryEnd\" and \"rules\".",
-          at: member.keyLocation)
-      }
-    }
-    return outcomes
-  }
-
-  mutating func outcomeRule(_ node: JSONNode) -> ChartOutcomeRule? {
-    guard case .object(let members) = node.kind else {
-      problems.malformed(
-        "An outcome rule is {\"outcome\": …, \"state\": …}, with an optional \"decision\" or \"key\", not \(node.typeName).",
-        at: node.location)
-      return nil
-    }
-    var outcome: String?
-    var state: String?
-    var decision: ChartDecision?
-    for member in members {
-      switch member.key {
-      case "outcome": outcome = string(member.value, what: "\"outcome\"")
-      case "state": state = string(member.value, what: "\"state\"")
-      case "key":
-        if decision != nil {
-          problems.malformed(
-            "An outcome rule has both \"decision\" and \"key\": keep one.",
-            at: member.keyLocation)
-        }
-        decision = string(member.value, what: "\"key\"").map { .key($0) }
-      case "decision":
-        if decision != nil {
-          problems.malformed(
-            "An outcome rule has both \"decision\" and \"key\": keep one.",
-            at: member.keyLocation)
-        }
-        switch string(member.value, what: "\"decision\"") {
-        case "yes": decision = .yes
-        case "no": decision = .no
-        case "done": decision = .done
-        case let text?:
-          problems.malformed(
-            "\"decision\": \"\(text)\" is not a decision: write \"yes\", \"no\" or \"done\", or a multiple condition's \"key\".",
-            at: member.value.location)
-        case nil: break
-        }
-      default:
-        problems.malformed(
-          "Unknown key \"\(member.key)\" in an outcome rule: its keys are \"outcome\", \"state\", \"decision\" and \"key\".",
-          at: member.keyLocation)
-      }
-    }
-    guard let outcome, let state else {
-      problems.malformed(
-        "An outcome rule needs both \"outcome\" and \"state\".", at: node.location)
-      return nil
-    }
-    return ChartOutcomeRule(outcome: outcome, state: state, decision: decision, at: node.location)
   }
 
   mutating func optionalString(_ node: JSONNode?, what: String) -> String? {

@@ -34,7 +34,10 @@ extension ChartFile {
       problems.malformed(error.message, at: error.location)
       throw problems.error(path: path)
     }
-    guard problems.isEmpty else { throw problems.error(path: path) }
+    guard problems.isEmpty else {
+      problems.problems += file.nameProblems(besides: problems.droppedStates)
+      throw problems.error(path: path)
+    }
     return file
   }
 
@@ -286,6 +289,28 @@ struct IncludeLoad {
 }
 
 extension ChartFile {
+  /// The problems with the names a file uses (a `goTo`'s target, an entry point, a branch's
+  /// prerequisite) when its reading found problems of format, which stop it before binding:
+  /// so that one pass reports a misspelled target with a misspelled key, rather than after
+  /// the key is fixed. The file is compiled as far as its format allows (a state whose
+  /// format has a problem is kept where its name is known); only problems with names are
+  /// kept, the others may come from what the format's problems left out. A file that
+  /// includes or runs other files, unread at this point, is not checked, nor an arrow to a
+  /// state in `dropped`, which the reader left out for a problem of its own.
+  func nameProblems(besides dropped: Set<String>) -> [DefinitionError.Problem] {
+    guard includes().isEmpty else { return [] }
+    do throws(DefinitionError) {
+      _ = try flowchart(handlers: HandlerRegistry<ChartValue>())
+      return []
+    } catch {
+      let kinds: Set<DefinitionError.Kind> = [.unknownName, .ambiguousName, .unknownPrerequisite]
+      return error.problems.filter { problem in
+        kinds.contains(problem.kind)
+          && !(problem.kind == .unknownName && dropped.contains(problem.name ?? ""))
+      }
+    }
+  }
+
   /// The paths of the `include` statements of the file, with the location of each, in order.
   func includes() -> [(String, SourceLocation)] {
     var found: [(String, SourceLocation)] = []

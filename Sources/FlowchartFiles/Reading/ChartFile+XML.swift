@@ -9,11 +9,8 @@ struct XMLChartBuilder {
     self.path = path
   }
 
-  static let statementElements = [
-    "action", "condition", "multipleCondition", "dispatch", "wait", "subflow", "map", "goTo",
-    "include",
-  ]
-  static let testElements = ["equal", "less", "greater", "present", "matches", "all", "any", "not"]
+  static let statementElements = ChartVocabulary.statements
+  static let testElements = ChartVocabulary.tests
   /// Attributes the root may carry so that editors find the schema.
   static let rootAttributes: Set<String> = [
     "xmlns", "xmlns:xsi", "xsi:noNamespaceSchemaLocation", "xsi:schemaLocation",
@@ -56,11 +53,12 @@ struct XMLChartBuilder {
     for name in element.attributes.keys.sorted()
     where !allowed.contains(name) && !(name == "isFinal" && allowed.contains("final")) {
       let list = allowed.filter { !$0.hasPrefix("xml") && !$0.hasPrefix("xsi") }.sorted()
-      problems.malformed(
+      problems.unknown(
+        name,
         "Unknown attribute '\(name)' on <\(element.name)>"
           + (list.isEmpty
-            ? ": it takes none." : ": its attributes are \(list.joined(separator: ", "))."),
-        at: element.location)
+            ? ": it takes none" : ": its attributes are \(list.joined(separator: ", "))"),
+        among: list, quote: { "'\($0)'" }, at: element.location)
     }
     if !text, let (content, location) = element.text {
       let shown = content.trimmingCharacters(in: .whitespacesAndNewlines).prefix(20)
@@ -97,45 +95,6 @@ struct XMLChartBuilder {
     return isFinal
   }
 
-  /// `<outcomes mapsEveryEnd="…">` with its `<outcome value="…" state="…"/>` rules.
-  mutating func outcomes(_ element: XMLElementNode) -> ChartOutcomes {
-    check(element, attributes: ["mapsEveryEnd"], text: false)
-    var outcomes = ChartOutcomes(rules: [], at: element.location)
-    outcomes.mapsEveryEnd = flag("mapsEveryEnd", of: element)
-    for child in element.children {
-      guard child.name == "outcome" else {
-        problems.malformed(
-          "<outcomes> holds <\(child.name)>: it holds only <outcome> elements.", at: child.location)
-        continue
-      }
-      check(
-        child, attributes: ["value", "state", "decision", "key"], text: false, children: false)
-      guard let value = required("value", of: child), let state = required("state", of: child)
-      else { continue }
-      var decision: ChartDecision?
-      switch (child.attributes["decision"], child.attributes["key"]) {
-      case (nil, nil): break
-      case (nil, let key?): decision = .key(key)
-      case ("yes", nil): decision = .yes
-      case ("no", nil): decision = .no
-      case ("done", nil): decision = .done
-      case (let text?, nil):
-        problems.malformed(
-          "decision=\"\(text)\" on <outcome>: write yes, no or done, or a multiple condition's key=\"…\".",
-          at: child.location)
-        continue
-      case (.some, .some):
-        problems.malformed(
-          "<outcome> has both decision=\"…\" and key=\"…\": keep one.", at: child.location)
-        continue
-      }
-      outcomes.rules.append(
-        ChartOutcomeRule(outcome: value, state: state, decision: decision, at: child.location))
-    }
-    return outcomes
-  }
-
-  /// A `true`/`false` attribute, `false` when absent.
   mutating func flag(_ attribute: String, of element: XMLElementNode) -> Bool {
     switch element.attributes[attribute] {
     case nil, "false": return false
@@ -243,10 +202,17 @@ struct XMLChartBuilder {
   /// A statement with its modifiers, for the kinds that take them.
   mutating func statement(_ element: XMLElementNode, depth: Int) -> ChartNode? {
     guard Self.modifiedElements.contains(element.name) else {
-      return bareStatement(element, depth: depth)
+      let statement = bareStatement(element, depth: depth)
+      if statement == nil, let name = element.attributes["name"] {
+        problems.droppedStates.insert(name)
+      }
+      return statement
     }
     let (bare, modifiers) = splitModifiers(element)
-    guard var statement = bareStatement(bare, depth: depth) else { return nil }
+    guard var statement = bareStatement(bare, depth: depth) else {
+      if let name = element.attributes["name"] { problems.droppedStates.insert(name) }
+      return nil
+    }
     statement.modifiers = modifiers
     return statement
   }
@@ -260,7 +226,7 @@ struct XMLChartBuilder {
       for child in element.children {
         guard child.name == "storeValue" else {
           problems.malformed(
-            "<action> holds <\(child.name)>: it holds only <storeValue> elements.",
+            "<action> holds <\(child.name)>: it holds only <storeValue> elements\(Suggestions.hint(for: child.name, among: ["storeValue", "retry", "catch"], quote: { "<\($0)>" })).",
             at: child.location)
           continue
         }
@@ -280,16 +246,20 @@ struct XMLChartBuilder {
       var yes: [ChartNode]?
       var no: [ChartNode]?
       var tests: [ChartTest] = []
+      // Children with a problem (recorded): a misspelled or wrong test.
+      var mistakes = 0
       for child in element.children {
         switch child.name {
         case "yes", "no":
           branch(child, of: "condition", yes: &yes, no: &no, depth: depth)
         case _ where Self.testElements.contains(child.name):
-          if let test = test(child, depth: 0) { tests.append(test) }
+          if let test = test(child, depth: 0) { tests.append(test) } else { mistakes += 1 }
         default:
-          problems.malformed(
-            "<condition> holds <\(child.name)>: it holds a test (\(Self.testElements.joined(separator: ", "))), <yes> and <no>.",
-            at: child.location)
+          mistakes += 1
+          problems.unknown(
+            child.name,
+            "<condition> holds <\(child.name)>: it holds a test (\(Self.testElements.joined(separator: ", "))), <yes> and <no>",
+            among: Self.testElements + ["yes", "no"], quote: { "<\($0)>" }, at: child.location)
         }
       }
       guard let name else { return nil }
@@ -299,20 +269,21 @@ struct XMLChartBuilder {
         decision = .handler(run)
       case (nil, 1):
         decision = .test(tests[0])
+      // A condition with a problem (recorded) still declares the state, so that its blocks
+      // and the names they use are checked too.
       case (.some, _):
-        problems.malformed(
-          "Condition '\(name)' has both run=\"…\" and a test: keep one.", at: at, name: name)
-        return nil
+        problems.alternatives(.conditionDecision, name, both: true, in: .xml, at: at)
+        decision = .test(ChartTest(.all([]), at: at))
       case (nil, 0):
-        problems.malformed(
-          "Condition '\(name)' has neither run=\"…\" (a registered condition) nor a test element: add one.",
-          at: at, name: name)
-        return nil
+        if mistakes == 0 {
+          problems.alternatives(.conditionDecision, name, both: false, in: .xml, at: at)
+        }
+        decision = .test(ChartTest(.all([]), at: at))
       case (nil, _):
         problems.malformed(
           "Condition '\(name)' has \(tests.count) tests: combine them in <all> or <any>.",
           at: at, name: name)
-        return nil
+        decision = .test(ChartTest(.all([]), at: at))
       }
       let condition = ChartCondition(
         name: name, isFinal: isFinal(element), decision: decision, yes: yes, no: no)
@@ -326,7 +297,7 @@ struct XMLChartBuilder {
           exits = (exits ?? []) + [exit(child, depth: depth)]
         default:
           problems.malformed(
-            "<multipleCondition> holds <\(child.name)>: it holds <case key=\"…\"> and <default> elements.",
+            "<multipleCondition> holds <\(child.name)>: it holds <case key=\"…\"> and <default> elements\(Suggestions.hint(for: child.name, among: ["case", "default"], quote: { "<\($0)>" })).",
             at: child.location)
         }
       }
@@ -336,14 +307,10 @@ struct XMLChartBuilder {
       case (let run?, nil): decision = .handler(run)
       case (nil, let path?): decision = .value(path: path)
       case (.some, .some):
-        problems.malformed(
-          "Multiple condition '\(name)' has both run=\"…\" and value=\"…\": keep one.", at: at,
-          name: name)
+        problems.alternatives(.keyDecision, name, both: true, in: .xml, at: at)
         return nil
       case (nil, nil):
-        problems.malformed(
-          "Multiple condition '\(name)' has neither run=\"…\" (a registered multiple condition) nor value=\"…\" (a path whose value is the key): add one.",
-          at: at, name: name)
+        problems.alternatives(.keyDecision, name, both: false, in: .xml, at: at)
         return nil
       }
       let condition = ChartMultipleCondition(
@@ -351,12 +318,13 @@ struct XMLChartBuilder {
       return ChartNode(.multipleCondition(condition), at: at)
     case "dispatch":
       check(
-        element, attributes: ["name", "final", "merge", "maxConcurrency", "join"], text: false)
+        element, attributes: ["name", "final", "merge", "changes", "maxConcurrency", "join"],
+        text: false)
       var branches: [ChartBranch] = []
       for child in element.children {
         guard child.name == "branch" else {
           problems.malformed(
-            "<dispatch> holds <\(child.name)>: it holds only <branch> elements.",
+            "<dispatch> holds <\(child.name)>: it holds only <branch> elements\(Suggestions.hint(for: child.name, among: ["branch"], quote: { "<\($0)>" })).",
             at: child.location)
           continue
         }
@@ -392,9 +360,23 @@ struct XMLChartBuilder {
             at: at, name: name)
         }
       }
+      var changes: ChartChanges?
+      if let text = element.attributes["changes"] {
+        changes = ChartChanges(rawValue: text)
+        if changes == nil {
+          problems.malformed(
+            "changes=\"\(text)\" on <dispatch>: write merge (each branch's changed keys, the default) or discard (drop the branches' changes).",
+            at: at, name: name)
+        } else if element.attributes["merge"] != nil {
+          problems.malformed(
+            "Dispatch '\(name)' has both merge=\"…\" (a registered merge) and changes=\"\(text)\": keep one.",
+            at: at, name: name)
+        }
+      }
       let dispatch = ChartDispatch(
         name: name, isFinal: isFinal(element), merge: element.attributes["merge"],
-        maxConcurrency: count("maxConcurrency", of: element, minimum: 1), join: join,
+        changes: changes, maxConcurrency: count("maxConcurrency", of: element, minimum: 1),
+        join: join,
         branches: branches)
       return ChartNode(.dispatch(dispatch), at: at)
     case "wait":
@@ -407,13 +389,10 @@ struct XMLChartBuilder {
       case (let run?, nil): input = .handler(run)
       case (nil, let path?): input = .store(path: path)
       case (.some, .some):
-        problems.malformed(
-          "Wait '\(name)' has both run=\"…\" and storeAt=\"…\": keep one.", at: at, name: name)
+        problems.alternatives(.waitInput, name, both: true, in: .xml, at: at)
         return nil
       case (nil, nil):
-        problems.malformed(
-          "Wait '\(name)' has neither run=\"…\" (a registered input) nor storeAt=\"…\" (the path its input is stored at): add one.",
-          at: at, name: name)
+        problems.alternatives(.waitInput, name, both: false, in: .xml, at: at)
         return nil
       }
       return ChartNode(
@@ -428,9 +407,7 @@ struct XMLChartBuilder {
         let exits
       else { return nil }
       if element.attributes["context"] != nil, element.attributes["mapping"] != nil {
-        problems.malformed(
-          "Subflow '\(name)' has both context=\"…\" (a path of the data) and mapping=\"…\" (a registered mapping): keep one.",
-          at: at, name: name)
+        problems.alternatives(.subflowContext, name, both: true, in: .xml, at: at)
         return nil
       }
       let subflow = ChartSubflow(
@@ -452,13 +429,10 @@ struct XMLChartBuilder {
       case (let chart?, true): source = .file(chart)
       case (nil, false): source = .states(block(element.children, depth: depth + 1))
       case (.some, false):
-        problems.malformed(
-          "Map '\(name)' has both chart=\"…\" and states: keep one.", at: at, name: name)
+        problems.alternatives(.mapChart, name, both: true, in: .xml, at: at)
         return nil
       case (nil, true):
-        problems.malformed(
-          "Map '\(name)' has neither chart=\"…\" (a chart file) nor states (run per element): add one.",
-          at: at, name: name)
+        problems.alternatives(.mapChart, name, both: false, in: .xml, at: at)
         return nil
       }
       let map = ChartMap(
@@ -475,122 +449,10 @@ struct XMLChartBuilder {
       guard let path = required("path", of: element) else { return nil }
       return ChartNode(.include(path), at: at)
     default:
-      problems.malformed(
-        "Unknown element <\(element.name)>: a block holds \(Self.statementElements.map { "<\($0)>" }.joined(separator: ", ")).",
-        at: at)
-      return nil
-    }
-  }
-
-  /// The typed value of a `<storeValue>` or a comparison: `value` read as `type`.
-  mutating func value(of element: XMLElementNode) -> ChartValue? {
-    let text = element.attributes["value"]
-    let type = element.attributes["type"] ?? "string"
-    if type == "null" {
-      if text != nil {
-        problems.malformed(
-          "<\(element.name)> has type=\"null\" and a value: remove the value.",
-          at: element.location)
-      }
-      return .null
-    }
-    guard let text else {
-      problems.malformed(
-        "<\(element.name)> needs the attribute value=\"…\" (or type=\"null\").",
-        at: element.location)
-      return nil
-    }
-    switch type {
-    case "string":
-      return .string(text)
-    case "number":
-      guard let number = Double(text), number.isFinite, !text.contains(where: \.isWhitespace)
-      else {
-        problems.malformed(
-          "value=\"\(text)\" on <\(element.name)> is not a number.", at: element.location)
-        return nil
-      }
-      return .number(number)
-    case "boolean":
-      guard text == "true" || text == "false" else {
-        problems.malformed(
-          "value=\"\(text)\" on <\(element.name)> is not a boolean: write true or false.",
-          at: element.location)
-        return nil
-      }
-      return .bool(text == "true")
-    case "json":
-      do throws(SyntaxError) {
-        return try JSONReader.value(Array(text.utf8), path: path)
-      } catch {
-        problems.malformed(
-          "value=\"…\" on <\(element.name)> is not JSON: \(error.message)", at: element.location)
-        return nil
-      }
-    default:
-      problems.malformed(
-        "type=\"\(type)\" on <\(element.name)>: the types are string, number, boolean, null and json.",
-        at: element.location)
-      return nil
-    }
-  }
-
-  mutating func test(_ element: XMLElementNode, depth: Int) -> ChartTest? {
-    guard depth < XMLTreeReader.maximumDepth else { return nil }
-    let at = element.location
-    switch element.name {
-    case "equal", "less", "greater":
-      check(element, attributes: ["path", "value", "type"], text: false, children: false)
-      guard let path = required("path", of: element), let value = value(of: element) else {
-        return nil
-      }
-      let kind: ChartTest.Kind =
-        switch element.name {
-        case "equal": .equal(path: path, value: value)
-        case "less": .less(path: path, value: value)
-        default: .greater(path: path, value: value)
-        }
-      return ChartTest(kind, at: at)
-    case "present":
-      check(element, attributes: ["path"], text: false, children: false)
-      guard let path = required("path", of: element) else { return nil }
-      return ChartTest(.present(path: path), at: at)
-    case "matches":
-      check(element, attributes: ["path", "pattern"], text: false, children: false)
-      guard let path = required("path", of: element),
-        let pattern = required("pattern", of: element)
-      else { return nil }
-      return ChartTest(.matches(path: path, pattern: pattern), at: at)
-    case "all", "any", "not":
-      check(element, attributes: [], text: false)
-      var tests: [ChartTest] = []
-      var complete = true
-      for child in element.children {
-        guard Self.testElements.contains(child.name) else {
-          problems.malformed(
-            "<\(element.name)> holds <\(child.name)>: it holds tests (\(Self.testElements.joined(separator: ", "))).",
-            at: child.location)
-          complete = false
-          continue
-        }
-        if let test = test(child, depth: depth + 1) { tests.append(test) } else { complete = false }
-      }
-      guard complete else { return nil }
-      switch element.name {
-      case "all": return ChartTest(.all(tests), at: at)
-      case "any": return ChartTest(.any(tests), at: at)
-      default:
-        guard tests.count == 1 else {
-          problems.malformed(
-            "<not> holds \(tests.count) tests: it holds exactly one.", at: at)
-          return nil
-        }
-        return ChartTest(.not(tests[0]), at: at)
-      }
-    default:
-      problems.malformed(
-        "Unknown test <\(element.name)>: the tests are \(Self.testElements.joined(separator: ", ")).",
-        at: at)
+      problems.unknown(
+        element.name,
+        "Unknown element <\(element.name)>: a block holds \(Self.statementElements.map { "<\($0)>" }.joined(separator: ", "))",
+        among: Self.statementElements, quote: { "<\($0)>" }, at: at)
       return nil
     }
   }

@@ -283,20 +283,15 @@ extension JSONChartBuilder {
   mutating func scalarFields(_ node: JSONNode, allowed: [String], what: String)
     -> [String: (ModifierScalar, SourceLocation)]?
   {
-    guard case .object(let members) = node.kind else {
-      problems.malformed(
-        "\(what.prefix(1).uppercased() + what.dropFirst()) is an object with the keys \(allowed.map { "\"\($0)\"" }.joined(separator: ", ")), not \(node.typeName).",
-        at: node.location)
-      return nil
-    }
+    let listed = allowed.map { "\"\($0)\"" }.joined(separator: ", ")
+    guard
+      let members = object(
+        node,
+        "\(what.prefix(1).uppercased() + what.dropFirst()) is an object with the keys \(listed)",
+        keys: allowed, in: what, listed: listed)
+    else { return nil }
     var fields: [String: (ModifierScalar, SourceLocation)] = [:]
     for member in members {
-      guard allowed.contains(member.key) else {
-        problems.malformed(
-          "Unknown key \"\(member.key)\" in \(what): its keys are \(allowed.map { "\"\($0)\"" }.joined(separator: ", ")).",
-          at: member.keyLocation)
-        continue
-      }
       if member.key == "seed" || member.key == "count", case .string = member.value.kind {
         fields[member.key] = (.other("a string"), member.value.location)
       } else {

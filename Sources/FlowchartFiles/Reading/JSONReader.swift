@@ -1,3 +1,9 @@
+// A JSON parser that keeps where every value and every object key starts (Foundation's
+// JSONSerialization gives no locations), with its limits (depth, duplicate keys) and the
+// words of its syntax errors. Over 500 lines for one reason: the scanner, the grammar of
+// values and the errors' wording are one loop over one cursor, which splitting by file would
+// scatter without making any part shorter to read.
+
 import Flowchart
 
 /// A JSON value as read, with where each value and each object key starts.

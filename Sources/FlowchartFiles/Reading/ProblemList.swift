@@ -3,6 +3,9 @@ import Flowchart
 /// The problems a reader or the binder has found so far, to be thrown together.
 struct ProblemList {
   var problems: [DefinitionError.Problem] = []
+  /// The names of states a reader left out for a problem of theirs: an arrow to one is no
+  /// problem of its own (see `ChartFile.nameProblems(besides:)`).
+  var droppedStates: Set<String> = []
 
   var isEmpty: Bool { problems.isEmpty }
 

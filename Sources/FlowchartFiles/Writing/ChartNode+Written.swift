@@ -153,6 +153,7 @@ extension ChartNode.Kind {
         state: "dispatch", dispatch.name, isFinal: dispatch.isFinal,
         [
           ("merge", dispatch.merge.map(WrittenValue.text)),
+          ("changes", dispatch.changes.map { .text($0.rawValue) }),
           ("maxConcurrency", dispatch.maxConcurrency.map(WrittenValue.count)),
           ("join", dispatch.join == .all ? nil : .text(dispatch.join.text)),
         ], contents: [.branches(dispatch.branches)])

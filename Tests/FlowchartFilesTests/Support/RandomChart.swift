@@ -206,10 +206,13 @@ struct RandomChart {
           name: branchName, after: after, states: block(depth: depth + 1), at: at)
       }
       let joins: [ChartJoin] = [.all, .firstSuccess, .quorum(1), .toleratingFailures(2)]
+      let merge = chance(50) ? "merge" : nil
+      let changes: ChartChanges? =
+        merge == nil && chance(50) ? ChartChanges.allCases[int(0...1)] : nil
       return ChartNode(
         .dispatch(
           ChartDispatch(
-            name: name(), isFinal: chance(20), merge: chance(50) ? "merge" : nil,
+            name: name(), isFinal: chance(20), merge: merge, changes: changes,
             maxConcurrency: chance(50) ? nil : int(1...3), join: joins[int(0...3)],
             branches: branches)),
         at: at)
