@@ -111,42 +111,32 @@ extension Diagram {
   /// second line (`\n`), each escaped by ``dotText(_:)``, and for a record label
   /// (`inRecord`) by ``dotRecordText(_:)`` too.
   static func dotLabel(_ box: Box, inRecord: Bool = false) -> String {
-    let escape = inRecord ? { dotRecordText(dotText($0)) } : dotText
-    var label = escape(box.label)
-    if !box.modifiers.isEmpty {
-      label += "\\n" + escape("[" + box.modifiers + "]")
-    }
-    return label
+    label(box, lineBreak: "\\n", escape: inRecord ? { dotRecordText(dotText($0)) } : dotText)
   }
 
   /// `text` ready to go between `"` in DOT: `"` and `\` escaped with a backslash (a
   /// backslash would otherwise start Graphviz's `\n`, `\l`, `\N`, … in a label), and `&`
   /// written `&amp;` (Graphviz reads HTML entities such as `&lt;` in labels).
   static func dotText(_ text: String) -> String {
-    var result = ""
-    for scalar in text.unicodeScalars {
+    DisplayText.replacing(in: text) { scalar in
       switch scalar {
-      case "\"": result += "\\\""
-      case "\\": result += "\\\\"
-      case "&": result += "&amp;"
-      default: result.unicodeScalars.append(scalar)
+      case "\"": "\\\""
+      case "\\": "\\\\"
+      case "&": "&amp;"
+      default: nil
       }
     }
-    return result
   }
 
   /// `text`, already escaped by ``dotText(_:)``, ready to be a field of a record label:
   /// `{`, `}`, `|`, `<` and `>` (a record's syntax) and spaces (which a record would
   /// collapse and trim) escaped with a backslash.
   static func dotRecordText(_ text: String) -> String {
-    var result = ""
-    for scalar in text.unicodeScalars {
+    DisplayText.replacing(in: text) { scalar in
       switch scalar {
-      case "{", "}", "|", "<", ">", " ": result += "\\"
-      default: break
+      case "{", "}", "|", "<", ">", " ": "\\" + String(scalar)
+      default: nil
       }
-      result.unicodeScalars.append(scalar)
     }
-    return result
   }
 }
