@@ -24,7 +24,7 @@
 ///    conditions' code, which depends on their targets, and plan the dispatches.
 ///
 /// Problems are recorded as facts (``Finding``) and worded in one place,
-/// `Compiler+Problems.swift`. A mistake is reported once, at its cause: passes 2 and 3 act
+/// `DSLWording.swift`. A mistake is reported once, at its cause: passes 2 and 3 act
 /// as if each reported mistake were fixed (see ``fallbacks``), so that a broken state
 /// does not also make the states after it "unreachable".
 ///

@@ -1,7 +1,6 @@
 // A live run's shared state: its control (`LiveRunStateMachine.swift`), its events for the
-// subscribers, its log, under one lock. Longer than ~500 lines for the event reporting
-// (`publish`, `stamp`, the log's lines, records and kinds), which stays beside the monitor
-// calls it serves until the event buffer's and the run log's rework settle.
+// subscribers, its log, under one lock; the handle's calls, the monitor's, input and pause
+// waits. How an event is recorded and delivered is in `LiveRun+Events.swift`.
 
 /// What a live run's lock protects. Not generic over the context, like everything a
 /// boundary touches, so that reporting a boundary needs no generic metadata at run time
@@ -44,19 +43,19 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
   private typealias State = LiveRunState
 
   let graph: Graph<Context>
-  private let observer: RunObserver?
+  let observer: RunObserver?
   /// For a logged run: the context each flow had after its last state, to show what the
   /// next one changed.
-  private let loggedContexts: Lock<[Int32: Context]>
-  private let isLogged: Bool
+  let loggedContexts: Lock<[Int32: Context]>
+  let isLogged: Bool
   /// Where a logged run writes each line of its log, and the lock that lets one flow at a
   /// time write (see ``writeLog()``).
-  private let logSink: (any RunLogSink)?
-  private let logWriting = Lock(())
+  let logSink: (any RunLogSink)?
+  let logWriting = Lock(())
   /// Whether the run makes each event as it reports it: it has an observer or a log.
-  private let isExpected: Bool
+  let isExpected: Bool
   /// Time since the run started, by the run's clock.
-  private let elapsed: @Sendable () -> Duration
+  let elapsed: @Sendable () -> Duration
   /// Everything mutable but the result; `state` rather than a lock's usual name, as the
   /// run's code reads `state.withLock` where `state` is no parameter.
   let state: Lock<LiveRunState>
@@ -319,205 +318,6 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
     emit(kind, at: state, flow: flow)
   }
 
-  // MARK: - Events
-
-  /// Wakes the subscribers `reported` says wait, and calls the observer with the event
-  /// (`payload` is its kind, for a record tagged ``EventTag/payload``): after the lock is
-  /// released, since both may call the handle.
-  private func deliver(_ reported: ReportedEvent, payload: RunEvent.Kind? = nil) {
-    if reported.logs { writeLog() }
-    if reported.wakes {
-      for reader in state.withLock({ $0.events.wakeReaders() }) { reader.resume() }
-    }
-    if let record = reported.observed, let observer {
-      observer.report(event(from: record, payload: payload))
-    }
-  }
-
-  /// Reports an event of `kind`, after `update`, under the lock, so every subscriber sees
-  /// the events in the same order and each time is no earlier than the one before.
-  private func emit(
-    _ kind: RunEvent.Kind, at state: Int32?, flow: Int32,
-    update: (inout State) -> Void = { _ in }
-  ) {
-    let (tag, value, payload) = Self.record(of: kind)
-    let reported = self.state.withLock { locked in
-      update(&locked)
-      if let payload { return publish(payload: payload, at: state, flow: flow, in: &locked) }
-      return publish(tag, value: value, at: state, flow: flow, in: &locked)
-    }
-    if reported.needsDelivery { deliver(reported, payload: payload) }
-  }
-
-  /// Reports a state's decision in a logged run, which shows what the state changed in
-  /// `context`.
-  ///
-  /// Generic code, out of line: only a logged run goes there, so that a run nobody logs
-  /// instantiates no generic metadata at each decision.
-  @inline(never)
-  private func emitLogged<C>(
-    _ tag: EventTag, value: Int32 = 0, payload: RunEvent.Kind? = nil, at state: Int32,
-    flow: Int32, context: borrowing C
-  ) {
-    var changes: [String] = []
-    if let context = copy context as? Context {
-      let before = loggedContexts.withLock { contexts in
-        defer { contexts[flow] = context }
-        return contexts[flow]
-      }
-      changes = before.map { RunLog.changes(from: $0, to: context) } ?? []
-    }
-    let reported = self.state.withLock { locked in
-      let reported =
-        if let payload {
-          publish(payload: payload, at: state, flow: flow, in: &locked)
-        } else {
-          publish(tag, value: value, at: state, flow: flow, in: &locked)
-        }
-      locked.log?.append(contentsOf: changes.map { RunLog.continuation + $0 })
-      return reported
-    }
-    if reported.needsDelivery { deliver(reported, payload: payload) }
-  }
-
-  /// Records an event for the subscribers, and makes it for the log and the observer; called
-  /// under the lock.
-  ///
-  /// A subscriber's stream builds its events from the records; only a run with an observer
-  /// or a log makes each event here. For an event whose kind carries more than a number, see
-  /// ``publish(payload:at:flow:in:logging:)``.
-  private func publish(
-    _ tag: EventTag, value: Int32 = 0, at state: Int32?, flow: Int32, in locked: inout State
-  ) -> ReportedEvent {
-    // Nobody listens: only the positions (updated by the caller) matter.
-    guard isExpected || locked.events.hasReaders else { return ReportedEvent() }
-    let record = stamp(
-      tag, value: value, at: state, flow: flow, decides: tag.isDecision, in: &locked)
-    var reported = ReportedEvent()
-    if locked.events.hasReaders { reported.wakes = locked.events.append(record) }
-    if _slowPath(isExpected) { expect(record, payload: nil, in: &locked, reported: &reported) }
-    return reported
-  }
-
-  /// ``publish(_:value:at:flow:in:)`` for an event whose kind the log keeps whole, beside a
-  /// record tagged ``EventTag/payload``.
-  @inline(never)
-  private func publish(
-    payload: RunEvent.Kind, at state: Int32?, flow: Int32, in locked: inout State,
-    logging suffix: String = ""
-  ) -> ReportedEvent {
-    guard isExpected || locked.events.hasReaders else { return ReportedEvent() }
-    var decides = false
-    if case .stateDecided = payload { decides = true }
-    let record = stamp(.payload, value: 0, at: state, flow: flow, decides: decides, in: &locked)
-    var reported = ReportedEvent()
-    if locked.events.hasReaders { reported.wakes = locked.events.append(record, payload: payload) }
-    if isExpected {
-      expect(record, payload: payload, logging: suffix, in: &locked, reported: &reported)
-    }
-    return reported
-  }
-
-  /// The record of an event, timed: a state entered right after its flow's decision takes
-  /// the decision's time rather than read the clock again.
-  @inline(__always)
-  private func stamp(
-    _ tag: EventTag, value: Int32, at state: Int32?, flow: Int32, decides: Bool,
-    in locked: inout State
-  ) -> EventRecord {
-    let time: Duration
-    if tag == .entered, let last = locked.lastDecision, last.flow == flow {
-      time = last.time
-    } else {
-      time = elapsed()
-    }
-    locked.lastDecision = decides ? (flow, time) : nil
-    return EventRecord(time: time, state: state ?? -1, flow: flow, tag: tag, value: value)
-  }
-
-  /// Writes the log's line of `record`, and keeps it for the observer.
-  @inline(never)
-  private func expect(
-    _ record: EventRecord, payload: RunEvent.Kind?, logging suffix: String = "",
-    in locked: inout State, reported: inout ReportedEvent
-  ) {
-    if locked.log != nil {
-      locked.log?.record(self.event(from: record, payload: payload), suffix: suffix)
-      reported.logs = logSink != nil
-    }
-    if observer != nil { reported.observed = record }
-  }
-
-  /// The tag, number and payload that record an event of `kind`.
-  private static func record(of kind: RunEvent.Kind) -> (EventTag, Int32, RunEvent.Kind?) {
-    switch kind {
-    case .runStarted: (.runStarted, 0, nil)
-    case .stateEntered: (.entered, 0, nil)
-    case .dispatchStarted: (.dispatchStarted, 0, nil)
-    case .branchStarted(let index): (.branchStarted, Int32(index), nil)
-    case .branchEnded(let index): (.branchEnded, Int32(index), nil)
-    case .dispatchJoined: (.dispatchJoined, 0, nil)
-    case .waitingForInput: (.waitingForInput, 0, nil)
-    case .paused: (.paused, 0, nil)
-    case .resumed: (.resumed, 0, nil)
-    case .branchSkipped(let index): (.branchSkipped, Int32(index), nil)
-    case .branchCancelled(let index): (.branchCancelled, Int32(index), nil)
-    case .stateDecided(let decision):
-      if decision == .done {
-        (.decidedDone, 0, nil)
-      } else if decision == .yes {
-        (.decidedYes, 0, nil)
-      } else if decision == .no {
-        (.decidedNo, 0, nil)
-      } else {
-        (.payload, 0, kind)
-      }
-    case .stateFailed, .runFinished, .runFailed, .attemptFailed, .retrying, .caught,
-      .branchFailed:
-      (.payload, 0, kind)
-    }
-  }
-
-  /// The event `record` stands for; `payload` is its kind when it is tagged
-  /// ``EventTag/payload``.
-  func event(from record: EventRecord, payload: RunEvent.Kind?) -> RunEvent {
-    RunEvent(record: record, details: EventDetails(source: self, payload: payload))
-  }
-
-  func kind(of record: EventRecord, payload: RunEvent.Kind?) -> RunEvent.Kind {
-    switch record.tag {
-    case .runStarted: .runStarted
-    case .entered: .stateEntered
-    case .decidedDone: .stateDecided(.done)
-    case .decidedYes: .stateDecided(.yes)
-    case .decidedNo: .stateDecided(.no)
-    case .decidedExit:
-      .stateDecided(
-        .key(
-          graph.storedExits(of: Int(record.state)).first { $0.target == record.value }
-            .map { $0.label.label(keyLabels: graph.keyLabels).description } ?? ""))
-    case .dispatchStarted: .dispatchStarted
-    case .branchStarted: .branchStarted(Int(record.value))
-    case .branchEnded: .branchEnded(Int(record.value))
-    case .dispatchJoined: .dispatchJoined
-    case .waitingForInput: .waitingForInput
-    case .paused: .paused
-    case .resumed: .resumed
-    case .branchSkipped: .branchSkipped(Int(record.value))
-    case .branchCancelled: .branchCancelled(Int(record.value))
-    // A record tagged `payload` is always kept with its kind.
-    case .payload: payload ?? .runStarted
-    }
-  }
-
-  func stateName(of state: Int32) -> String {
-    graph.records.indices.contains(Int(state)) ? graph.records[Int(state)].name : ""
-  }
-
-  func withEventLog<Result>(_ body: (inout EventLog) -> Result) -> Result {
-    state.withLock { body(&$0.events) }
-  }
-
   // MARK: - Input
 
   func receive(for slot: InputSlot) async -> ReceivedInput {
@@ -659,83 +459,6 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
     }
     deliver(reported)
   }
-}
-
-// MARK: - Dispatch outcomes
-
-extension LiveRun {
-  /// Reports events of kinds no ``RunMonitor`` call names, in order: the outcomes of a
-  /// dispatch's branches that did not succeed.
-  func report(_ kinds: [RunEvent.Kind], at state: Int32, flow: Int32) {
-    for kind in kinds { emit(kind, at: state, flow: flow) }
-  }
-}
-
-/// What reporting an event under a live run's lock leaves to do once the lock is released.
-/// Plain values, so that a boundary copies and destroys nothing to carry it out of the lock.
-private struct ReportedEvent: BitwiseCopyable {
-  /// Whether a subscriber waits for as many events as there now are.
-  var wakes = false
-  /// The event's record, when the run has an observer to call with the event.
-  var observed: EventRecord?
-  /// Whether the event wrote lines for the run log's sink.
-  var logs = false
-
-  var needsDelivery: Bool { wakes || observed != nil || logs }
-}
-
-extension EventTag {
-  /// Whether the tag records a state's decision.
-  fileprivate var isDecision: Bool {
-    switch self {
-    case .decidedDone, .decidedYes, .decidedNo, .decidedExit: true
-    case .runStarted, .entered, .dispatchStarted, .branchStarted, .branchEnded, .dispatchJoined,
-      .waitingForInput, .paused, .resumed, .branchSkipped, .branchCancelled, .payload:
-      false
-    }
-  }
-}
-
-// MARK: - Log sink
-
-extension LiveRun {
-  /// Hands the log's sink the lines it has not taken yet, in order, after the run's lock is
-  /// released: one flow at a time (the others wait, so the lines waiting stay few).
-  ///
-  /// A writing session goes on until no line waits. A call from inside the sink (or from a
-  /// task the sink started, which inherits its task-local value) while that session goes on
-  /// leaves its lines to the session rather than wait for the lock it holds, so the sink
-  /// may call the handle: the session checks for lines after the sink returns, and ends only
-  /// when it finds none, under the run's lock, so no line is left behind.
-  private func writeLog() {
-    guard let logSink else { return }
-    if let writing = RunLogWriting.current, writing.run == ObjectIdentifier(self),
-      state.withLock({ $0.log?.session == writing.session })
-    {
-      return
-    }
-    logWriting.withLock { _ in
-      guard let session = state.withLock({ $0.log?.beginSession() }) else { return }
-      RunLogWriting.$current.withValue(RunLogWriting(run: ObjectIdentifier(self), session: session))
-      {
-        while true {
-          let lines = state.withLock { $0.log?.takePending() ?? [] }
-          if lines.isEmpty { return }
-          for line in lines { logSink.write(line) }
-        }
-      }
-    }
-  }
-}
-
-/// The run log writing session the current task is in, if any: inside a sink's
-/// ``RunLogSink/write(_:)``, or in a task started from there.
-private struct RunLogWriting: Sendable {
-  @TaskLocal static var current: RunLogWriting?
-  /// The run whose log is written.
-  var run: ObjectIdentifier
-  /// The session's number in that run.
-  var session: Int
 }
 
 // MARK: - Abandonment

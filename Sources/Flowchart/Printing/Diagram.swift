@@ -274,6 +274,17 @@ struct Diagram {
     }
     return dispatches
   }
+
+  /// The label of `box` in a diagram's format: its name, and its modifiers between `[` and
+  /// `]` after `lineBreak`, each escaped by `escape` (see `Diagram.dotLabel(_:inRecord:)` and
+  /// `Diagram.mermaidLabel(_:)`).
+  static func label(_ box: Box, lineBreak: String, escape: (String) -> String) -> String {
+    var label = escape(box.label)
+    if !box.modifiers.isEmpty {
+      label += lineBreak + escape("[" + box.modifiers + "]")
+    }
+    return label
+  }
 }
 
 extension Graph {

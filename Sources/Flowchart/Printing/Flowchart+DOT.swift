@@ -137,14 +137,11 @@ extension Diagram {
   /// (`inRecord`) by ``dotRecordText(_:)`` too.
   static func dotLabel(_ box: Box, inRecord: Bool = false, notes: [String] = []) -> String {
     let escape = inRecord ? { dotRecordText(dotText($0)) } : dotText
-    var label = escape(box.label)
-    if !box.modifiers.isEmpty {
-      label += "\\n" + escape("[" + box.modifiers + "]")
-    }
+    var text = Self.label(box, lineBreak: "\\n", escape: escape)
     for note in notes {
-      label += (label.isEmpty ? "" : "\\n") + escape(note)
+      text += (text.isEmpty ? "" : "\\n") + escape(note)
     }
-    return label
+    return text
   }
 
   /// The attributes after a box's own that draw a run on it: its `id` and `class` (which
@@ -184,30 +181,25 @@ extension Diagram {
   /// backslash would otherwise start Graphviz's `\n`, `\l`, `\N`, … in a label), and `&`
   /// written `&amp;` (Graphviz reads HTML entities such as `&lt;` in labels).
   static func dotText(_ text: String) -> String {
-    var result = ""
-    for scalar in text.unicodeScalars {
+    DisplayText.replacing(in: text) { scalar in
       switch scalar {
-      case "\"": result += "\\\""
-      case "\\": result += "\\\\"
-      case "&": result += "&amp;"
-      default: result.unicodeScalars.append(scalar)
+      case "\"": "\\\""
+      case "\\": "\\\\"
+      case "&": "&amp;"
+      default: nil
       }
     }
-    return result
   }
 
   /// `text`, already escaped by ``dotText(_:)``, ready to be a field of a record label:
   /// `{`, `}`, `|`, `<` and `>` (a record's syntax) and spaces (which a record would
   /// collapse and trim) escaped with a backslash.
   static func dotRecordText(_ text: String) -> String {
-    var result = ""
-    for scalar in text.unicodeScalars {
+    DisplayText.replacing(in: text) { scalar in
       switch scalar {
-      case "{", "}", "|", "<", ">", " ": result += "\\"
-      default: break
+      case "{", "}", "|", "<", ">", " ": "\\" + String(scalar)
+      default: nil
       }
-      result.unicodeScalars.append(scalar)
     }
-    return result
   }
 }

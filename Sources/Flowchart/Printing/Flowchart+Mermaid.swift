@@ -158,26 +158,18 @@ extension Diagram {
   /// The label of `box` ready to go between `"` in Mermaid: its name, and its modifiers on
   /// a second line (`<br>`), each escaped by ``mermaidText(_:)``.
   static func mermaidLabel(_ box: Box) -> String {
-    var label = mermaidText(box.label)
-    if !box.modifiers.isEmpty {
-      label += "<br>" + mermaidText("[" + box.modifiers + "]")
-    }
-    return label
+    label(box, lineBreak: "<br>", escape: mermaidText)
   }
 
   /// `text` ready to go between `"` in Mermaid: every character Mermaid reads as syntax,
   /// as HTML or as Markdown, and the two it uses to mark entity codes internally, written
   /// as an entity code.
   static func mermaidText(_ text: String) -> String {
-    var result = ""
-    for scalar in text.unicodeScalars {
+    DisplayText.replacing(in: text) { scalar in
       switch scalar {
-      case "\"", "#", ";", "<", ">", "&", "`", "|", "\u{B6}", "\u{FB02}":
-        result += "#\(scalar.value);"
-      default:
-        result.unicodeScalars.append(scalar)
+      case "\"", "#", ";", "<", ">", "&", "`", "|", "\u{B6}", "\u{FB02}": "#\(scalar.value);"
+      default: nil
       }
     }
-    return result
   }
 }

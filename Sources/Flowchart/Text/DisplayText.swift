@@ -79,16 +79,31 @@ enum DisplayText {
   /// `text` as a Swift string literal: between `"`, with `"` and `\` escaped, and every
   /// character that needs an escape written as one.
   static func literal(_ text: String) -> String {
-    var result = "\""
+    "\""
+      + replacing(in: text) { scalar in
+        switch scalar {
+        case "\"": "\\\""
+        case "\\": "\\\\"
+        case _ where needsEscape(scalar): escape(of: scalar)
+        default: nil
+        }
+      } + "\""
+  }
+
+  /// `text` with each scalar that `replacement` gives a replacement for replaced by it, the
+  /// others kept: the one loop of every escaping the package writes (a Swift literal here,
+  /// DOT's and Mermaid's labels in `Printing/`).
+  static func replacing(
+    in text: String, _ replacement: (Unicode.Scalar) -> String?
+  ) -> String {
+    var result = ""
     for scalar in text.unicodeScalars {
-      switch scalar {
-      case "\"": result += "\\\""
-      case "\\": result += "\\\\"
-      case _ where needsEscape(scalar): appendEscape(of: scalar, to: &result)
-      default: result.unicodeScalars.append(scalar)
+      if let replaced = replacement(scalar) {
+        result += replaced
+      } else {
+        result.unicodeScalars.append(scalar)
       }
     }
-    result += "\""
     return result
   }
 
@@ -156,14 +171,14 @@ enum DisplayText {
     return answer ?? nil
   }
 
-  /// Appends Swift's escape for `scalar`: `\0`, `\t`, `\n`, `\r`, or `\u{…}`.
-  private static func appendEscape(of scalar: Unicode.Scalar, to result: inout String) {
+  /// Swift's escape for `scalar`: `\0`, `\t`, `\n`, `\r`, or `\u{…}`.
+  private static func escape(of scalar: Unicode.Scalar) -> String {
     switch scalar {
-    case "\0": result += "\\0"
-    case "\t": result += "\\t"
-    case "\n": result += "\\n"
-    case "\r": result += "\\r"
-    default: result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+    case "\0": "\\0"
+    case "\t": "\\t"
+    case "\n": "\\n"
+    case "\r": "\\r"
+    default: "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
     }
   }
 }
