@@ -189,6 +189,10 @@ extension Flowchart {
     precondition(node.kind == .dispatch, "a dispatch")
     let plan = graph.dispatches[Int(node.alternative)]
     var context = original
+    if let whole = plan.wholeMerge(Context.self) {
+      try whole(&context, branches, original)
+      return context
+    }
     for branch in branches {
       try plan.merge(branch, original: original, into: &context)
     }
