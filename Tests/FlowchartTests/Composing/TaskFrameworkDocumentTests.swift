@@ -247,9 +247,13 @@ struct TaskFrameworkDocumentTests {
         Branch("B", after: ["A"]) { Self.task("B", fails: true) }
       }
     }
-    let handle = chart.start(with: Work())
+    // Started paused and subscribed before it goes on, so the stream sees every event
+    // however fast the run would otherwise end.
+    let handle = chart.start(with: Work(), isPaused: true)
+    let events = handle.events()
+    handle.resume()
     var lines: [String] = []
-    for await event in handle.events() {
+    for await event in events {
       switch event.kind {
       case .stateDecided, .stateFailed, .runFailed: lines.append(event.line)
       default: break
