@@ -64,16 +64,19 @@ struct RunOverlayFileTests {
     let fromFile = try RunOverlay(records: records, chart: chart)
     #expect(fromFile.ending == .failed)
     #expect(fromFile.failure?.kind == "thrown error")
-    // A file names the state of each event: a dispatch's failure is told at the dispatch,
-    // where the log's error names the branch's state.
-    #expect(fromFile.states.mapValues(\.visits) == fromLog.states.mapValues(\.visits))
-    #expect(fromFile.states.mapValues(\.stop?.reason) == fromLog.states.mapValues(\.stop?.reason))
+    // The failure is told at the state inside the branch that threw, as the log tells it,
+    // not at the dispatch whose line reports it.
+    #expect(fromFile.failure == fromLog.failure)
+    #expect(fromFile.failure?.state.map { chart[$0].name } == "Send text")
+    #expect(fromFile.states == fromLog.states)
     #expect(fromFile.steps == fromLog.steps)
     #expect(fromFile.flowEnds == fromLog.flowEnds)
     #expect(fromFile.branches == fromLog.branches)
     #expect(fromFile.spans == fromLog.spans)
     #expect(
       chart.mermaidDescription(showing: fromFile) == chart.mermaidDescription(showing: fromLog))
+    #expect(chart.dotDescription(showing: fromFile) == chart.dotDescription(showing: fromLog))
+    #expect(chart.htmlReport(of: fromFile) == chart.htmlReport(of: fromLog))
     let text = chart.dotDescription(showing: fromFile)
     #expect(text.contains(#"s4 [label="Send text\n×1 · 0.000s\nfailed (thrown error): "#))
     #expect(text.contains(#"id="s4", class="failed""#))
@@ -88,6 +91,21 @@ struct RunOverlayFileTests {
     }
     #expect(error?.description.hasPrefix("line ") == true)
     #expect(error?.message.contains("is not a state of the chart") == true)
+  }
+
+  @Test func aFailureAtAStateNotOfTheChartIsAnErrorNamingTheLine() throws {
+    var record = RunLogFile.Record(
+      line: 3, text: "  0.000s  'Paid?' failed", time: 0, flow: 0, state: "Paid?")
+    record.event = "failed"
+    record.stateIndex = 0
+    record.errorStateIndex = 99
+    let error = #expect(throws: RunLogFile.ReadingError.self) {
+      try RunOverlay(records: [record], chart: try shop())
+    }
+    #expect(
+      error?.description
+        == "line 3: the error's state 99 is not a state of the chart (it has 8 states): draw a run log on the chart that ran it"
+    )
   }
 
   @Test func aFileWithoutEventsIsAnErrorThatSaysWhy() {

@@ -9,7 +9,8 @@
 ///   (`×3 · 0.900s`); a state where a flow stopped, a line with the kind and the reason
 ///   (`failed (thrown): …`, cut at 60 characters); a dispatch's fork bar, how its
 ///   branches ended (`2 finished · 1 failed · 0 skipped`, and `· n cancelled` when any
-///   were).
+///   were). Once the run is over, a branch that never started (one a failing dispatch
+///   left) counts as skipped.
 /// - An arrow the run followed is `taken`, its label followed by how many times when more
 ///   than once (`yes ×2`); an exit never followed is faded; a prerequisite arrow is drawn
 ///   as without a run.
@@ -38,6 +39,11 @@ struct RunMarks {
 
   /// What `run` shows on `diagram`.
   init(_ run: RunOverlay, on diagram: Diagram) {
+    // How many branches each dispatch has: its arrows that start a branch.
+    var branchCounts: [Int32: Int] = [:]
+    for arrow in diagram.arrows {
+      if arrow.exit?.branch != nil { branchCounts[arrow.from.state, default: 0] += 1 }
+    }
     for box in diagram.boxes {
       let id = StateID(box.state)
       let marks = run.states[id]
@@ -67,7 +73,17 @@ struct RunMarks {
         } else {
           boxClass = .unreached
         }
-        if box.shape == .fork, !run.marksGaps, let tally = run.branches[id] {
+        if box.shape == .fork, !run.marksGaps, let marks,
+          var tally = run.branches[id]
+            ?? (run.ending == .unfinished ? nil : RunOverlay.BranchTally())
+        {
+          if run.ending != .unfinished {
+            // Branches that never started and that no event reports (those a failing
+            // dispatch left unstarted) are skipped: the run is over, they will not start.
+            let accounted = tally.started + tally.skipped + tally.cancelledBeforeStart
+            let expected = (branchCounts[box.state] ?? 0) * marks.visits
+            tally.skipped += max(0, expected - accounted)
+          }
           var parts = [
             "\(tally.finished) finished", "\(tally.failed) failed", "\(tally.skipped) skipped",
           ]

@@ -86,6 +86,10 @@ public struct RunOverlay: Sendable {
     public var cancelled = 0
     /// How many times the dispatch joined its branches (and went on).
     public var joins = 0
+    /// Branches that started (whatever their end).
+    public var started = 0
+    /// Branches cancelled before they started, among ``cancelled``.
+    var cancelledBeforeStart = 0
 
     /// A tally of no branch.
     public init() {}
@@ -341,7 +345,7 @@ public struct RunOverlay: Sendable {
       _ = target
       flows[flow, default: FlowPlace()].leaving = (state, nil, true)
     case .branchStarted(let index):
-      if branches[state] == nil { branches[state] = BranchTally() }
+      branches[state, default: BranchTally()].started += 1
       running[state, default: [:]][index] = (flow, false)
       var place = FlowPlace()
       place.leaving = (state, .branch(index), false)
@@ -361,6 +365,7 @@ public struct RunOverlay: Sendable {
     case .branchCancelled(let index):
       if running[state]?[index] == nil {
         branches[state, default: BranchTally()].cancelled += 1
+        branches[state, default: BranchTally()].cancelledBeforeStart += 1
       } else {
         count((state, index), \.cancelled)
       }

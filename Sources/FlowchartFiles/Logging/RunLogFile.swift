@@ -60,6 +60,11 @@ public final class RunLogFile: RunLogSink {
     /// Why, without the path, for `failed`, `runFailed`, `branchFailed`, `attemptFailed`
     /// and `caught`.
     public var reason: String?
+    /// The state where the error happened (`StateID.index`), for `failed`, `runFailed`
+    /// and `branchFailed`: the state inside the branch that failed, where ``stateIndex`` is
+    /// the dispatch that reports it. `nil` for an error before any state, or in a file
+    /// written before it was recorded.
+    public var errorStateIndex: Int?
 
     /// A record of the line numbered `line`.
     public init(
@@ -139,6 +144,7 @@ public final class RunLogFile: RunLogSink {
     private mutating func setError(_ error: RunError) {
       errorKind = error.kind.description
       reason = RunOverlay.Failure(error).reason
+      errorStateIndex = error.state?.index
     }
   }
 

@@ -36,6 +36,15 @@ extension RunOverlay {
           )
         }
       }
+      if let chart, let errorState = entry.errorStateIndex,
+        !chart.states.contains(StateID(errorState))
+      {
+        throw RunLogFile.ReadingError(
+          line: entry.line,
+          message:
+            "the error's state \(errorState) is not a state of the chart (it has \(chart.states.count) states): draw a run log on the chart that ran it"
+        )
+      }
       let time = Duration.seconds(entry.time ?? 0)
       let flow = entry.flow ?? 0
       let happening: Happening
@@ -91,9 +100,13 @@ extension RunOverlay {
     }
   }
 
-  /// The failure a `failed` or `runFailed` record tells.
+  /// The failure a `failed` or `runFailed` record tells: at the state where the error
+  /// happened (inside a branch, for a dispatch's), as the run's own log tells it, or at
+  /// the record's state for a file that does not say.
   private static func failure(of record: RunLogFile.Record, at state: StateID?) -> Failure {
-    Failure(state: state, kind: record.errorKind ?? "", reason: record.reason ?? record.text)
+    Failure(
+      state: record.errorStateIndex.map(StateID.init) ?? state, kind: record.errorKind ?? "",
+      reason: record.reason ?? record.text)
   }
 }
 

@@ -206,7 +206,7 @@ struct RunDiagramTests {
       flowchart TD
         s0["Plan<br>×2 · 0.200s"]
         s1{"Booked?<br>×2 · 0.000s"}
-        s2["Book<br>×1 · 0.500s<br>failed (thrown error): it threw FlowchartTests.SoldOut().<br>1 finished · 1 failed · 0 skipped"]
+        s2["Book<br>×1 · 0.500s<br>failed (thrown error): it threw FlowchartTests.SoldOut().<br>1 finished · 1 failed · 1 skipped"]
         s2_join[" "]
         s3["Reserve room<br>×1 · 0.200s"]
         s4["Buy ticket<br>×1 · 0.300s<br>failed (thrown error): it threw FlowchartTests.SoldOut()."]
@@ -250,7 +250,7 @@ struct RunDiagramTests {
         node [shape=box];
         s0 [label="Plan\n×2 · 0.200s", id="s0", class="entered", style=filled, fillcolor="#d8f0d8", color="#2e7d32"];
         s1 [label="Booked?\n×2 · 0.000s", shape=diamond, id="s1", class="entered", style=filled, fillcolor="#d8f0d8", color="#2e7d32"];
-        s2 [label="Book\n×1 · 0.500s\nfailed (thrown error): it threw FlowchartTests.SoldOut().\n1 finished · 1 failed · 0 skipped", style=filled, fillcolor=black, fontcolor=white, height=0.3, id="s2", class="failed", fillcolor="#c62828", penwidth=3, tooltip="The run stopped at action 'Buy ticket' (FlowchartTests/RunDiagramTests.swift:33): it threw FlowchartTests.SoldOut()."];
+        s2 [label="Book\n×1 · 0.500s\nfailed (thrown error): it threw FlowchartTests.SoldOut().\n1 finished · 1 failed · 1 skipped", style=filled, fillcolor=black, fontcolor=white, height=0.3, id="s2", class="failed", fillcolor="#c62828", penwidth=3, tooltip="The run stopped at action 'Buy ticket' (FlowchartTests/RunDiagramTests.swift:33): it threw FlowchartTests.SoldOut()."];
         s2_join [label="", style=filled, fillcolor=black, fontcolor=white, height=0.08, width=1.5, id="s2_join", class="unreached", fillcolor="#cccccc", color="#cccccc"];
         s3 [label="Reserve room\n×1 · 0.200s", id="s3", class="entered", style=filled, fillcolor="#d8f0d8", color="#2e7d32"];
         s4 [label="Buy ticket\n×1 · 0.300s\nfailed (thrown error): it threw FlowchartTests.SoldOut().", id="s4", class="failed", style=filled, fillcolor="#f8d0d0", color="#c62828", penwidth=3, tooltip="The run stopped at action 'Buy ticket' (FlowchartTests/RunDiagramTests.swift:33): it threw FlowchartTests.SoldOut()."];
