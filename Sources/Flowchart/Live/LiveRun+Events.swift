@@ -43,9 +43,10 @@ extension LiveRun {
     _ tag: EventTag, value: Int32 = 0, payload: RunEvent.Kind? = nil, at state: Int32,
     flow: Int32, context: borrowing C
   ) {
+    guard let logging else { return }
     var changes: [String] = []
     if let context = copy context as? Context {
-      let before = loggedContexts.withLock { contexts in
+      let before = logging.contexts.withLock { contexts in
         defer { contexts[flow] = context }
         return contexts[flow]
       }
@@ -58,7 +59,9 @@ extension LiveRun {
         } else {
           publish(tag, value: value, at: state, flow: flow, in: &locked)
         }
-      locked.log?.append(contentsOf: changes.map { RunLog.continuation + $0 })
+      logging.recorder(in: &locked) {
+        $0.append(contentsOf: changes.map { RunLog.continuation + $0 })
+      }
       return reported
     }
     if reported.needsDelivery { deliver(reported, payload: payload) }
@@ -125,9 +128,10 @@ extension LiveRun {
     _ record: EventRecord, payload: RunEvent.Kind?, logging suffix: String = "",
     in locked: inout LiveRunState, reported: inout ReportedEvent
   ) {
-    if locked.log != nil {
-      locked.log?.record(self.event(from: record, payload: payload), suffix: suffix)
-      reported.logs = logSink != nil
+    if let logging {
+      let event = self.event(from: record, payload: payload)
+      logging.recorder(in: &locked) { $0.record(event, suffix: suffix) }
+      reported.logs = logging.sink != nil
     }
     if observer != nil { reported.observed = record }
   }
@@ -250,18 +254,18 @@ extension LiveRun {
   /// may call the handle: the session checks for lines after the sink returns, and ends only
   /// when it finds none, under the run's lock, so no line is left behind.
   private func writeLog() {
-    guard let logSink else { return }
+    guard let logging, let logSink = logging.sink else { return }
     if let writing = RunLogWriting.current, writing.run == ObjectIdentifier(self),
-      state.withLock({ $0.log?.session == writing.session })
+      state.withLock({ logging.recorder(in: &$0) { $0.session } == writing.session })
     {
       return
     }
-    logWriting.withLock { _ in
-      guard let session = state.withLock({ $0.log?.beginSession() }) else { return }
+    logging.writing.withLock { _ in
+      let session = state.withLock { logging.recorder(in: &$0) { $0.beginSession() } }
       RunLogWriting.$current.withValue(RunLogWriting(run: ObjectIdentifier(self), session: session))
       {
         while true {
-          let lines = state.withLock { $0.log?.takePending() ?? [] }
+          let lines = state.withLock { logging.recorder(in: &$0) { $0.takePending() } }
           if lines.isEmpty { return }
           for line in lines { logSink.write(line) }
         }

@@ -19,8 +19,6 @@ struct LiveRunState {
   /// flow enters next, at the same boundary, reports the same time rather than read the
   /// clock again.
   var lastDecision: (flow: Int32, time: Duration)?
-  /// The run log, when one was asked for.
-  var log: RunLogRecorder?
 
   /// Raises or lowers every control's paused flag: an atomic store that calls nothing, made
   /// under the lock so that the flags always agree with the machine.
@@ -44,14 +42,9 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
 
   let graph: Graph<Context>
   let observer: RunObserver?
-  /// For a logged run: the context each flow had after its last state, to show what the
-  /// next one changed.
-  let loggedContexts: Lock<[Int32: Context]>
-  let isLogged: Bool
-  /// Where a logged run writes each line of its log, and the lock that lets one flow at a
-  /// time write (see ``writeLog()``).
-  let logSink: (any RunLogSink)?
-  let logWriting = Lock(())
+  /// Everything only a logged run needs, in one allocation that a run nobody logs does not
+  /// make (it pays for this reference only).
+  let logging: LiveRunLogging<Context>?
   /// Whether the run makes each event as it reports it: it has an observer or a log.
   let isExpected: Bool
   /// Time since the run started, by the run's clock.
@@ -72,16 +65,18 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
     self.graph = graph
     self.observer = observer
     self.elapsed = elapsed
-    var state = State(machine: LiveRunStateMachine(isPaused: isPaused))
-    if loggedContext != nil { state.log = RunLogRecorder(options) }
-    logSink = loggedContext != nil ? options.sink : nil
-    isLogged = loggedContext != nil
+    logging = loggedContext.map { LiveRunLogging(context: $0, options: options) }
     isExpected = observer != nil || loggedContext != nil
-    loggedContexts = Lock(loggedContext.map { [0: $0] } ?? [:])
-    self.state = Lock(state)
+    state = Lock(State(machine: LiveRunStateMachine(isPaused: isPaused)))
   }
 
-  var log: RunLog { state.withLock { $0.log?.log ?? RunLog(lines: []) } }
+  /// Whether the run keeps a log.
+  var isLogged: Bool { logging != nil }
+
+  var log: RunLog {
+    guard let logging else { return RunLog(lines: []) }
+    return state.withLock { logging.recorder(in: &$0) { $0.log } }
+  }
 
   /// A live run's result, and who awaits it.
   private struct Ending {
@@ -299,15 +294,15 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
       )
     }
     if reported.needsDelivery { deliver(reported) }
-    if isLogged, let context = copy context as? Context {
-      loggedContexts.withLock { $0[branch] = context }
+    if let logging, let context = copy context as? Context {
+      logging.contexts.withLock { $0[branch] = context }
     }
     return branch
   }
 
   func branchEnded(_ index: Int, of dispatch: Int32, flow: Int32) {
     emit(.branchEnded(index), at: dispatch, flow: flow) { $0.machine.endBranch(flow) }
-    if isLogged { loggedContexts.withLock { $0[flow] = nil } }
+    if let logging { logging.contexts.withLock { $0[flow] = nil } }
   }
 
   func dispatchJoined(_ state: Int32, flow: Int32) {
@@ -471,3 +466,49 @@ extension LiveRun {
     perform(state.withLock { $0.machine.abandon() })
   }
 }
+
+// MARK: - Logging
+
+/// What only a logged run needs: its log's recorder, its sink and the lock that lets one
+/// flow at a time write to it, and each flow's last context. A run nobody logs makes none of
+/// it, and holds one `nil` reference.
+///
+/// The recorder is part of the run's state: it is read and changed only under the run's
+/// lock (``LiveRun/state``), as it was when ``LiveRunState`` held it, and it lives here only
+/// so that a run nobody logs does not carry its bytes in that lock's buffer.
+final class LiveRunLogging<Context: Sendable> {
+  /// Where the run writes each line of its log, if anywhere.
+  let sink: (any RunLogSink)?
+  /// The lock that lets one flow at a time hand the sink its lines (see
+  /// `LiveRun.writeLog()`).
+  let writing = Lock(())
+  /// The context each flow had after its last state, to show what the next one changed.
+  let contexts: Lock<[Int32: Context]>
+  /// The log: only under the run's lock, through ``recorder(in:_:)``.
+  private var _recorder: RunLogRecorder
+
+  init(context: Context, options: RunLog.Options) {
+    sink = options.sink
+    contexts = Lock([0: context])
+    _recorder = RunLogRecorder(options)
+  }
+
+  /// Runs `body` with the log's recorder. `locked` is the run's state, passed by the
+  /// closure of the run's `state.withLock`: only there can the caller have it to pass, so
+  /// the recorder is touched under the run's lock.
+  @inline(__always)
+  func recorder<Result>(
+    in locked: inout LiveRunState, _ body: (inout RunLogRecorder) -> Result
+  ) -> Result {
+    body(&_recorder)
+  }
+}
+
+// `LiveRunLogging` is `Sendable` though it has a `var`: `sink` is a `Sendable` existential and
+// `writing` and `contexts` are locks of `Sendable` values (`Context: Sendable`), all `let`;
+// `_recorder` is private and read or changed only in `recorder(in:_:)`, whose every caller
+// (in `LiveRun.swift` and `LiveRun+Events.swift`) is inside the closure of the run's
+// `state.withLock` and passes that closure's `inout LiveRunState` (the mutex is held for the
+// whole access, so no two threads touch the recorder at once, and the mutex orders each
+// access after the one before). Each `LiveRunLogging` belongs to one run.
+extension LiveRunLogging: @unchecked Sendable {}
