@@ -89,6 +89,22 @@ struct LiveParkingTests {
     }
   }
 
+  @Test func onlyALoggedRunMakesTheLogsParts() async throws {
+    // A parked run nobody logs holds one `nil` reference for its log (see BENCHMARKS.md).
+    let plain = try chart().start(with: Tally(), isPaused: true)
+    let logged = try chart().start(with: Tally(), isPaused: true, isLogged: true)
+    #expect(plain.run.logging == nil)
+    #expect(plain.log.lines.isEmpty)
+    #expect(logged.run.logging != nil)
+    for handle in [plain, logged] {
+      _ = await handle.resumeUntilWaiting()
+      try handle.send(1, to: "Answer")
+      _ = try await handle.result
+    }
+    #expect(plain.log.lines.isEmpty)
+    #expect(logged.log.lines.contains { $0.hasSuffix("'Answer' waits for input") })
+  }
+
   @Test func aRunWaitingAtItsTopLevelHoldsNoTaskButOneWaitingInABranchDoes() async throws {
     let handle = try chart().start(with: Tally(), isPaused: true)
     _ = await handle.resumeUntilWaiting()
