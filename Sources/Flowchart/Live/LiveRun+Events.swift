@@ -260,7 +260,8 @@ extension LiveRun {
     {
       return
     }
-    logging.writing.withLock { _ in
+    logging.writing.withLock { sessions in
+      sessions &+= 1
       let session = state.withLock { logging.recorder(in: &$0) { $0.beginSession() } }
       RunLogWriting.$current.withValue(RunLogWriting(run: ObjectIdentifier(self), session: session))
       {

@@ -480,8 +480,10 @@ final class LiveRunLogging<Context: Sendable> {
   /// Where the run writes each line of its log, if anywhere.
   let sink: (any RunLogSink)?
   /// The lock that lets one flow at a time hand the sink its lines (see
-  /// `LiveRun.writeLog()`).
-  let writing = Lock(())
+  /// `LiveRun.writeLog()`), holding how many writing sessions have run. It holds a count
+  /// rather than nothing: ThreadSanitizer reported the header access of a `Lock<Void>`'s
+  /// zero-sized value, outside the mutex, as racing with the access inside it.
+  let writing = Lock(0)
   /// The context each flow had after its last state, to show what the next one changed.
   let contexts: Lock<[Int32: Context]>
   /// The log: only under the run's lock, through ``recorder(in:_:)``.
