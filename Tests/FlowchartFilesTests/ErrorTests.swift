@@ -112,6 +112,22 @@ struct ErrorTests {
     #expect(found.first?.contains(expected) == true, "\(found)")
   }
 
+  @Test(arguments: [
+    (
+      "{\"flowchart\": [{\"action\": \"A\" \"final\": true}, {\"goTo\": \"Nowhere\"}]}",
+      ChartSyntax.json
+    ),
+    ("<flowchart><action name=\"A\"></flowchart><goTo state=\"Nowhere\"/>", ChartSyntax.xml),
+  ])
+  func aSyntaxErrorSaysItHidesWhatComesAfterIt(text: String, syntax: ChartSyntax) {
+    let found = problems { () throws(DefinitionError) in _ = try parse(text, syntax) }
+    #expect(found.count == 1)
+    #expect(
+      found.first?.hasSuffix(
+        "Reading stops at a syntax error: fix it to see any problem after it.") == true,
+      "\(found)")
+  }
+
   @Test func deepNestingIsRefusedWithoutOverflowingTheStack() {
     let depth = 100_000
     let json = String(repeating: "[", count: depth) + String(repeating: "]", count: depth)

@@ -31,7 +31,12 @@ extension ChartFile {
         problems = builder.problems
       }
     } catch {
-      problems.malformed(error.message, at: error.location)
+      // A syntax error ends the reading, so it hides whatever problems come after it: say so.
+      problems.malformed(
+        error.message
+          + (error.hidesWhatFollows
+            ? " Reading stops at a syntax error: fix it to see any problem after it." : ""),
+        at: error.location)
       throw problems.error(path: path)
     }
     guard problems.isEmpty else {

@@ -57,6 +57,10 @@ struct JSONNode {
 struct SyntaxError: Error {
   var message: String
   var location: SourceLocation
+  /// Whether the error stands in the middle of the text, so that reading stopped before
+  /// whatever follows it (a missing comma, a tag that does not match), which a chart file's
+  /// message then says; not an empty, truncated or wrongly encoded file.
+  var hidesWhatFollows = false
 }
 
 /// Parses JSON text (RFC 8259): into a ``JSONNode`` tree that records the line and column of
@@ -222,8 +226,8 @@ struct JSONParser<Builder: JSONValueBuilder>: ~Copyable {
     SourceLocation(fileID: path, line: line, column: column)
   }
 
-  private func fail(_ message: String) -> SyntaxError {
-    SyntaxError(message: message, location: location)
+  private func fail(_ message: String, hidesWhatFollows: Bool = false) -> SyntaxError {
+    SyntaxError(message: message, location: location, hidesWhatFollows: hidesWhatFollows)
   }
 
   private mutating func document() throws(SyntaxError) -> Builder.Value {
@@ -298,7 +302,7 @@ struct JSONParser<Builder: JSONValueBuilder>: ~Copyable {
     case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
       return Builder.number(try parseNumber(), at: start)
     default:
-      throw fail("Expected a value, found \(describeNext()).")
+      throw fail("Expected a value, found \(describeNext()).", hidesWhatFollows: true)
     }
   }
 
@@ -313,7 +317,8 @@ struct JSONParser<Builder: JSONValueBuilder>: ~Copyable {
       }
     }
     guard matches else {
-      throw SyntaxError(message: "Expected '\(word)' or another value.", location: start)
+      throw SyntaxError(
+        message: "Expected '\(word)' or another value.", location: start, hidesWhatFollows: true)
     }
     offset += count
     column += count
@@ -354,7 +359,9 @@ struct JSONParser<Builder: JSONValueBuilder>: ~Copyable {
     var members = Builder.emptyMembers()
     try container("object", closing: "}", at: start) { reader throws(SyntaxError) in
       guard reader.bytes[reader.offset] == UInt8(ascii: "\"") else {
-        throw reader.fail("Expected a key in double quotes, found \(reader.describeNext()).")
+        throw reader.fail(
+          "Expected a key in double quotes, found \(reader.describeNext()).", hidesWhatFollows: true
+        )
       }
       let keyLocation = reader.location
       let key = try reader.parseString()
@@ -367,8 +374,8 @@ struct JSONParser<Builder: JSONValueBuilder>: ~Copyable {
       guard reader.offset < reader.bytes.count, reader.bytes[reader.offset] == UInt8(ascii: ":")
       else {
         throw reader.fail(
-          "Expected ':' after the key \"\(JSONReader.clipped(key))\", found \(reader.describeNext())."
-        )
+          "Expected ':' after the key \"\(JSONReader.clipped(key))\", found \(reader.describeNext()).",
+          hidesWhatFollows: true)
       }
       reader.advance()
       reader.skipWhitespace()
@@ -404,7 +411,9 @@ struct JSONParser<Builder: JSONValueBuilder>: ~Copyable {
         continue
       }
       guard bytes[offset] == close else {
-        throw fail("Expected ',' or '\(closing)' in an \(what), found \(describeNext()).")
+        throw fail(
+          "Expected ',' or '\(closing)' in an \(what), found \(describeNext()).",
+          hidesWhatFollows: true)
       }
       advance()
       depth -= 1

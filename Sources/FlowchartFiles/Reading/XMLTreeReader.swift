@@ -69,7 +69,8 @@ enum XMLTreeReader {
         message: bytes.isEmpty
           ? "The file is empty: write a <flowchart> element."
           : "The XML is not well-formed: \(describe(parser.parserError)).",
-        location: SourceLocation(fileID: path, line: line, column: column))
+        location: SourceLocation(fileID: path, line: line, column: column),
+        hidesWhatFollows: !bytes.isEmpty)
     }
     return root
   }
@@ -283,7 +284,8 @@ private final class TreeBuilder: NSObject, XMLParserDelegate {
     error = SyntaxError(
       message: "The XML is not well-formed: \(XMLTreeReader.describe(parseError)).",
       location: SourceLocation(
-        fileID: path, line: max(1, parser.lineNumber), column: max(1, parser.columnNumber)))
+        fileID: path, line: max(1, parser.lineNumber), column: max(1, parser.columnNumber)),
+      hidesWhatFollows: true)
     parser.abortParsing()
   }
 
