@@ -56,6 +56,20 @@ extension Tool {
     return try file.flowchart(handlers: handlers)
   }
 
+  /// Loads the chart at `path` as ``load(_:decisions:)`` does; if it cannot, writes its
+  /// problems to `outcome` (see ``report(_:to:)``), marks the outcome failed and returns nil.
+  static func load(
+    _ path: String, decisions: InnerDecisions? = nil, reportingTo outcome: inout Outcome
+  ) -> Flowchart<ChartValue>? {
+    do {
+      return try load(path, decisions: decisions)
+    } catch {
+      report(error, to: &outcome)
+      outcome.exitCode = .failure
+      return nil
+    }
+  }
+
   /// What runs in place of the Swift code a file names, which the tool does not have: an
   /// action does nothing, a merge keeps the context as it is, and a condition or a multiple
   /// condition stops the run with ``CodeNeeded``, unless `--decide` forces its decision

@@ -55,14 +55,7 @@ extension Tool {
   /// drawn on it.
   static func diagram(_ path: String, run logPath: String, isDOT: Bool) -> Outcome {
     var outcome = Outcome()
-    let chart: Flowchart<ChartValue>
-    do {
-      chart = try load(path)
-    } catch {
-      report(error, to: &outcome)
-      outcome.exitCode = .failure
-      return outcome
-    }
+    guard let chart = load(path, reportingTo: &outcome) else { return outcome }
     do {
       let records: [RunLogFile.Record]
       do {

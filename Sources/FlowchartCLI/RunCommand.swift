@@ -32,15 +32,8 @@ extension Tool {
       outcome.exitCode = .usageError
       return outcome
     }
-    let chart: Flowchart<ChartValue>
     let inner = InnerDecisions()
-    do {
-      chart = try load(path, decisions: inner)
-    } catch {
-      report(error, to: &outcome)
-      outcome.exitCode = .failure
-      return outcome
-    }
+    guard let chart = load(path, decisions: inner, reportingTo: &outcome) else { return outcome }
     return await run(
       chart, inner: inner, context: context, decisions: forcedNames, inputs: sent,
       stepLimit: stepLimit, log: log, files: files, output: output)

@@ -52,14 +52,7 @@ extension Tool {
   /// `flowchart export <file> --asl [--resources <file>]`.
   static func exportChart(_ path: String, resourcesPath: String?) -> Outcome {
     var outcome = Outcome()
-    let chart: Flowchart<ChartValue>
-    do {
-      chart = try load(path)
-    } catch {
-      report(error, to: &outcome)
-      outcome.exitCode = .failure
-      return outcome
-    }
+    guard let chart = load(path, reportingTo: &outcome) else { return outcome }
     var resources = StepFunctionsResources.localQueue
     if let resourcesPath {
       do {
@@ -85,14 +78,7 @@ extension Tool {
   /// `flowchart handle <file> [--payload <json>]`.
   static func handleTask(_ path: String, payload payloadText: String?) async -> Outcome {
     var outcome = Outcome()
-    let chart: Flowchart<ChartValue>
-    do {
-      chart = try load(path)
-    } catch {
-      report(error, to: &outcome)
-      outcome.exitCode = .failure
-      return outcome
-    }
+    guard let chart = load(path, reportingTo: &outcome) else { return outcome }
     let text =
       payloadText ?? String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
     let payload: ChartValue

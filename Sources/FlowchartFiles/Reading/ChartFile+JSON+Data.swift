@@ -47,13 +47,8 @@ extension JSONChartBuilder {
     switch member.key {
     case "equal", "less", "greater":
       guard let (path, value) = comparison(member.value, what: member.key) else { return nil }
-      let kind: ChartTest.Kind =
-        switch member.key {
-        case "equal": .equal(path: path, value: value)
-        case "less": .less(path: path, value: value)
-        default: .greater(path: path, value: value)
-        }
-      return ChartTest(kind, at: location)
+      return ChartTest(
+        ChartVocabulary.comparison(member.key, path: path, value: value), at: location)
     case "present":
       guard let path = string(member.value, what: "\"present\"") else { return nil }
       return ChartTest(.present(path: path), at: location)

@@ -79,9 +79,7 @@ struct JSONChartBuilder {
   mutating func block(_ node: JSONNode, depth: Int, what: String) -> [ChartNode] {
     guard let elements = array(node, "\(what) is an array of states") else { return [] }
     guard depth <= maximumStateDepth else {
-      problems.malformed(
-        "States nest more than \(maximumStateDepth) levels deep here: flatten the chart with goTo arrows, or split it.",
-        at: node.location)
+      problems.statesTooDeep(at: node.location)
       return []
     }
     return elements.compactMap { statement($0, depth: depth) }

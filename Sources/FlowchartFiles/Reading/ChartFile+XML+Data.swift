@@ -106,13 +106,7 @@ extension XMLChartBuilder {
       guard let path = required("path", of: element), let value = value(of: element) else {
         return nil
       }
-      let kind: ChartTest.Kind =
-        switch element.name {
-        case "equal": .equal(path: path, value: value)
-        case "less": .less(path: path, value: value)
-        default: .greater(path: path, value: value)
-        }
-      return ChartTest(kind, at: at)
+      return ChartTest(ChartVocabulary.comparison(element.name, path: path, value: value), at: at)
     case "present":
       check(element, attributes: ["path"], text: false, children: false)
       guard let path = required("path", of: element) else { return nil }

@@ -178,11 +178,7 @@ struct XMLChartBuilder {
 
   mutating func block(_ elements: [XMLElementNode], depth: Int) -> [ChartNode] {
     guard depth <= maximumStateDepth else {
-      if let first = elements.first {
-        problems.malformed(
-          "States nest more than \(maximumStateDepth) levels deep here: flatten the chart with goTo arrows, or split it.",
-          at: first.location)
-      }
+      if let first = elements.first { problems.statesTooDeep(at: first.location) }
       return []
     }
     return elements.compactMap { statement($0, depth: depth) }

@@ -10,6 +10,18 @@ enum ChartVocabulary {
   ]
   /// The built-in tests.
   static let tests = ["equal", "less", "greater", "present", "matches", "all", "any", "not"]
+
+  /// The comparison test `name` (`equal`, `less` or `greater`) of the value at `path` with
+  /// `value`; both readers call it only with these three names.
+  static func comparison(
+    _ name: String, path: String, value: ChartValue
+  ) -> ChartTest.Kind {
+    switch name {
+    case "equal": .equal(path: path, value: value)
+    case "less": .less(path: path, value: value)
+    default: .greater(path: path, value: value)
+    }
+  }
 }
 
 extension ProblemList {

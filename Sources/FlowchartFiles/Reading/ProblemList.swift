@@ -22,6 +22,14 @@ struct ProblemList {
     add(.malformedFile, message, at: location, name: name)
   }
 
+  /// Records a block at `location` whose states nest more than ``maximumStateDepth`` levels
+  /// deep, as both readers say it.
+  mutating func statesTooDeep(at location: SourceLocation) {
+    malformed(
+      "States nest more than \(maximumStateDepth) levels deep here: flatten the chart with goTo arrows, or split it.",
+      at: location)
+  }
+
   /// The error for the chart in `path`, its problems sorted by file, line and column (a
   /// stable sort: problems at one place keep the order they were found in).
   func error(path: String) -> DefinitionError {
