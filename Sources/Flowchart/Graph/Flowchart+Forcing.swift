@@ -42,28 +42,12 @@ extension Flowchart {
         throw cannotDecide(index, choice, "only done")
       }
       let step: ObservedStep = isFinal ? .ended(.done) : .tookExit(0)
-      switch effect {
-      case .asynchronous(let run):
-        return (
-          .asyncAction,
-          AsyncActionBox<Context> { context in
-            observe(id, .entered)
-            _ = try pick.next()
-            try await run(&context)
-            observe(id, step)
-          }
-        )
-      case .synchronous(let run):
-        return (
-          .action,
-          ActionBox<Context> { context in
-            observe(id, .entered)
-            _ = try pick.next()
-            try run?(&context)
-            observe(id, step)
-          }
-        )
-      }
+      return forcedBox(
+        effect, values: Array(repeating: step, count: force.choices.count), pick: pick, state: id,
+        observe: observe, step: { $0 },
+        result: { _ in },
+        synchronous: { (.action, ActionBox<Context>($0)) },
+        asynchronous: { (.asyncAction, AsyncActionBox<Context>($0)) })
     case .condition, .asyncCondition, .callCondition:
       var answers: [Bool] = []
       for choice in force.choices {
@@ -76,30 +60,12 @@ extension Flowchart {
         case .decision, .exit: throw cannotDecide(index, choice, "yes or no")
         }
       }
-      switch effect {
-      case .asynchronous(let run):
-        return (
-          .asyncCondition,
-          AsyncConditionBox<Context> { [answers] context in
-            observe(id, .entered)
-            let answer = answers[try pick.next()]
-            try await run(&context)
-            observe(id, Self.step(answer, isFinal: isFinal))
-            return answer
-          }
-        )
-      case .synchronous(let run):
-        return (
-          .condition,
-          ConditionBox<Context> { [answers] context in
-            observe(id, .entered)
-            let answer = answers[try pick.next()]
-            try run?(&context)
-            observe(id, Self.step(answer, isFinal: isFinal))
-            return answer
-          }
-        )
-      }
+      return forcedBox(
+        effect, values: answers, pick: pick, state: id, observe: observe,
+        step: { Self.step($0, isFinal: isFinal) },
+        result: { $0 },
+        synchronous: { (.condition, ConditionBox<Context>($0)) },
+        asynchronous: { (.asyncCondition, AsyncConditionBox<Context>($0)) })
     case .select, .asyncSelect:
       var positions: [Int] = []
       let labels = graph.exits(of: index).map(\.label)
@@ -119,30 +85,11 @@ extension Flowchart {
         positions.append(position)
       }
       let targets = graph.storedExits(of: index).map(\.target)
-      switch effect {
-      case .asynchronous(let run):
-        return (
-          .asyncSelect,
-          AsyncSelectBox<Context> { [positions] context in
-            observe(id, .entered)
-            let position = positions[try pick.next()]
-            try await run(&context)
-            observe(id, .tookExit(position))
-            return targets[position]
-          }
-        )
-      case .synchronous(let run):
-        return (
-          .select,
-          SelectBox<Context> { [positions] context in
-            observe(id, .entered)
-            let position = positions[try pick.next()]
-            try run?(&context)
-            observe(id, .tookExit(position))
-            return targets[position]
-          }
-        )
-      }
+      return forcedBox(
+        effect, values: positions, pick: pick, state: id, observe: observe, step: { .tookExit($0) },
+        result: { targets[$0] },
+        synchronous: { (.select, SelectBox<Context>($0)) },
+        asynchronous: { (.asyncSelect, AsyncSelectBox<Context>($0)) })
     case .decideKey, .asyncDecideKey:
       var keys: [any Hashable & Sendable] = []
       for choice in force.choices {
@@ -155,30 +102,11 @@ extension Flowchart {
         }
         keys.append(key)
       }
-      switch effect {
-      case .asynchronous(let run):
-        return (
-          .asyncDecideKey,
-          AsyncDecideKeyBox<Context> { [keys] context in
-            observe(id, .entered)
-            let key = keys[try pick.next()]
-            try await run(&context)
-            observe(id, .ended(.key(key)))
-            return key
-          }
-        )
-      case .synchronous(let run):
-        return (
-          .decideKey,
-          DecideKeyBox<Context> { [keys] context in
-            observe(id, .entered)
-            let key = keys[try pick.next()]
-            try run?(&context)
-            observe(id, .ended(.key(key)))
-            return key
-          }
-        )
-      }
+      return forcedBox(
+        effect, values: keys, pick: pick, state: id, observe: observe, step: { .ended(.key($0)) },
+        result: { $0 },
+        synchronous: { (.decideKey, DecideKeyBox<Context>($0)) },
+        asynchronous: { (.asyncDecideKey, AsyncDecideKeyBox<Context>($0)) })
     case .modified:
       preconditionFailure("a modified node was replaced by the node it holds")
     case .dispatch:
@@ -187,6 +115,42 @@ extension Flowchart {
         message:
           "A script cannot force a decision on dispatch \(DisplayText.quoted(name: record.name)) (\(record.location)): a dispatch decides nothing, it runs its branches. Force the states of its branches instead."
       )
+    }
+  }
+
+  /// The kind and box of a forced state, from its effect: each attempt is observed entering,
+  /// takes the value of the choice the picker gives (`values`, by position), runs the effect,
+  /// is observed taking `step` of that value, and returns `result` of it. `synchronous` and
+  /// `asynchronous` make the box of the state's code kind from the attempt's closure.
+  private func forcedBox<Value: Sendable, Result>(
+    _ effect: ForcedEffect<Context>, values: [Value], pick: DecisionPicker, state id: StateID,
+    observe: @escaping @Sendable (StateID, ObservedStep) -> Void,
+    step: @escaping @Sendable (Value) -> ObservedStep,
+    result: @escaping @Sendable (Value) -> Result,
+    synchronous: (@escaping @Sendable (inout Context) throws -> Result) -> (
+      Node.Kind, any AnyObject & Sendable
+    ),
+    asynchronous: (@escaping @Sendable (inout Context) async throws -> Result) -> (
+      Node.Kind, any AnyObject & Sendable
+    )
+  ) -> (Node.Kind, any AnyObject & Sendable) {
+    switch effect {
+    case .asynchronous(let run):
+      return asynchronous { context in
+        observe(id, .entered)
+        let value = values[try pick.next()]
+        try await run(&context)
+        observe(id, step(value))
+        return result(value)
+      }
+    case .synchronous(let run):
+      return synchronous { context in
+        observe(id, .entered)
+        let value = values[try pick.next()]
+        try run?(&context)
+        observe(id, step(value))
+        return result(value)
+      }
     }
   }
 
