@@ -85,35 +85,12 @@ public struct TestClock: Clock, Sendable {
   ///
   /// - Throws: `CancellationError` when the task is cancelled before or while it sleeps.
   public func sleep(until deadline: Instant, tolerance: Swift.Duration? = nil) async throws {
-    let storage = storage
-    let id = storage.state.withLock { state in
-      state.nextID += 1
-      return state.nextID
-    }
-    // The handler runs at most while the operation runs: forget the cancellation it may
-    // have noted once the operation has returned.
-    defer { storage.state.withLock { _ = $0.cancelled.remove(id) } }
-    try await withTaskCancellationHandler {
-      try await withCheckedThrowingContinuation { (continuation: Continuation) in
-        let outcome = storage.state.withLock { state -> SleepOutcome in
-          if state.cancelled.remove(id) != nil { return .cancelled }
-          if deadline.offset <= state.now { return .due }
-          state.sleepers[id] = Sleeper(deadline: deadline.offset, continuation: continuation)
-          return .asleep(state.takeSatisfiedWaiters())
-        }
-        switch outcome {
-        case .cancelled: continuation.resume(throwing: CancellationError())
-        case .due: continuation.resume()
-        case .asleep(let waiters): for waiter in waiters { waiter.resume() }
-        }
-      }
-    } onCancel: {
-      let continuation = storage.state.withLock { state -> Continuation? in
-        if let sleeper = state.sleepers.removeValue(forKey: id) { return sleeper.continuation }
-        state.cancelled.insert(id)
-        return nil
-      }
-      continuation?.resume(throwing: CancellationError())
+    try await suspend { state, id, continuation in
+      if deadline.offset <= state.now { return .due }
+      state.sleepers[id] = Sleeper(deadline: deadline.offset, continuation: continuation)
+      return .asleep(state.takeSatisfiedWaiters())
+    } unregister: { state, id in
+      state.sleepers.removeValue(forKey: id)?.continuation
     }
   }
 
@@ -163,29 +140,46 @@ public struct TestClock: Clock, Sendable {
   ///
   /// - Throws: `CancellationError` when the waiting task is cancelled.
   public func waitForSleepers(_ count: Int = 1) async throws {
+    try await suspend { state, id, continuation in
+      if state.sleepers.count >= count { return .due }
+      state.waiters[id] = Waiter(count: count, continuation: continuation)
+      return .asleep([])
+    } unregister: { state, id in
+      state.waiters.removeValue(forKey: id)?.continuation
+    }
+  }
+
+  /// Suspends the task under a fresh id until someone resumes the continuation that
+  /// `register` keeps (under the lock, unless it finds the task due), or the task is
+  /// cancelled: then `unregister` gives the continuation back when it was kept, and a
+  /// cancellation before `register` ran is noted so that it throws at once.
+  private func suspend(
+    register: @escaping @Sendable (inout State, Int, Continuation) -> SleepOutcome,
+    unregister: @escaping @Sendable (inout State, Int) -> Continuation?
+  ) async throws {
     let storage = storage
     let id = storage.state.withLock { state in
       state.nextID += 1
       return state.nextID
     }
+    // The handler runs at most while the operation runs: forget the cancellation it may
+    // have noted once the operation has returned.
     defer { storage.state.withLock { _ = $0.cancelled.remove(id) } }
     try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { (continuation: Continuation) in
         let outcome = storage.state.withLock { state -> SleepOutcome in
           if state.cancelled.remove(id) != nil { return .cancelled }
-          if state.sleepers.count >= count { return .due }
-          state.waiters[id] = Waiter(count: count, continuation: continuation)
-          return .asleep([])
+          return register(&state, id, continuation)
         }
         switch outcome {
         case .cancelled: continuation.resume(throwing: CancellationError())
         case .due: continuation.resume()
-        case .asleep: break
+        case .asleep(let waiters): for waiter in waiters { waiter.resume() }
         }
       }
     } onCancel: {
       let continuation = storage.state.withLock { state -> Continuation? in
-        if let waiter = state.waiters.removeValue(forKey: id) { return waiter.continuation }
+        if let continuation = unregister(&state, id) { return continuation }
         state.cancelled.insert(id)
         return nil
       }

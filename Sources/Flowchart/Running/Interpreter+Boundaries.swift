@@ -113,7 +113,7 @@ extension Interpreter {
   func endFlow(at state: Int32, path: borrowing PathRecorder, control: RunControl) throws(RunError)
   {
     if _slowPath(control.isCancelled || Task.isCancelled) {
-      throw cancelledAfterFinalError(at: state, path: path)
+      throw cancellationError(at: state, path: path, finished: true)
     }
   }
 }

@@ -2,38 +2,47 @@
 // cancellation, a step limit, a branch's failure seen from the flow that dispatched it.
 
 extension Interpreter {
+  /// The error of a run cancelled before entering `state`, or (`finished`) while in it, when
+  /// `state` was final and then finished.
   @usableFromInline
-  func cancelledAfterFinalError(at state: Int32, path: borrowing PathRecorder) -> RunError {
+  func cancellationError(
+    at state: Int32, path: borrowing PathRecorder, finished: Bool = false
+  ) -> RunError {
     error(
       .cancelled, at: state, path: path,
-      reason: "The run was cancelled while in \(describe(state)), which then finished.")
+      reason: finished
+        ? "The run was cancelled while in \(describe(state)), which then finished."
+        : "The run was cancelled before entering \(describe(state)).")
   }
 
+  /// The error of a run that exceeded its step limit before entering `state`, or (`atJoin`)
+  /// when the branches of the dispatch `state`, joined to its flow's path, exceed it.
   @usableFromInline
-  func stepLimitError(at state: Int32, path: borrowing PathRecorder) -> RunError {
-    error(
+  func stepLimitError(
+    at state: Int32, path: borrowing PathRecorder, atJoin: Bool = false
+  ) -> RunError {
+    let limit = "The run exceeded its step limit of \(counted(stepLimit, "state"))"
+    return error(
       .stepLimitExceeded, at: state, path: path,
-      reason:
-        "The run exceeded its step limit of \(counted(stepLimit, "state")) before entering \(describe(state)). A cycle may never reach a final state, or the limit may be too low."
+      reason: atJoin
+        ? "\(limit) when the branches of \(describe(state)) joined: with them it entered \(counted(path.count, "state")). Raise the limit, or shorten the branches."
+        : "\(limit) before entering \(describe(state)). A cycle may never reach a final state, or the limit may be too low."
     )
   }
 
-  /// The error of a dispatch whose branches' paths, joined to its flow's, exceed the step
-  /// limit.
-  @usableFromInline
-  func stepLimitAtJoinError(at state: Int32, path: borrowing PathRecorder) -> RunError {
+  /// The error of an inner run (a subflow's or a map element's) that failed at `state`: the
+  /// inner error's kind, and its story after `failed`, inside this one's, with the inner
+  /// path named as the path in `pathIn`.
+  private func nested(
+    _ inner: RunError, at state: Int32, path: borrowing PathRecorder, failed: String,
+    pathIn: String
+  ) -> RunError {
     error(
-      .stepLimitExceeded, at: state, path: path,
+      inner.kind, at: state, path: path, underlyingError: inner,
+      unmatchedKey: inner.unmatchedKey,
       reason:
-        "The run exceeded its step limit of \(counted(stepLimit, "state")) when the branches of \(describe(state)) joined: with them it entered \(counted(path.count, "state")). Raise the limit, or shorten the branches."
+        "The run stopped at \(describe(state))\(failed): \(inner.reason) (Path in \(pathIn): \(Self.route(of: inner)).)"
     )
-  }
-
-  @usableFromInline
-  func cancellationError(at state: Int32, path: borrowing PathRecorder) -> RunError {
-    error(
-      .cancelled, at: state, path: path,
-      reason: "The run was cancelled before entering \(describe(state)).")
   }
 
   /// A branch's error, with the paths of the flows that dispatched it before its own,
@@ -83,22 +92,16 @@ extension Interpreter {
         reason: "The run was cancelled while in \(describe(state))\(then).")
     }
     if let inner = thrown as? RunError {
-      // A subflow's chart failed: the inner error's kind, and its story, inside this one's.
-      return error(
-        inner.kind, at: state, path: path, underlyingError: inner,
-        unmatchedKey: inner.unmatchedKey,
-        reason:
-          "The run stopped at \(describe(state)), whose chart failed: \(inner.reason) (Path in the subflow: \(Self.route(of: inner)).)"
-      )
+      // A subflow's chart failed.
+      return nested(
+        inner, at: state, path: path, failed: ", whose chart failed", pathIn: "the subflow")
     }
     if let failure = thrown as? MapElementFailure {
-      let inner = failure.error
-      return error(
-        inner.kind, at: state, path: path, underlyingError: inner,
-        unmatchedKey: inner.unmatchedKey,
-        reason:
-          "The run stopped at \(describe(state)): the run for element \(failure.index) (of \(failure.elementCount), counted from 0) failed: \(inner.reason) (Path in that run: \(Self.route(of: inner)).)"
-      )
+      return nested(
+        failure.error, at: state, path: path,
+        failed:
+          ": the run for element \(failure.index) (of \(failure.elementCount), counted from 0) failed",
+        pathIn: "that run")
     }
     if let problem = thrown as? SubflowWithoutYesOrNo {
       return error(

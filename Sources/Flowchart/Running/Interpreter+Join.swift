@@ -16,7 +16,7 @@ extension Interpreter {
     // The report's errors start where the dispatching flow started.
     let prefix = plan.report == nil || tally.failed.isEmpty ? [] : path.states
     for case let branch? in branches { path.append(branch.path) }
-    if path.isPastLimit { throw stepLimitAtJoinError(at: state, path: path) }
+    if path.isPastLimit { throw stepLimitError(at: state, path: path, atJoin: true) }
     if let whole = plan.wholeMerge(Context.self) {
       do {
         try whole(&context, branches.map { $0?.context }, original)

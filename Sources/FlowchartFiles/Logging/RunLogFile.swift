@@ -93,12 +93,8 @@ public final class RunLogFile: RunLogSink {
       switch event.kind {
       case .runStarted: self.event = "runStarted"
       case .stateEntered: self.event = "entered"
-      case .stateDecided(let decision):
-        self.event = "decided"
-        setDecision(decision)
-      case .stateFailed(let error):
-        self.event = "failed"
-        setError(error)
+      case .stateDecided(let decision): set("decided", decision: decision)
+      case .stateFailed(let error): set("failed", error: error)
       case .attemptFailed(_, let reason):
         self.event = "attemptFailed"
         self.reason = reason
@@ -111,24 +107,22 @@ public final class RunLogFile: RunLogSink {
       case .branchStarted(let index): (self.event, branch) = ("branchStarted", index)
       case .branchEnded(let index): (self.event, branch) = ("branchEnded", index)
       case .branchFailed(let index, let error):
-        (self.event, branch) = ("branchFailed", index)
-        setError(error)
+        branch = index
+        set("branchFailed", error: error)
       case .branchSkipped(let index): (self.event, branch) = ("branchSkipped", index)
       case .branchCancelled(let index): (self.event, branch) = ("branchCancelled", index)
       case .dispatchJoined: self.event = "dispatchJoined"
       case .waitingForInput: self.event = "waiting"
       case .paused: self.event = "paused"
       case .resumed: self.event = "resumed"
-      case .runFinished(let decision):
-        self.event = "runFinished"
-        setDecision(decision)
-      case .runFailed(let error):
-        self.event = "runFailed"
-        setError(error)
+      case .runFinished(let decision): set("runFinished", decision: decision)
+      case .runFailed(let error): set("runFailed", error: error)
       }
     }
 
-    private mutating func setDecision(_ decision: Decision) {
+    /// Sets `event`, and the fields of the decision it took.
+    private mutating func set(_ event: String, decision: Decision) {
+      self.event = event
       if decision == .yes {
         self.decision = "yes"
       } else if decision == .no {
@@ -141,7 +135,9 @@ public final class RunLogFile: RunLogSink {
       }
     }
 
-    private mutating func setError(_ error: RunError) {
+    /// Sets `event`, and the fields of the error it ended with.
+    private mutating func set(_ event: String, error: RunError) {
+      self.event = event
       errorKind = error.kind.description
       reason = RunOverlay.Failure(error).reason
       errorStateIndex = error.state?.index

@@ -5,10 +5,6 @@ struct JSONChartBuilder {
   let path: String
   var problems = ProblemList()
 
-  init(path: String) {
-    self.path = path
-  }
-
   /// The kinds of statement, by the key that names them.
   static let statementKeys = ChartVocabulary.statements
 

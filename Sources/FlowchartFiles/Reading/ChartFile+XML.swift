@@ -5,10 +5,6 @@ struct XMLChartBuilder {
   let path: String
   var problems = ProblemList()
 
-  init(path: String) {
-    self.path = path
-  }
-
   static let statementElements = ChartVocabulary.statements
   static let testElements = ChartVocabulary.tests
   /// Attributes the root may carry so that editors find the schema.
