@@ -89,6 +89,35 @@ struct HandlerTests {
     #expect(answer == ["context": ["done": ["pulse", "weight"]], "exit": "next"])
   }
 
+  @Test func mergeOfADataOnlyFileTakesEachBranchsChangedKeys() async throws {
+    // A data-only chart file's dispatch joins by each branch's changed keys (a merge of all
+    // the branches at once), which the merge step must apply as the run's join does.
+    let text = """
+      {"flowchart": [{"dispatch": "Fulfil", "final": true, "branches": [
+        {"name": "Reserve stock", "states": [{"action": "Reserve", "final": true,
+          "store": [{"path": "stock", "value": "reserved"}]}]},
+        {"name": "Charge card", "states": [{"action": "Charge", "final": true,
+          "store": [{"path": "payment", "value": "charged"}]}]}
+      ]}]}
+      """
+    let file = try ChartFile.parse(text, syntax: .json, path: "fulfil.json")
+    let chart = try file.flowchart(handlers: HandlerRegistry<ChartValue>())
+    let handler = StepFunctionsHandler(chart: chart, coding: .json)
+    let answer = try await handler.handle(
+      payload(
+        "Fulfil", 0,
+        [
+          "order": 7,
+          "flowchartBranches": [
+            ["order": 7, "stock": "reserved"], ["order": 7, "payment": "charged"],
+          ],
+        ],
+        step: "merge"))
+    #expect(answer[path: "context.stock"] == "reserved")
+    #expect(answer[path: "context.payment"] == "charged")
+    #expect(answer[path: "context.order"] == 7)
+  }
+
   @Test func catchRouteRunsItsHandlerWithTheCause() async throws {
     let chart = try fileChart("Samples/payment.json")
     let handler = StepFunctionsHandler(chart: chart, coding: .json)
