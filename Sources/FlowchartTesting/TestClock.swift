@@ -26,7 +26,7 @@ import Testing
 /// ``advance(by:sourceLocation:)`` is resumed before `advance` returns, but runs on when its executor
 /// schedules it: await what it does (its task's value, say) rather than assuming it has
 /// run. Cancelling a sleeping task wakes it at once with a `CancellationError`.
-public struct TestClock: Clock, Sendable {
+public struct TestClock: WallClockMapping, Sendable {
   /// A point on a test clock's timeline: how long after the clock's start it is.
   public struct Instant: InstantProtocol, Sendable, CustomStringConvertible {
     /// The time since the clock's start.
@@ -57,8 +57,22 @@ public struct TestClock: Clock, Sendable {
   /// The shared timeline.
   private let storage = Storage()
 
-  /// A clock at its start, with no sleepers.
-  public init() {}
+  /// The wall-clock time of the clock's start.
+  public let wallClockStart: WallClockTime
+
+  /// A clock at its start, with no sleepers, whose start is the wall-clock time
+  /// `wallClockStart` (by default 2026-01-01T00:00:00Z, so that a test's deadlines are the
+  /// same on every run).
+  public init(wallClockStart: WallClockTime = WallClockTime(secondsSince1970: 1_767_225_600)) {
+    self.wallClockStart = wallClockStart
+  }
+
+  /// The wall-clock time at ``now``: ``wallClockStart`` advanced by everything the test
+  /// advanced. It moves only with the clock, so a deadline a durable run carries as wall-clock
+  /// time comes back on the same test clock's timeline.
+  public var wallClockNow: WallClockTime {
+    wallClockStart.advanced(by: now.offset)
+  }
 
   /// The current instant: the start, advanced by everything the test advanced.
   public var now: Instant {

@@ -13,6 +13,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 // MARK: - Memory orders
 
@@ -137,6 +138,24 @@ static inline int flowchart_lock_lock(flowchart_lock *lock) {
 /// Releases the lock, which the calling thread holds; returns 0.
 static inline int flowchart_lock_unlock(flowchart_lock *lock) {
   return pthread_mutex_unlock(&lock->mutex);
+}
+
+// MARK: - Wall-clock time
+
+/// The system's wall-clock time (`CLOCK_REALTIME`): whole seconds since 1970-01-01 00:00:00 UTC
+/// in `*seconds`, and the nanoseconds past them in `*nanoseconds`. The core has no Foundation;
+/// this is what its `WallClockTime.now` reads. Returns 0, or -1 when the clock cannot be read
+/// (the outputs are then 0).
+static inline int flowchart_wall_clock_now(int64_t *seconds, int32_t *nanoseconds) {
+  struct timespec now;
+  if (clock_gettime(CLOCK_REALTIME, &now) != 0) {
+    *seconds = 0;
+    *nanoseconds = 0;
+    return -1;
+  }
+  *seconds = (int64_t)now.tv_sec;
+  *nanoseconds = (int32_t)now.tv_nsec;
+  return 0;
 }
 
 #endif  // CFLOWCHARTATOMICS_H

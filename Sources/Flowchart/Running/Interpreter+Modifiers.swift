@@ -64,9 +64,18 @@ private enum Recovery {
 /// carry no clock; a dispatch's branches inherit it.
 struct RunClock: Sendable {
   let sleep: @Sendable (Duration) async throws -> Void
+  /// The wall-clock time at the clock's `now`: its own, for a ``WallClockMapping`` clock (a
+  /// test clock's moves only when the test advances it), the system's otherwise. What a
+  /// deadline that must outlive the process is measured against.
+  let wallClockNow: @Sendable () -> WallClockTime
 
   init<C: Clock>(_ clock: C) where C.Duration == Duration {
     sleep = { duration in try await clock.sleep(for: duration) }
+    if let mapping = clock as? any WallClockMapping {
+      wallClockNow = { mapping.wallClockNow }
+    } else {
+      wallClockNow = { .now }
+    }
   }
 
   @TaskLocal static var current: RunClock?
