@@ -55,8 +55,10 @@ extension Flowchart {
   /// that sends the state's name and the execution's JSON document to its resource and takes
   /// back `{"context": …, "exit": …}` (see ``StepFunctionsHandler``); a condition's or a
   /// multiple condition's task is followed by a `Choice` on the exit; a dispatch becomes a
-  /// `Parallel` followed by a task that runs its merge; each catch route, a `Catch` followed
-  /// by a task that runs the route's handler. The DocC article "Running on AWS Step
+  /// `Parallel` followed by a task that runs its merge; a retry, a `Retry` on the error the
+  /// handler reports when the rule's filter takes the Swift error; catch routes, exits of a
+  /// `Choice` the handler answers with (a timeout, a `Catch` followed by a task that runs the
+  /// route's handler). The DocC article "Running on AWS Step
   /// Functions" has the whole mapping and what is refused.
   ///
   /// - Parameters:
@@ -94,7 +96,11 @@ struct StateMachineExporter<Context: Sendable> {
   /// handlers (in route order).
   private var decideNames: [String?] = []
   private var mergeNames: [String?] = []
-  private var catchNames: [[String]] = []
+  /// The tasks that run a catch route's handler on a timeout, by index: at most one, the
+  /// first route that takes the state's timeout error.
+  private var catchNames: [String?] = []
+  /// The `Succeed` a final state with catch routes ends at, after its `Choice`.
+  private var endNames: [String?] = []
   private var reached: [Bool] = []
   private var problems: [StepFunctionsExportError.Problem] = []
 
@@ -135,14 +141,18 @@ struct StateMachineExporter<Context: Sendable> {
       let info = chart[id]
       names.append(taken.take(info.name))
       // A state with several exits (a condition, a multiple condition, a subflow that
-      // follows its chart's end) decides in a Choice.
+      // follows its chart's end), or with catch routes, decides in a Choice.
+      let modifiers = chart.exportedModifiers(of: id)
+      let catches = info.kind != .dispatch && !(modifiers?.catches.isEmpty ?? true)
       let decides =
-        info.kind != .dispatch && info.exits.contains { $0.label != .next }
+        info.kind != .dispatch && (info.exits.contains { $0.label != .next } || catches)
       decideNames.append(decides ? taken.take(info.name, suffix: ".decide") : nil)
       let merges = chart.exportedDispatch(of: id)?.hasMerge ?? false
       mergeNames.append(merges ? taken.take(info.name, suffix: ".merge") : nil)
-      let routes = chart.exportedModifiers(of: id)?.catches.count ?? 0
-      catchNames.append((0..<routes).map { taken.take(info.name, suffix: ".catch\($0 + 1)") })
+      let timeoutCatch = catches ? modifiers?.timeoutRoute?.catchRoute : nil
+      catchNames.append(timeoutCatch.map { taken.take(info.name, suffix: ".catch\($0 + 1)") })
+      let ends = catches && info.isFinal
+      endNames.append(ends ? taken.take(info.name, suffix: ".end") : nil)
     }
   }
 
@@ -155,7 +165,9 @@ struct StateMachineExporter<Context: Sendable> {
     while let id = pending.popLast() {
       let info = chart[id]
       var targets = info.exits.filter { $0.label.branch == nil }.map(\.target)
-      targets += chart.exportedModifiers(of: id)?.catches.map(\.target) ?? []
+      if info.kind != .dispatch {
+        targets += chart.exportedModifiers(of: id)?.catches.map(\.target) ?? []
+      }
       for target in targets.reversed() where !reached[target.index] {
         reached[target.index] = true
         pending.append(target)
@@ -182,12 +194,25 @@ struct StateMachineExporter<Context: Sendable> {
     let nextExit = info.exits.first { $0.label == .next }?.target
     switch info.kind.code {
     case .action, .subflow, .map, .waiting, .condition, .multipleCondition:
-      var task = self.task(for: id, step: "state", waits: info.kind == .waiting)
+      refuseNestedWaits(of: info)
+      var task = self.task(
+        for: id, step: "state", waits: info.kind == .waiting,
+        countsRetries: modifiers?.retry.map { $0.count > 0 } ?? false)
       task["Comment"] = .string(comment)
       if let decide = decideNames[id.index] {
-        // Several exits: a Choice on the one the code took.
+        // Several exits, or catch routes: a Choice on the exit the code took.
         task["Next"] = .string(decide)
-        result.append((decide, choice(of: info)))
+        result.append((decide, choice(of: info, catches: modifiers?.catches ?? [])))
+        if let end = endNames[id.index] {
+          result.append(
+            (
+              end,
+              [
+                "Type": "Succeed",
+                "Comment": .string("the end of \(info.kind) '\(info.name)' (\(id))"),
+              ]
+            ))
+        }
       } else {
         task["OutputPath"] = "$.context"
         ending(&task, next: info.isFinal ? nil : nextExit)
@@ -219,40 +244,52 @@ struct StateMachineExporter<Context: Sendable> {
     return result
   }
 
-  /// The `Choice` after the task of a state with several exits: on the exit its code took,
-  /// its `default` (or `no`) as `Default`.
-  private func choice(of info: StateInfo) -> ChartValue {
+  /// The `Choice` after the task of a state with several exits or with catch routes: on the
+  /// exit its code took (`catch1`, … for the route that caught its error), its `default`
+  /// (or `no`, or its only `next`) as `Default`; a final state's `Default` is its `.end`.
+  private func choice(of info: StateInfo, catches: [ExportedModifiers.Catch]) -> ChartValue {
     var choices: [ChartValue] = []
-    var fallback: StateID?
+    var fallback: String?
+    let onlyNext = info.exits.allSatisfy { $0.label == .next }
     for exit in info.exits {
-      if exit.label == .no || exit.label == .default {
-        fallback = exit.target
+      if exit.label == .no || exit.label == .default || (onlyNext && !info.isFinal) {
+        fallback = names[exit.target.index]
         continue
       }
+      if info.isFinal && exit.label == .next { continue }
       let text = exit.label.key ?? exit.label.description
       choices.append([
         "Variable": "$.exit", "StringEquals": .string(text),
         "Next": .string(names[exit.target.index]),
       ])
     }
+    for (index, route) in catches.enumerated() {
+      choices.append([
+        "Variable": "$.exit", "StringEquals": .string("catch\(index + 1)"),
+        "Next": .string(names[route.target.index]),
+      ])
+    }
+    if info.isFinal, let end = endNames[info.id.index] { fallback = end }
     var fields: [String: ChartValue] = [
       "Type": "Choice", "Choices": .array(choices), "OutputPath": "$.context",
       "Comment": .string("the decision of \(info.kind) '\(info.name)' (\(info.id))"),
     ]
-    if let fallback { fields["Default"] = .string(names[fallback.index]) }
+    if let fallback { fields["Default"] = .string(fallback) }
     return .object(fields)
   }
 
   /// A `Task` that sends `step` of state `id` to its resource.
-  private func task(for id: StateID, step: String, waits: Bool, route: Int? = nil)
-    -> [String: ChartValue]
-  {
+  private func task(
+    for id: StateID, step: String, waits: Bool, route: Int? = nil, countsRetries: Bool = false
+  ) -> [String: ChartValue] {
     var payload: [String: ChartValue] = [
       "state": .string(chart[id].name), "stateID": .number(Double(id.index)),
       "step": .string(step), "context.$": "$",
     ]
     if let route { payload["route"] = .number(Double(route)) }
     if waits { payload["waitsForInput"] = true }
+    // The handler retries an error only while the state's retry has attempts left.
+    if countsRetries { payload["retryCount.$"] = "$$.State.RetryCount" }
     switch resources.pattern(for: chart[id].name) {
     case .function(let arn):
       return ["Type": "Task", "Resource": .string(arn), "Parameters": .object(payload)]
@@ -268,8 +305,12 @@ struct StateMachineExporter<Context: Sendable> {
     }
   }
 
-  /// Writes `modifiers` on `task`: `TimeoutSeconds`, `Retry`, and a `Catch` per route with
-  /// the task that runs its handler (appended to `added`).
+  /// Writes `modifiers` on `task`: `TimeoutSeconds`; a `Retry` on `Flowchart.Retry`, the
+  /// error the handler fails an attempt with when the state's retry takes its error (and on
+  /// `States.Timeout` when the retry takes the state's timeout error); a `Catch` on
+  /// `States.Timeout` for the first catch route that takes the timeout error, with the task
+  /// that runs its handler (appended to `added`). The handler answers the other errors a
+  /// catch route takes itself, with an exit the state's `Choice` follows.
   private mutating func apply(
     _ modifiers: ExportedModifiers?, of id: StateID, to task: inout [String: ChartValue],
     _ added: inout [(String, ChartValue)]
@@ -286,9 +327,11 @@ struct StateMachineExporter<Context: Sendable> {
         )
       }
     }
-    if let retry = modifiers.retry, retry.count > 0, let error = errorName(retry.errors, info) {
+    if let retry = modifiers.retry, retry.count > 0 {
+      var errors: [ChartValue] = [.string(StepFunctionsHandler<Context>.retryError)]
+      if modifiers.timeoutRoute?.retries == true { errors.append("States.Timeout") }
       var retrier: [String: ChartValue] = [
-        "ErrorEquals": [.string(error)],
+        "ErrorEquals": .array(errors),
         "MaxAttempts": .number(Double(retry.count)),
         "IntervalSeconds": .number(Double(Self.roundedUpSeconds(retry.initialDelay))),
         "BackoffRate": .number(retry.multiplier),
@@ -307,23 +350,33 @@ struct StateMachineExporter<Context: Sendable> {
       }
       task["Retry"] = [.object(retrier)]
     }
-    var catchers: [ChartValue] = []
-    for (index, route) in modifiers.catches.enumerated() {
-      let name = catchNames[id.index][index]
-      guard let error = errorName(route.errors, info) else { continue }
-      catchers.append([
-        "ErrorEquals": [.string(error)], "ResultPath": .string("$.\(Self.errorField)"),
-        "Next": .string(name),
-      ])
+    if let index = modifiers.timeoutRoute?.catchRoute, let name = catchNames[id.index] {
+      task["Catch"] = [
+        [
+          "ErrorEquals": ["States.Timeout"], "ResultPath": .string("$.\(Self.errorField)"),
+          "Next": .string(name),
+        ]
+      ]
       var handler = self.task(for: id, step: "catch", waits: false, route: index)
-      handler["Comment"] = .string("catch route \(index + 1) of '\(info.name)' (\(id))")
+      handler["Comment"] = .string(
+        "catch route \(index + 1) of '\(info.name)' (\(id)), on a timeout")
       handler["OutputPath"] = "$.context"
-      handler["Next"] = .string(names[route.target.index])
+      handler["Next"] = .string(names[modifiers.catches[index].target.index])
       added.append((name, .object(handler)))
-      // A catch-all takes every error: the routes after it are never taken.
-      if error == "States.ALL" { break }
     }
-    if !catchers.isEmpty { task["Catch"] = .array(catchers) }
+  }
+
+  /// Records that `info`'s task cannot run the chart it runs nested as a run does, if so:
+  /// the task runs the whole chart at once, and nothing can send a value to a state waiting
+  /// in it.
+  private mutating func refuseNestedWaits(of info: StateInfo) {
+    let waiting = chart.exportedNestedWaitingStates(of: info.id)
+    guard !waiting.isEmpty else { return }
+    let list = waiting.map { "'\($0)'" }.joined(separator: ", ")
+    refuse(
+      info,
+      "runs a chart whose \(waiting.count == 1 ? "state" : "states") \(list) \(waiting.count == 1 ? "waits" : "wait") for input, and its task runs that whole chart at once, where nothing can send the value: move the wait out to the outer chart, before or after \(info.kind == .map ? "the map" : "the subflow")"
+    )
   }
 
   /// Records that `dispatch` cannot be written as a `Parallel` that runs the same, if so.
@@ -361,29 +414,6 @@ struct StateMachineExporter<Context: Sendable> {
       .init(
         stateName: info.name, location: info.location,
         message: "\(info.kind.description.capitalizedFirst) '\(info.name)' \(reason)."))
-  }
-
-  /// The ASL error name of the errors a retry or catch takes (the name
-  /// ``StepFunctionsHandler`` fails a task with), or `nil`, refused, when a closure chooses
-  /// them.
-  private mutating func errorName(_ errors: ExportedErrors, _ info: StateInfo) -> String? {
-    switch errors {
-    case .all: return "States.ALL"
-    case .timeouts: return "States.Timeout"
-    case .type(let type):
-      // A chart file's built-in names, and the timeout's Swift type.
-      switch type {
-      case "timeout", "StateTimeoutError": return "States.Timeout"
-      case "failure": return "ChartFailure"
-      default: return type
-      }
-    case .chosenByCode:
-      refuse(
-        info,
-        "retries or catches the errors a closure chooses, which a Step Functions Retry or Catch cannot name: limit the rule to an error type"
-      )
-      return nil
-    }
   }
 
   /// `duration` in seconds when it is a whole number of them, at least one.

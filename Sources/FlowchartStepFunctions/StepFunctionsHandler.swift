@@ -93,9 +93,12 @@ public struct StepFunctionsHandler<Context: Sendable>: Sendable {
   /// or a catch route's handler over the error its `Catch` left (`catch`).
   ///
   /// - Returns: `{"context": the new context, "exit": the exit taken}`: `yes`, `no`, a key's
-  ///   text, `default` or `next`, or `end` with `"decision"` when a final state ended.
-  /// - Throws: A ``StepFunctionsTaskError``: the state's code failed, or the payload is not
-  ///   one the definition sends.
+  ///   text, `default` or `next`, `end` with `"decision"` when a final state ended, or
+  ///   `catch1`, `catch2`, … when the state's code threw an error that catch route takes
+  ///   (its handler run on the payload's context, the one before the first attempt).
+  /// - Throws: A ``StepFunctionsTaskError``: `Flowchart.Retry` when the state's retry takes
+  ///   the error and the payload's `retryCount` leaves attempts, else the error's type name
+  ///   when no catch route takes it; or the payload is not one the definition sends.
   public func handle(_ payload: ChartValue) async throws(StepFunctionsTaskError) -> ChartValue {
     let state = try self.state(of: payload)
     guard case .object(var document)? = payload[path: "context"] else {
@@ -114,7 +117,13 @@ public struct StepFunctionsHandler<Context: Sendable>: Sendable {
             "is for waiting state '\(chart[state].name)' and carries no \"input\": whoever sends the state its value adds it to the payload as \"input\" and calls the handler"
           )
         }
-        switch try await chart.runState(state, context: &context, input: input) {
+        let step: ExportedStep
+        do {
+          step = try await chart.runState(state, context: &context, input: input)
+        } catch {
+          return try failed(state, with: error, document: .object(document), payload: payload)
+        }
+        switch step {
         case .exit(let index):
           let label = chart[state].exits[index].label
           return [
@@ -140,9 +149,13 @@ public struct StepFunctionsHandler<Context: Sendable>: Sendable {
           throw badPayload("asks for a catch route without its \"route\" number")
         }
         let failure = document.removeValue(forKey: "flowchartError")
-        let error = CaughtTaskError(
-          name: failure?[path: "Error"]?.keyText ?? "States.ALL",
-          cause: failure?[path: "Cause"]?.keyText ?? "")
+        let name = failure?[path: "Error"]?.keyText ?? "States.ALL"
+        // The Catch takes the timeouts only: the handler answers the other errors itself.
+        var error: any Error = CaughtTaskError(
+          name: name, cause: failure?[path: "Cause"]?.keyText ?? "")
+        if name == "States.Timeout", let timeout = chart.exportedTimeoutError(of: state) {
+          error = timeout
+        }
         var context = try coding.decode(.object(document))
         chart.runCatchHandler(of: state, route: Int(route), context: &context, error: error)
         return ["context": try coding.encode(context), "exit": "next"]
@@ -156,6 +169,39 @@ public struct StepFunctionsHandler<Context: Sendable>: Sendable {
       throw StepFunctionsTaskError(error: Self.name(of: error), cause: "\(error)")
     }
   }
+
+  /// What a task answers when the code of `state` threw `error`: the state's own retry
+  /// and catch filters decide, run on the Swift error itself. An error the retry takes, with
+  /// attempts left (the payload's `retryCount`, `$$.State.RetryCount`), fails the task as
+  /// `Flowchart.Retry`, which the definition's `Retry` matches; then an error a catch route
+  /// takes runs the route's handler on the task's input (the context before the first
+  /// attempt) and answers `{"context": …, "exit": "catch1"}` (the route's position), which
+  /// the definition's `Choice` sends to the route's target; any other error fails the task
+  /// with its type's name.
+  private func failed(
+    _ state: StateID, with error: any Error, document: ChartValue, payload: ChartValue
+  ) throws -> ChartValue {
+    if let error = error as? StepFunctionsTaskError { throw error }
+    let route = chart.exportedFailureRoute(of: state, error: error)
+    if route.retries, let count = chart.exportedModifiers(of: state)?.retry?.count {
+      let retried = payload[path: "retryCount"].flatMap { value -> Int? in
+        guard case .number(let number) = value else { return nil }
+        return Int(number)
+      }
+      if retried.map({ $0 < count }) ?? true {
+        throw StepFunctionsTaskError(error: Self.retryError, cause: "\(error)")
+      }
+    }
+    if let index = route.catchRoute {
+      var context = try coding.decode(document)
+      chart.runCatchHandler(of: state, route: index, context: &context, error: error)
+      return ["context": try coding.encode(context), "exit": .string("catch\(index + 1)")]
+    }
+    throw StepFunctionsTaskError(error: Self.name(of: error), cause: "\(error)")
+  }
+
+  /// The error name of a failed attempt the state's retry takes.
+  static var retryError: String { "Flowchart.Retry" }
 
   /// The state `payload` names, checked against the chart.
   private func state(of payload: ChartValue) throws(StepFunctionsTaskError) -> StateID {

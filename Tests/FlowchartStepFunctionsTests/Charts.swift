@@ -37,3 +37,9 @@ func fileChart(_ path: String) throws -> Flowchart<ChartValue> {
 struct NetworkError: Error, CustomStringConvertible {
   var description: String { "the network is down" }
 }
+
+/// An HTTP error a state of a test chart throws.
+struct UploadError: Error, CustomStringConvertible {
+  var status: Int
+  var description: String { "status \(status)" }
+}

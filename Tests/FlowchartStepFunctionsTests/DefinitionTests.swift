@@ -142,18 +142,63 @@ struct DefinitionTests {
       Action("Give up", isFinal: true) { _ in }
     }
     let definition = try chart.stateMachineDefinition()
-    let upload = try #require(definition.document[path: "States.Upload"])
+    guard case .object(let byName)? = definition.document[path: "States"] else {
+      Issue.record("no States")
+      return
+    }
+    let upload = try #require(byName["Upload"])
     #expect(upload[path: "TimeoutSeconds"] == 30)
-    #expect(upload[path: "Retry.0.ErrorEquals.0"] == "States.ALL")
+    // The handler runs the retry's filter on the Swift error and fails as Flowchart.Retry;
+    // the untyped filter takes the state's timeout error too.
+    #expect(upload[path: "Retry.0.ErrorEquals"] == ["Flowchart.Retry", "States.Timeout"])
     #expect(upload[path: "Retry.0.MaxAttempts"] == 3)
     #expect(upload[path: "Retry.0.IntervalSeconds"] == 1)  // 0.5 s, rounded up
     #expect(upload[path: "Retry.0.BackoffRate"] == 2)
     #expect(upload[path: "Retry.0.MaxDelaySeconds"] == 10)
     #expect(upload[path: "Retry.0.JitterStrategy"] == "FULL")
-    #expect(upload[path: "Catch.0.ErrorEquals.0"] == "NetworkError")
-    #expect(upload[path: "Catch.0.ResultPath"] == "$.flowchartError")
-    #expect(upload[path: "Catch.0.Next"] == "Upload.catch1")
-    #expect(upload[path: "Catch.1.ErrorEquals.0"] == "States.ALL")
+    guard case .object(let body)? = upload[path: "Parameters.MessageBody"] else {
+      Issue.record("no MessageBody")
+      return
+    }
+    #expect(body["retryCount.$"] == "$$.State.RetryCount")
+    // A timeout is the one error Step Functions raises: the first route that takes the
+    // timeout error (the catch-all, the second) catches it, and a task runs its handler.
+    #expect(
+      upload[path: "Catch"] == [
+        [
+          "ErrorEquals": ["States.Timeout"], "ResultPath": "$.flowchartError",
+          "Next": "Upload.catch2",
+        ]
+      ])
+    #expect(byName["Upload.catch2"]?[path: "Parameters.MessageBody.route"] == 1)
+    #expect(byName["Upload.catch2"]?[path: "Next"] == "Give_up")
+    // The handler answers the errors a route catches with the route's exit, `catch1`, …,
+    // which the state's Choice follows.
+    #expect(upload[path: "Next"] == "Upload.decide")
+    let decide = try #require(byName["Upload.decide"])
+    #expect(
+      decide[path: "Choices"] == [
+        ["Variable": "$.exit", "StringEquals": "catch1", "Next": "Offline"],
+        ["Variable": "$.exit", "StringEquals": "catch2", "Next": "Give_up"],
+      ])
+    #expect(decide[path: "Default"] == "Done")
     #expect(definition.text.contains(#""BackoffRate": 2.0"#))
+  }
+
+  @Test func finalStateWithCatchRoutesEndsAtASucceed() throws {
+    let chart = try Flowchart<[String: String]> {
+      Action("Upload", isFinal: true) { _ in throw NetworkError() }
+        .catch(NetworkError.self, goTo: "Offline")
+      Action("Offline", isFinal: true) { _ in }
+    }
+    let definition = try chart.stateMachineDefinition()
+    guard case .object(let byName)? = definition.document[path: "States"] else {
+      Issue.record("no States")
+      return
+    }
+    #expect(byName["Upload"]?[path: "Catch"] == nil)  // no timeout: the handler catches all
+    #expect(byName["Upload.decide"]?[path: "Default"] == "Upload.end")
+    #expect(byName["Upload.decide"]?[path: "Choices.0.Next"] == "Offline")
+    #expect(byName["Upload.end"]?[path: "Type"] == "Succeed")
   }
 }

@@ -57,6 +57,74 @@ struct HandlerTests {
     }
   }
 
+  /// The chart of the lowering tests: a typed retry with an `if:` closure, and a typed
+  /// catch route whose handler reads the Swift error.
+  private func uploadChart() throws -> Flowchart<[String: String]> {
+    try Flowchart<[String: String]> {
+      Action("Upload") { context in
+        let status = Int(context["status"] ?? "") ?? 0
+        if status == 0 { throw NetworkError() }
+        throw UploadError(status: status)
+      }
+      .retry(2, on: UploadError.self, if: { $0.status >= 500 })
+      .catch(NetworkError.self, goTo: "Offline") { context, error in
+        context["caught"] = "\(error)"
+      }
+      .catch(goTo: "Give up")
+      Action("Done", isFinal: true) { _ in }
+      Action("Offline", isFinal: true) { _ in }
+      Action("Give up", isFinal: true) { _ in }
+    }
+  }
+
+  private func uploadAnswer(status: Int, retryCount: Int) async throws(StepFunctionsTaskError)
+    -> ChartValue
+  {
+    let handler = StepFunctionsHandler(chart: try! uploadChart(), coding: .codable)
+    var request = payload("Upload", 0, ["status": .string("\(status)")])
+    request[path: "retryCount"] = .number(Double(retryCount))
+    return try await handler.handle(request)
+  }
+
+  @Test func retryFilterClosureDecidesOnTheSwiftError() async throws {
+    // 503 passes the `if:` closure: retried while attempts are left.
+    let retried = await #expect(throws: StepFunctionsTaskError.self) {
+      try await uploadAnswer(status: 503, retryCount: 1)
+    }
+    #expect(retried?.error == "Flowchart.Retry")
+    // 400 is an UploadError the closure declines: not retried, caught by the catch-all.
+    let caught = try await uploadAnswer(status: 400, retryCount: 0)
+    #expect(caught == ["context": ["status": "400"], "exit": "catch2"])
+    // Retries spent: the catch routes take it.
+    let spent = try await uploadAnswer(status: 503, retryCount: 2)
+    #expect(spent == ["context": ["status": "503"], "exit": "catch2"])
+  }
+
+  @Test func typedCatchRunsItsHandlerOnTheSwiftError() async throws {
+    let answer = try await uploadAnswer(status: 0, retryCount: 0)
+    #expect(
+      answer == ["context": ["status": "0", "caught": "the network is down"], "exit": "catch1"])
+  }
+
+  @Test func catchOnATimeoutGetsTheStatesTimeoutError() async throws {
+    let chart = try Flowchart<[String: String]> {
+      Action("Fetch") { _ in }
+        .timeout(.seconds(5))
+        .catch(StateTimeoutError.self, goTo: "Cached") { context, error in
+          context["why"] = "\(error)"
+        }
+      Action("Done", isFinal: true) { _ in }
+      Action("Cached", isFinal: true) { _ in }
+    }
+    let handler = StepFunctionsHandler(chart: chart, coding: .codable)
+    var request = payload(
+      "Fetch", 0,
+      ["flowchartError": ["Error": "States.Timeout", "Cause": "timed out"]], step: "catch")
+    request[path: "route"] = 0
+    let answer = try await handler.handle(request)
+    #expect(answer == ["context": ["why": "'Fetch' did not finish within 5s"], "exit": "next"])
+  }
+
   @Test func payloadForAnotherChartIsRefused() async throws {
     do {
       _ = try await health.handle(payload("Lift weights", 2, [:]))

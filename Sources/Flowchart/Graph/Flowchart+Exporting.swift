@@ -3,18 +3,6 @@
 // queries, and the calls that run one state's code at a time, as a task handler of that
 // engine does. Package API: it names no internal type, so the exporter sees values only.
 
-/// Which errors a retry rule or a catch route takes, as an exporter can name them.
-package enum ExportedErrors: Sendable, Hashable {
-  /// Every error.
-  case all
-  /// The errors of the type with this name (as the rule or route was declared with it).
-  case type(String)
-  /// Only timeouts (``StateTimeoutError``): a filter that takes them and not others.
-  case timeouts
-  /// Some errors, chosen by a closure an exporter cannot name.
-  case chosenByCode
-}
-
 /// A state's timeout, retry and catch routes, as an exporter reads them.
 package struct ExportedModifiers: Sendable {
   /// A state's retry rule.
@@ -29,14 +17,10 @@ package struct ExportedModifiers: Sendable {
     package var maximumDelay: Duration?
     /// Whether the delays are jittered, and how.
     package var jitter: Backoff.Jitter?
-    /// The errors the rule retries.
-    package var errors: ExportedErrors
   }
 
   /// A catch route.
   package struct Catch: Sendable {
-    /// The errors the route takes.
-    package var errors: ExportedErrors
     /// The state the route leads to.
     package var target: StateID
   }
@@ -47,6 +31,18 @@ package struct ExportedModifiers: Sendable {
   package var retry: Retry?
   /// The state's catch routes, in the order they are tried.
   package var catches: [Catch]
+  /// What the state's retry rule and catch routes do with the error of an attempt that timed
+  /// out (the ``StateTimeoutError`` a run gives them); `nil` when the state has no timeout.
+  package var timeoutRoute: ExportedFailureRoute?
+}
+
+/// What a state's retry rule and catch routes do with one error, their filters run on it as
+/// a run runs them: an exporter's task handler reports it in words the engine can match.
+package struct ExportedFailureRoute: Sendable, Hashable {
+  /// Whether the retry rule takes the error (while it has attempts left).
+  package var retries: Bool
+  /// The position of the first catch route that takes it, once the retries are spent.
+  package var catchRoute: Int?
 }
 
 /// How a dispatch runs, as an exporter reads it.
@@ -90,31 +86,46 @@ extension Flowchart {
         }
       return ExportedModifiers.Retry(
         count: rule.count, initialDelay: initial, multiplier: multiplier, maximumDelay: maximum,
-        jitter: rule.backoff.jitter,
-        errors: Self.exportedErrors(rule.errorType, rule.filter, state: record.name))
+        jitter: rule.backoff.jitter)
     }
     let targets = graph.catchRoutes(of: Int32(state.index), modifiers)
-    let catches = zip(modifiers.catches, targets).map { route, target in
-      ExportedModifiers.Catch(
-        errors: Self.exportedErrors(route.errorType, route.filter, state: record.name),
-        target: StateID(target.target))
-    }
-    return ExportedModifiers(timeout: modifiers.timeout, retry: retry, catches: catches)
+    let catches = targets.map { ExportedModifiers.Catch(target: StateID($0.target)) }
+    return ExportedModifiers(
+      timeout: modifiers.timeout, retry: retry, catches: catches,
+      timeoutRoute: exportedTimeoutError(of: state).map {
+        exportedFailureRoute(of: state, error: $0)
+      })
   }
 
-  /// Names the errors a filter takes: by its declared type, or, without one, by trying it
-  /// on an error of no known type and on a timeout.
-  private static func exportedErrors(
-    _ type: String?, _ filter: @Sendable (any Error) -> Bool, state: String
-  ) -> ExportedErrors {
-    if let type { return .type(type) }
-    let takesOthers = filter(ExportProbeError())
-    let takesTimeouts = filter(StateTimeoutError(stateName: state, limit: .seconds(1)))
-    switch (takesOthers, takesTimeouts) {
-    case (true, true): return .all
-    case (false, true): return .timeouts
-    case (true, false), (false, false): return .chosenByCode
+  /// What the retry rule and catch routes of `state` do with `error`, their filters run on
+  /// it as a run runs them (a typed rule's or route's `if:` closure included): whether the
+  /// retry takes it (with attempts left), and which catch route takes it after.
+  package func exportedFailureRoute(of state: StateID, error: any Error) -> ExportedFailureRoute {
+    guard let modifiers = graph.records[state.index].declaration.modifiers else {
+      return ExportedFailureRoute(retries: false, catchRoute: nil)
     }
+    let retries = modifiers.retry.map { $0.count > 0 && $0.filter(error) } ?? false
+    return ExportedFailureRoute(
+      retries: retries, catchRoute: modifiers.catches.firstIndex { $0.filter(error) })
+  }
+
+  /// The error a run gives the modifiers of `state` when an attempt times out; `nil` when
+  /// it has no timeout.
+  package func exportedTimeoutError(of state: StateID) -> StateTimeoutError? {
+    let record = graph.records[state.index]
+    return record.declaration.modifiers?.timeout.map {
+      StateTimeoutError(stateName: record.name, limit: $0)
+    }
+  }
+
+  /// The waiting states of the charts `state` runs nested (a subflow's or a map's, and
+  /// theirs, all the way down), by name: what a task that runs the whole chart at once
+  /// cannot send a value to.
+  package func exportedNestedWaitingStates(of state: StateID) -> [String] {
+    guard let nested = graph.records[state.index].attachment as? any ExportedNestedChart else {
+      return []
+    }
+    return nested.waitingStateNames
   }
 
   /// How the dispatch `state` runs, or `nil` when `state` is not a dispatch.
@@ -212,13 +223,32 @@ extension Flowchart {
   }
 }
 
-/// An error of no type a filter names: what ``Flowchart/exportedModifiers(of:)`` tries a
-/// filter on to learn whether it takes every error.
-private struct ExportProbeError: Error {}
-
 /// The mailbox ``Flowchart/runState(_:context:input:)`` lends a waiting state: the one value
 /// sent to it.
 private struct SingleInput: InputReceiving {
   let value: any Sendable
   func receive(for slot: InputSlot) async -> ReceivedInput { .value(value) }
+}
+
+/// A chart a state runs nested, as an exporter reads it.
+private protocol ExportedNestedChart {
+  /// The names of its waiting states, and those of the charts its own states run nested.
+  var waitingStateNames: [String] { get }
+}
+
+extension Flowchart {
+  /// The names of this chart's waiting states, and of those in its nested charts.
+  fileprivate var waitingStateNames: [String] {
+    states.flatMap { id in
+      (self[id].kind == .waiting ? [self[id].name] : []) + exportedNestedWaitingStates(of: id)
+    }
+  }
+}
+
+extension SubflowRun: ExportedNestedChart {
+  fileprivate var waitingStateNames: [String] { chart.waitingStateNames }
+}
+
+extension MapRun: ExportedNestedChart {
+  fileprivate var waitingStateNames: [String] { chart.waitingStateNames }
 }
