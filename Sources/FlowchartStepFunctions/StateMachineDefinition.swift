@@ -90,6 +90,16 @@ extension Flowchart {
 struct StateMachineExporter<Context: Sendable> {
   let chart: Flowchart<Context>
   let resources: StepFunctionsResources
+  /// The names taken so far in the whole machine, a map's element chart's included.
+  var taken = StateMachineNames()
+  /// The maps whose element chart this chart is (outermost first), by `StateID.index`: what
+  /// a task's payload names as `map` so that the handler finds the chart.
+  var mapPath: [Int] = []
+  /// What the names and comments of an element chart's states start with: its map's.
+  var namePrefix = ""
+  var commentPrefix = ""
+  /// The `ItemProcessor` of each map written as an inline `Map` state, by index.
+  private var itemProcessors: [ChartValue?] = []
   /// Each state's own ASL name (its task, or its `Parallel`), by index.
   private var names: [String] = []
   /// The names of the states the export adds, by index: the `Choice`, the merge, the catch
@@ -101,6 +111,8 @@ struct StateMachineExporter<Context: Sendable> {
   private var catchNames: [String?] = []
   /// The `Succeed` a final state with catch routes ends at, after its `Choice`.
   private var endNames: [String?] = []
+  /// The `Map` state and the collect task of each inline map, by index.
+  private var mapNames: [(each: String, collect: String)?] = []
   private var reached: [Bool] = []
   private var problems: [StepFunctionsExportError.Problem] = []
 
@@ -113,13 +125,15 @@ struct StateMachineExporter<Context: Sendable> {
   /// merge, and where a `Catch` leaves the error for the route's handler.
   static var branchesField: String { "flowchartBranches" }
   static var errorField: String { "flowchartError" }
+  /// The field where a map's items task leaves the elements, and its `Map` the element runs'
+  /// final contexts, for the collect.
+  static var itemsField: String { "flowchartItems" }
 
   mutating func export(comment: String?) throws(StepFunctionsExportError) -> StateMachineDefinition
   {
-    assignNames()
-    reached = Array(repeating: false, count: chart.states.count)
-    let machine = self.machine(from: chart.start)
-    guard problems.isEmpty else { throw StepFunctionsExportError(problems: problems) }
+    guard let machine = exportMachine() else {
+      throw StepFunctionsExportError(problems: problems)
+    }
     var document = machine
     if case .object(var fields) = document {
       fields["Comment"] = .string(
@@ -133,26 +147,42 @@ struct StateMachineExporter<Context: Sendable> {
       stateNames: chart.states.map { reached[$0.index] ? names[$0.index] : nil })
   }
 
-  /// Names every state, and the states the export adds, in state order: the same chart gets
-  /// the same names.
+  /// The state machine of the chart, or `nil` with ``problems`` when ASL cannot say it.
+  mutating func exportMachine() -> ChartValue? {
+    assignNames()
+    reached = Array(repeating: false, count: chart.states.count)
+    let machine = self.machine(from: chart.start)
+    guard problems.isEmpty else { return Optional.none }
+    return machine
+  }
+
+  /// Names every state, and the states the export adds, in state order (a map's element
+  /// chart right after the map): the same chart gets the same names.
   private mutating func assignNames() {
-    var taken = StateMachineNames()
     for id in chart.states {
       let info = chart[id]
-      names.append(taken.take(info.name))
+      names.append(taken.take(namePrefix + info.name))
       // A state with several exits (a condition, a multiple condition, a subflow that
       // follows its chart's end), or with catch routes, decides in a Choice.
       let modifiers = chart.exportedModifiers(of: id)
       let catches = info.kind != .dispatch && !(modifiers?.catches.isEmpty ?? true)
       let decides =
         info.kind != .dispatch && (info.exits.contains { $0.label != .next } || catches)
-      decideNames.append(decides ? taken.take(info.name, suffix: ".decide") : nil)
+      let name = namePrefix + info.name
+      decideNames.append(decides ? taken.take(name, suffix: ".decide") : nil)
       let merges = chart.exportedDispatch(of: id)?.hasMerge ?? false
-      mergeNames.append(merges ? taken.take(info.name, suffix: ".merge") : nil)
+      mergeNames.append(merges ? taken.take(name, suffix: ".merge") : nil)
       let timeoutCatch = catches ? modifiers?.timeoutRoute?.catchRoute : nil
-      catchNames.append(timeoutCatch.map { taken.take(info.name, suffix: ".catch\($0 + 1)") })
+      catchNames.append(timeoutCatch.map { taken.take(name, suffix: ".catch\($0 + 1)") })
       let ends = catches && info.isFinal
-      endNames.append(ends ? taken.take(info.name, suffix: ".end") : nil)
+      endNames.append(ends ? taken.take(name, suffix: ".end") : nil)
+      itemProcessors.append(info.kind == .map && modifiers == nil ? itemProcessor(of: id) : nil)
+      // An inline map: its items task is the state's own name, then the Map and the collect.
+      if itemProcessors[id.index] != nil {
+        mapNames.append((taken.take(name, suffix: ".each"), taken.take(name, suffix: ".collect")))
+      } else {
+        mapNames.append(nil)
+      }
     }
   }
 
@@ -182,7 +212,7 @@ struct StateMachineExporter<Context: Sendable> {
     let info = chart[id]
     let modifiers = chart.exportedModifiers(of: id)
     var result: [(String, ChartValue)] = []
-    let comment = "\(info.kind) '\(info.name)' (\(id))"
+    let comment = "\(commentPrefix)\(info.kind) '\(info.name)' (\(id))"
     // Where the flow goes after the state's code: an end, or the next state.
     func ending(_ fields: inout [String: ChartValue], next: StateID?) {
       if let next {
@@ -195,6 +225,9 @@ struct StateMachineExporter<Context: Sendable> {
     switch info.kind.code {
     case .action, .subflow, .map, .waiting, .condition, .multipleCondition:
       refuseNestedWaits(of: info)
+      if let processor = itemProcessors[id.index], let (each, collect) = mapNames[id.index] {
+        return inlineMap(id, processor: processor, each: each, collect: collect, comment: comment)
+      }
       var task = self.task(
         for: id, step: "state", waits: info.kind == .waiting,
         countsRetries: modifiers?.retry.map { $0.count > 0 } ?? false)
@@ -287,6 +320,7 @@ struct StateMachineExporter<Context: Sendable> {
       "step": .string(step), "context.$": "$",
     ]
     if let route { payload["route"] = .number(Double(route)) }
+    if !mapPath.isEmpty { payload["map"] = .array(mapPath.map { .number(Double($0)) }) }
     if waits { payload["waitsForInput"] = true }
     // The handler retries an error only while the state's retry has attempts left.
     if countsRetries { payload["retryCount.$"] = "$$.State.RetryCount" }
@@ -379,6 +413,63 @@ struct StateMachineExporter<Context: Sendable> {
     )
   }
 
+  /// The states of a map written as an inline `Map`: a task (the state's own name) that
+  /// takes the elements from the context (step `items`, into `$.flowchartItems`), the `Map`
+  /// state (`<name>.each`) that runs the element chart on each, as Flowchart's map runs it,
+  /// at most `MaxConcurrency` at once, and a task (`<name>.collect`) that writes the element
+  /// runs' final contexts back into the context with the map's collect closure.
+  private func inlineMap(
+    _ id: StateID, processor: ChartValue, each: String, collect: String, comment: String
+  ) -> [(String, ChartValue)] {
+    let info = chart[id]
+    var items = task(for: id, step: "items", waits: false)
+    items["Comment"] = .string(comment)
+    items["ResultPath"] = .string("$.\(Self.itemsField)")
+    items["Next"] = .string(each)
+    var map: [String: ChartValue] = [
+      "Type": "Map", "Comment": .string("the element runs of map '\(info.name)' (\(id))"),
+      "ItemsPath": .string("$.\(Self.itemsField).items"), "ItemProcessor": processor,
+      "ResultPath": .string("$.\(Self.itemsField)"), "Next": .string(collect),
+    ]
+    if let limit = chart.exportedMap(of: id)?.maxConcurrency {
+      map["MaxConcurrency"] = .number(Double(limit))
+    }
+    var collecting = task(for: id, step: "collect", waits: false)
+    collecting["Comment"] = .string("the collect of map '\(info.name)' (\(id))")
+    collecting["OutputPath"] = "$.context"
+    let next = info.isFinal ? nil : info.exits.first { $0.label == .next }?.target
+    if let next {
+      collecting["Next"] = .string(names[next.index])
+    } else {
+      collecting["End"] = true
+    }
+    return [
+      (names[id.index], .object(items)), (each, .object(map)), (collect, .object(collecting)),
+    ]
+  }
+
+  /// The `ItemProcessor` of the map `id` as an inline `Map` state, its element chart's
+  /// states named after the map; `nil` when the map runs in one task instead: it tolerates
+  /// failures (an inline `Map` fails as soon as an element does, and its failures cannot
+  /// carry the `RunError` a collect closure reads), its element runs have a step limit, its
+  /// elements are neither `ChartValue` nor `Codable`, or its element chart has a state ASL
+  /// cannot say.
+  private mutating func itemProcessor(of id: StateID) -> ChartValue? {
+    guard let map = chart.exportedMap(of: id), map.toleratedFailures == 0, !map.hasStepLimit
+    else { return nil }
+    let visitor = ElementChartExport(
+      resources: resources, taken: taken, mapPath: mapPath + [id.index],
+      namePrefix: namePrefix + chart[id].name + ".",
+      commentPrefix: "\(commentPrefix)in map '\(chart[id].name)' (\(id)): ")
+    guard let (element, names) = chart.visitElementChart(ofMap: id, visitor),
+      let machine = element
+    else { return nil }
+    taken = names
+    guard case .object(var fields) = machine else { return nil }
+    fields["ProcessorConfig"] = ["Mode": "INLINE"]
+    return .object(fields)
+  }
+
   /// Records that `dispatch` cannot be written as a `Parallel` that runs the same, if so.
   private mutating func refuse(
     _ dispatch: ExportedDispatch, _ modifiers: ExportedModifiers?, of info: StateInfo
@@ -432,4 +523,27 @@ struct StateMachineExporter<Context: Sendable> {
 extension String {
   /// The string with its first character uppercased.
   fileprivate var capitalizedFirst: String { prefix(1).uppercased() + dropFirst() }
+}
+
+/// Writes a map's element chart as the `ItemProcessor` of an inline `Map` state, whatever its
+/// element type.
+private struct ElementChartExport: ExportedChartVisitor {
+  let resources: StepFunctionsResources
+  let taken: StateMachineNames
+  let mapPath: [Int]
+  let namePrefix: String
+  let commentPrefix: String
+
+  /// The element chart's machine and the names taken with it; no machine when its elements
+  /// cannot travel as JSON or it has a state ASL cannot say.
+  func visit<Element: Sendable>(_ chart: Flowchart<Element>) -> (ChartValue?, StateMachineNames) {
+    guard ContextCoding<Element>.elements != nil else { return (nil, taken) }
+    var exporter = StateMachineExporter(chart: chart, resources: resources)
+    exporter.taken = taken
+    exporter.mapPath = mapPath
+    exporter.namePrefix = namePrefix
+    exporter.commentPrefix = commentPrefix
+    guard let machine = exporter.exportMachine() else { return (nil, taken) }
+    return (machine, exporter.taken)
+  }
 }

@@ -38,6 +38,46 @@ extension ContextCoding where Context: Codable {
   }
 }
 
+extension ContextCoding {
+  /// The coding of a map's elements, found from their type: a chart file's `ChartValue`, or
+  /// a `Codable` type; `nil` for other types, whose maps the export runs in one task.
+  static var elements: ContextCoding<Context>? {
+    if Context.self == ChartValue.self {
+      return ContextCoding(
+        encode: { value in
+          guard let json = value as? ChartValue else { throw ElementCodingError() }
+          return json
+        },
+        decode: { json in
+          guard let value = json as? Context else { throw ElementCodingError() }
+          return value
+        })
+    }
+    guard Context.self is any Decodable.Type, Context.self is any Encodable.Type else {
+      return nil
+    }
+    return ContextCoding(
+      encode: { value in
+        guard let encodable = value as? any Encodable else { throw ElementCodingError() }
+        let data = try JSONEncoder().encode(encodable)
+        return try ChartValue(jsonText: String(decoding: data, as: UTF8.self))
+      },
+      decode: { json in
+        guard let decodable = Context.self as? any Decodable.Type else {
+          throw ElementCodingError()
+        }
+        let value = try JSONDecoder().decode(decodable, from: Data(json.jsonText.utf8))
+        guard let element = value as? Context else { throw ElementCodingError() }
+        return element
+      })
+  }
+}
+
+/// A map's element that is not of the type its coding was found for.
+private struct ElementCodingError: Error, CustomStringConvertible {
+  var description: String { "A map's element is not of its element chart's type." }
+}
+
 /// Why a task failed: what a worker answers with `SendTaskFailure` (or a Lambda function
 /// throws), its ``error`` matched by the definition's `Retry` and `Catch`.
 public struct StepFunctionsTaskError: Error, Sendable, CustomStringConvertible {
@@ -100,6 +140,23 @@ public struct StepFunctionsHandler<Context: Sendable>: Sendable {
   ///   the error and the payload's `retryCount` leaves attempts, else the error's type name
   ///   when no catch route takes it; or the payload is not one the definition sends.
   public func handle(_ payload: ChartValue) async throws(StepFunctionsTaskError) -> ChartValue {
+    if case .array(let path)? = payload[path: "map"], let first = path.first {
+      // A state of a map's element chart: the element chart's handler answers.
+      guard case .number(let index) = first, chart.states.contains(StateID(Int(index))),
+        let element = elementChart(ofMap: StateID(Int(index)))
+      else {
+        throw badPayload(
+          "names map \(first.jsonText), which is not a map of this chart whose elements travel as JSON: deploy the handler with the chart the definition was exported from"
+        )
+      }
+      var inner = payload
+      inner[path: "map"] = path.count > 1 ? .array(Array(path.dropFirst())) : nil
+      if path.count == 1, case .object(var fields) = inner {
+        fields.removeValue(forKey: "map")
+        inner = .object(fields)
+      }
+      return try await element.handle(inner)
+    }
     let state = try self.state(of: payload)
     guard case .object(var document)? = payload[path: "context"] else {
       throw badPayload(
@@ -135,6 +192,21 @@ public struct StepFunctionsHandler<Context: Sendable>: Sendable {
             "decision": .string(decision.description),
           ]
         }
+      case "items":
+        let context = try coding.decode(.object(document))
+        let coding = try elementCoding(of: state)
+        let elements = try chart.mapElements(ofMap: state, context: context)
+        return ["items": .array(try elements.map(coding.encode))]
+      case "collect":
+        guard case .array(let outputs)? = document.removeValue(forKey: "flowchartItems") else {
+          throw badPayload(
+            "asks for a map's collect without the element runs' contexts in \"flowchartItems\"")
+        }
+        var context = try coding.decode(.object(document))
+        let coding = try elementCoding(of: state)
+        try chart.collectMap(
+          ofMap: state, context: &context, outputs: try outputs.map(coding.decode))
+        return ["context": try self.coding.encode(context), "exit": "next"]
       case "merge":
         guard case .array(let branches)? = document.removeValue(forKey: "flowchartBranches") else {
           throw badPayload(
@@ -161,7 +233,8 @@ public struct StepFunctionsHandler<Context: Sendable>: Sendable {
         return ["context": try coding.encode(context), "exit": "next"]
       default:
         throw badPayload(
-          "asks for step \(step.jsonText): the steps are \"state\", \"merge\" and \"catch\"")
+          "asks for step \(step.jsonText): the steps are \"state\", \"merge\", \"catch\", \"items\" and \"collect\""
+        )
       }
     } catch let error as StepFunctionsTaskError {
       throw error
@@ -198,6 +271,21 @@ public struct StepFunctionsHandler<Context: Sendable>: Sendable {
       return ["context": try coding.encode(context), "exit": .string("catch\(index + 1)")]
     }
     throw StepFunctionsTaskError(error: Self.name(of: error), cause: "\(error)")
+  }
+
+  /// The handler of the element chart of the map `state`, whose elements travel as JSON.
+  private func elementChart(ofMap state: StateID) -> ElementHandler? {
+    chart.visitElementChart(ofMap: state, ElementHandlerMaker(decodeInput: decodeInput)) ?? nil
+  }
+
+  /// The coding of the elements of the map `state`.
+  private func elementCoding(of state: StateID) throws(StepFunctionsTaskError) -> ElementHandler {
+    guard let element = elementChart(ofMap: state) else {
+      throw badPayload(
+        "asks for the elements of '\(chart[state].name)', which is not a map whose elements travel as JSON"
+      )
+    }
+    return element
   }
 
   /// The error name of a failed attempt the state's retry takes.
@@ -241,4 +329,28 @@ struct CaughtTaskError: Error, CustomStringConvertible {
   var name: String
   var cause: String
   var description: String { cause }
+}
+
+/// A map's element chart's handler and coding, whatever the element type.
+private struct ElementHandler: Sendable {
+  let encode: @Sendable (any Sendable) throws -> ChartValue
+  let decode: @Sendable (ChartValue) throws -> any Sendable
+  let handle: @Sendable (ChartValue) async throws(StepFunctionsTaskError) -> ChartValue
+}
+
+/// Makes the ``ElementHandler`` of a map's element chart.
+private struct ElementHandlerMaker: ExportedChartVisitor {
+  let decodeInput: @Sendable (ChartValue) throws -> any Sendable
+
+  func visit<Element: Sendable>(_ chart: Flowchart<Element>) -> ElementHandler? {
+    guard let coding = ContextCoding<Element>.elements else { return nil }
+    let handler = StepFunctionsHandler(chart: chart, coding: coding, decodeInput: decodeInput)
+    return ElementHandler(
+      encode: { value in
+        guard let element = value as? Element else { throw ElementCodingError() }
+        return try coding.encode(element)
+      },
+      decode: { json in try coding.decode(json) },
+      handle: { payload async throws(StepFunctionsTaskError) in try await handler.handle(payload) })
+  }
 }

@@ -43,3 +43,9 @@ struct UploadError: Error, CustomStringConvertible {
   var status: Int
   var description: String { "status \(status)" }
 }
+
+/// A context with a map over `Codable` elements.
+struct Team: Codable, Sendable, Equatable {
+  var members: [Subject]
+  var done: [Subject] = []
+}

@@ -201,4 +201,42 @@ struct DefinitionTests {
     #expect(byName["Upload.decide"]?[path: "Choices.0.Next"] == "Offline")
     #expect(byName["Upload.end"]?[path: "Type"] == "Succeed")
   }
+
+  @Test func mapIsAnItemsTaskAnInlineMapAndACollect() throws {
+    let definition = try fileChart(".ci/stepfunctions/photo-book.json").stateMachineDefinition()
+    guard case .object(let byName)? = definition.document[path: "States"] else {
+      Issue.record("no States")
+      return
+    }
+    let items = try #require(byName["Resize_each_photo"])
+    #expect(items[path: "Parameters.MessageBody.step"] == "items")
+    #expect(items[path: "ResultPath"] == "$.flowchartItems")
+    #expect(items[path: "Next"] == "Resize_each_photo.each")
+    let map = try #require(byName["Resize_each_photo.each"])
+    #expect(map[path: "Type"] == "Map")
+    #expect(map[path: "ItemsPath"] == "$.flowchartItems.items")
+    #expect(map[path: "MaxConcurrency"] == 2)
+    #expect(map[path: "ItemProcessor.ProcessorConfig.Mode"] == "INLINE")
+    #expect(map[path: "ItemProcessor.StartAt"] == "Resize_each_photo.Wider_than_2000")
+    #expect(map[path: "ResultPath"] == "$.flowchartItems")
+    #expect(map[path: "Next"] == "Resize_each_photo.collect")
+    // The element chart's tasks name their map, so that the handler finds their chart.
+    guard case .object(let inner)? = map[path: "ItemProcessor.States"] else {
+      Issue.record("no ItemProcessor states")
+      return
+    }
+    #expect(inner["Resize_each_photo.Shrink"]?[path: "Parameters.MessageBody.map"] == [6])
+    #expect(byName["Resize_each_photo.collect"]?[path: "Parameters.MessageBody.step"] == "collect")
+    #expect(byName["Resize_each_photo.collect"]?[path: "Next"] == "Shipping")
+  }
+
+  @Test func mapThatToleratesFailuresRunsInOneTask() throws {
+    let definition = try fileChart("Samples/gallery.json").stateMachineDefinition()
+    guard case .object(let byName)? = definition.document[path: "States"] else {
+      Issue.record("no States")
+      return
+    }
+    #expect(byName["Resize_each_photo"]?[path: "Parameters.MessageBody.step"] == "state")
+    #expect(byName["Resize_each_photo.each"] == nil)
+  }
 }

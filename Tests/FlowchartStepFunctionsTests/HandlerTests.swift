@@ -125,6 +125,36 @@ struct HandlerTests {
     #expect(answer == ["context": ["why": "'Fetch' did not finish within 5s"], "exit": "next"])
   }
 
+  /// A map over `Codable` elements: the items, one element state, and the collect, as the
+  /// inline `Map` asks for them.
+  @Test func inlineMapStepsRunTheElementsItsChartAndTheCollect() async throws {
+    let line = try Flowchart<Subject> {
+      Action("Exercise", isFinal: true) { $0.log.append("exercised") }
+    }
+    let chart = try Flowchart<Team> {
+      Map("Each member", isFinal: true, over: { $0.members }, running: line) {
+        $0.done = $1.outputs
+      }
+    }
+    let handler = StepFunctionsHandler(chart: chart, coding: .codable)
+    let member: ChartValue = ["isWillingToExercise": true, "isInjured": false, "log": []]
+    let team: ChartValue = ["members": [member], "done": []]
+    let items = try await handler.handle(payload("Each member", 0, team, step: "items"))
+    #expect(items == ["items": [member]])
+    var element = payload("Exercise", 0, member)
+    element[path: "map"] = [0]
+    let ran = try await handler.handle(element)
+    let exercised: ChartValue = [
+      "isWillingToExercise": true, "isInjured": false, "log": ["exercised"],
+    ]
+    #expect(ran == ["context": exercised, "exit": "end", "decision": "done"])
+    let collected = try await handler.handle(
+      payload(
+        "Each member", 0, ["members": [member], "done": [], "flowchartItems": [exercised]],
+        step: "collect"))
+    #expect(collected == ["context": ["members": [member], "done": [exercised]], "exit": "next"])
+  }
+
   @Test func payloadForAnotherChartIsRefused() async throws {
     do {
       _ = try await health.handle(payload("Lift weights", 2, [:]))

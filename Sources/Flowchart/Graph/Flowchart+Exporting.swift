@@ -252,3 +252,114 @@ extension SubflowRun: ExportedNestedChart {
 extension MapRun: ExportedNestedChart {
   fileprivate var waitingStateNames: [String] { chart.waitingStateNames }
 }
+
+/// What an exporter does with a chart of any context type: the element chart of a map.
+package protocol ExportedChartVisitor {
+  /// What the visit gives back.
+  associatedtype Result
+  /// Visits `chart`.
+  func visit<Element: Sendable>(_ chart: Flowchart<Element>) -> Result
+}
+
+/// How a map runs, as an exporter reads it.
+package struct ExportedMap: Sendable {
+  /// How many element runs may go at once; `nil` for all at once.
+  package var maxConcurrency: Int?
+  /// How many element runs may fail without failing the map.
+  package var toleratedFailures: Int
+  /// Whether the element runs have a step limit.
+  package var hasStepLimit: Bool
+}
+
+extension Flowchart {
+  /// How the map `state` runs, or `nil` when `state` is not a map.
+  package func exportedMap(of state: StateID) -> ExportedMap? {
+    guard let map = graph.records[state.index].attachment as? any ExportedMapRun else {
+      return nil
+    }
+    return map.exported
+  }
+
+  /// Visits the element chart of the map `state`; `nil` when `state` is not a map.
+  package func visitElementChart<Visitor: ExportedChartVisitor>(
+    ofMap state: StateID, _ visitor: Visitor
+  ) -> Visitor.Result? {
+    (graph.records[state.index].attachment as? any ExportedMapRun)?.visit(visitor)
+  }
+
+  /// The elements the map `state` takes from `context`, as its run takes them.
+  package func mapElements(ofMap state: StateID, context: Context) throws -> [any Sendable] {
+    guard let map = graph.records[state.index].attachment as? any ExportedMapRun else {
+      throw ScriptProblem(
+        stateName: graph.records[state.index].name,
+        message: "\(DisplayText.quoted(name: graph.records[state.index].name)) is not a map.")
+    }
+    return try map.elements(of: context)
+  }
+
+  /// Writes the final contexts of every element run of the map `state` (in input order, none
+  /// failed) into `context` with its collect closure, as the map does once its runs ended.
+  package func collectMap(
+    ofMap state: StateID, context: inout Context, outputs: [any Sendable]
+  ) throws {
+    guard let map = graph.records[state.index].attachment as? any ExportedMapRun else {
+      throw ScriptProblem(
+        stateName: graph.records[state.index].name,
+        message: "\(DisplayText.quoted(name: graph.records[state.index].name)) is not a map.")
+    }
+    var whole: any Sendable = context
+    try map.collect(into: &whole, outputs: outputs)
+    if let collected = whole as? Context { context = collected }
+  }
+}
+
+/// A map's run, whatever its types, as an exporter reads it.
+private protocol ExportedMapRun {
+  var exported: ExportedMap { get }
+  func visit<Visitor: ExportedChartVisitor>(_ visitor: Visitor) -> Visitor.Result
+  func elements(of context: any Sendable) throws -> [any Sendable]
+  func collect(into context: inout any Sendable, outputs: [any Sendable]) throws
+}
+
+/// A value of the wrong type handed to a map's exported run: a payload for another chart.
+private struct ExportedMapTypeMismatch: Error, CustomStringConvertible {
+  var expected: String
+  var description: String { "The map's run was given a value that is not a \(expected)." }
+}
+
+extension MapRun: ExportedMapRun {
+  fileprivate var exported: ExportedMap {
+    ExportedMap(
+      maxConcurrency: declaredOptions.maxConcurrency, toleratedFailures: toleratedFailures,
+      hasStepLimit: stepLimitError != nil || interpreter.stepLimit != .max)
+  }
+
+  fileprivate func visit<Visitor: ExportedChartVisitor>(_ visitor: Visitor) -> Visitor.Result {
+    visitor.visit(chart)
+  }
+
+  fileprivate func elements(of context: any Sendable) throws -> [any Sendable] {
+    guard let context = context as? Context else {
+      throw ExportedMapTypeMismatch(expected: "\(Context.self)")
+    }
+    return try elements(context)
+  }
+
+  fileprivate func collect(into context: inout any Sendable, outputs: [any Sendable]) throws {
+    guard var typed = context as? Context else {
+      throw ExportedMapTypeMismatch(expected: "\(Context.self)")
+    }
+    let elements = try outputs.map { output -> Element in
+      guard let element = output as? Element else {
+        throw ExportedMapTypeMismatch(expected: "\(Element.self)")
+      }
+      return element
+    }
+    try collect(
+      &typed,
+      MapResults(
+        outputs: elements, indices: Array(elements.indices), failures: [],
+        elementCount: elements.count))
+    context = typed
+  }
+}
