@@ -228,7 +228,7 @@ def main():
     print(f"{len(goldens)} golden definitions: statelint clean")
     charts = [
         ".ci/stepfunctions/photo-book.json", ".ci/stepfunctions/approval.json",
-        ".ci/stepfunctions/packing.json",
+        ".ci/stepfunctions/packing.json", ".ci/stepfunctions/returns.json",
     ]
     for chart in sorted(glob.glob("Samples/*.json")) + charts:
         definition, refusal = export(chart)

@@ -98,6 +98,13 @@ struct StateMachineExporter<Context: Sendable> {
   /// What the names and comments of an element chart's states start with: its map's.
   var namePrefix = ""
   var commentPrefix = ""
+  /// Whether the chart's ends report their final state and decision (a subflow's chart,
+  /// written inline: its leave task reads them), and whether an end could not.
+  var reportsEnding = false
+  private var hasUnreportedEnd = false
+  /// The inline chart of each subflow written inline, with its `Parallel` and leave task's
+  /// names, by index.
+  private var inlineSubflows: [(machine: ChartValue, run: String, leave: String)?] = []
   /// The `ItemProcessor` of each map written as an inline `Map` state, by index.
   private var itemProcessors: [ChartValue?] = []
   /// Each state's own ASL name (its task, or its `Parallel`), by index.
@@ -128,6 +135,8 @@ struct StateMachineExporter<Context: Sendable> {
   /// The field where a map's items task leaves the elements, and its `Map` the element runs'
   /// final contexts, for the collect.
   static var itemsField: String { "flowchartItems" }
+  /// The field where a subflow written inline keeps its chart's context, then its end.
+  static var innerField: String { "flowchartInner" }
 
   mutating func export(comment: String?) throws(StepFunctionsExportError) -> StateMachineDefinition
   {
@@ -152,7 +161,7 @@ struct StateMachineExporter<Context: Sendable> {
     assignNames()
     reached = Array(repeating: false, count: chart.states.count)
     let machine = self.machine(from: chart.start)
-    guard problems.isEmpty else { return Optional.none }
+    guard problems.isEmpty, !hasUnreportedEnd else { return Optional.none }
     return machine
   }
 
@@ -177,6 +186,12 @@ struct StateMachineExporter<Context: Sendable> {
       let ends = catches && info.isFinal
       endNames.append(ends ? taken.take(name, suffix: ".end") : nil)
       itemProcessors.append(info.kind == .map && modifiers == nil ? itemProcessor(of: id) : nil)
+      if info.kind == .subflow, modifiers == nil, !info.isFinal, let machine = inlineChart(of: id) {
+        inlineSubflows.append(
+          (machine, taken.take(name, suffix: ".run"), taken.take(name, suffix: ".leave")))
+      } else {
+        inlineSubflows.append(nil)
+      }
       // An inline map: its items task is the state's own name, then the Map and the collect.
       if itemProcessors[id.index] != nil {
         mapNames.append((taken.take(name, suffix: ".each"), taken.take(name, suffix: ".collect")))
@@ -219,11 +234,40 @@ struct StateMachineExporter<Context: Sendable> {
         fields["Next"] = .string(names[next.index])
       } else {
         fields["End"] = true
+        if reportsEnding { hasUnreportedEnd = true }
       }
     }
     let nextExit = info.exits.first { $0.label == .next }?.target
     switch info.kind.code {
     case .action, .subflow, .map, .waiting, .condition, .multipleCondition:
+      if let (machine, run, leave) = inlineSubflows[id.index] {
+        var enter = task(for: id, step: "enter", waits: false)
+        enter["Comment"] = .string(comment)
+        enter["ResultPath"] = .string("$.\(Self.innerField)")
+        enter["Next"] = .string(run)
+        result.append((names[id.index], .object(enter)))
+        result.append(
+          (
+            run,
+            [
+              "Type": "Parallel",
+              "Comment": .string("the chart of subflow '\(info.name)' (\(id))"),
+              "InputPath": .string("$.\(Self.innerField).inner"), "Branches": [machine],
+              "ResultPath": .string("$.\(Self.innerField)"), "Next": .string(leave),
+            ]
+          ))
+        var leaving = task(for: id, step: "leave", waits: false)
+        leaving["Comment"] = .string("the end of subflow '\(info.name)' (\(id))")
+        if let decide = decideNames[id.index] {
+          leaving["Next"] = .string(decide)
+          result.append((decide, choice(of: info, catches: [])))
+        } else {
+          leaving["OutputPath"] = "$.context"
+          ending(&leaving, next: nextExit)
+        }
+        result.insert((leave, .object(leaving)), at: 2)
+        return result
+      }
       refuseNestedWaits(of: info)
       if let processor = itemProcessors[id.index], let (each, collect) = mapNames[id.index] {
         return inlineMap(id, processor: processor, each: each, collect: collect, comment: comment)
@@ -237,6 +281,7 @@ struct StateMachineExporter<Context: Sendable> {
         task["Next"] = .string(decide)
         result.append((decide, choice(of: info, catches: modifiers?.catches ?? [])))
         if let end = endNames[id.index] {
+          if reportsEnding { hasUnreportedEnd = true }
           result.append(
             (
               end,
@@ -247,8 +292,18 @@ struct StateMachineExporter<Context: Sendable> {
             ))
         }
       } else {
-        task["OutputPath"] = "$.context"
-        ending(&task, next: info.isFinal ? nil : nextExit)
+        if info.isFinal && reportsEnding {
+          // The end of a subflow's chart written inline: its leave task reads which state
+          // ended it, and how.
+          task["ResultSelector"] = [
+            "context.$": "$.context", "decision.$": "$.decision",
+            "finalState": .number(Double(id.index)),
+          ]
+          task["End"] = true
+        } else {
+          task["OutputPath"] = "$.context"
+          ending(&task, next: info.isFinal ? nil : nextExit)
+        }
       }
       apply(modifiers, of: id, to: &task, &result)
       result.insert((names[id.index], .object(task)), at: 0)
@@ -320,7 +375,7 @@ struct StateMachineExporter<Context: Sendable> {
       "step": .string(step), "context.$": "$",
     ]
     if let route { payload["route"] = .number(Double(route)) }
-    if !mapPath.isEmpty { payload["map"] = .array(mapPath.map { .number(Double($0)) }) }
+    if !mapPath.isEmpty { payload["nested"] = .array(mapPath.map { .number(Double($0)) }) }
     if waits { payload["waitsForInput"] = true }
     // The handler retries an error only while the state's retry has attempts left.
     if countsRetries { payload["retryCount.$"] = "$$.State.RetryCount" }
@@ -418,7 +473,7 @@ struct StateMachineExporter<Context: Sendable> {
   /// state (`<name>.each`) that runs the element chart on each, as Flowchart's map runs it,
   /// at most `MaxConcurrency` at once, and a task (`<name>.collect`) that writes the element
   /// runs' final contexts back into the context with the map's collect closure.
-  private func inlineMap(
+  private mutating func inlineMap(
     _ id: StateID, processor: ChartValue, each: String, collect: String, comment: String
   ) -> [(String, ChartValue)] {
     let info = chart[id]
@@ -442,10 +497,31 @@ struct StateMachineExporter<Context: Sendable> {
       collecting["Next"] = .string(names[next.index])
     } else {
       collecting["End"] = true
+      if reportsEnding { hasUnreportedEnd = true }
     }
     return [
       (names[id.index], .object(items)), (each, .object(map)), (collect, .object(collecting)),
     ]
+  }
+
+  /// The chart of the subflow `id` written inline, its states named after the subflow; `nil`
+  /// when the subflow runs in one task instead: it has a step limit, its chart's context is
+  /// neither `ChartValue` nor `Codable`, or its chart has a state ASL cannot say or an end
+  /// that cannot report its final state (a final dispatch or map, a final state with catch
+  /// routes).
+  private mutating func inlineChart(of id: StateID) -> ChartValue? {
+    // A waiting state in a subflow's chart fails Flowchart's run, where nothing can send it
+    // a value: such a subflow is refused, not written inline where it would wait.
+    guard chart.isExportableSubflow(id), chart.exportedNestedWaitingStates(of: id).isEmpty
+    else { return nil }
+    let visitor = ElementChartExport(
+      resources: resources, taken: taken, mapPath: mapPath + [id.index], reportsEnding: true,
+      namePrefix: namePrefix + chart[id].name + ".",
+      commentPrefix: "\(commentPrefix)in subflow '\(chart[id].name)' (\(id)): ")
+    guard let (inner, names) = chart.visitSubflowChart(of: id, visitor), let machine = inner
+    else { return nil }
+    taken = names
+    return machine
   }
 
   /// The `ItemProcessor` of the map `id` as an inline `Map` state, its element chart's
@@ -458,7 +534,7 @@ struct StateMachineExporter<Context: Sendable> {
     guard let map = chart.exportedMap(of: id), map.toleratedFailures == 0, !map.hasStepLimit
     else { return nil }
     let visitor = ElementChartExport(
-      resources: resources, taken: taken, mapPath: mapPath + [id.index],
+      resources: resources, taken: taken, mapPath: mapPath + [id.index], reportsEnding: false,
       namePrefix: namePrefix + chart[id].name + ".",
       commentPrefix: "\(commentPrefix)in map '\(chart[id].name)' (\(id)): ")
     guard let (element, names) = chart.visitElementChart(ofMap: id, visitor),
@@ -531,6 +607,7 @@ private struct ElementChartExport: ExportedChartVisitor {
   let resources: StepFunctionsResources
   let taken: StateMachineNames
   let mapPath: [Int]
+  let reportsEnding: Bool
   let namePrefix: String
   let commentPrefix: String
 
@@ -541,6 +618,7 @@ private struct ElementChartExport: ExportedChartVisitor {
     var exporter = StateMachineExporter(chart: chart, resources: resources)
     exporter.taken = taken
     exporter.mapPath = mapPath
+    exporter.reportsEnding = reportsEnding
     exporter.namePrefix = namePrefix
     exporter.commentPrefix = commentPrefix
     guard let machine = exporter.exportMachine() else { return (nil, taken) }

@@ -140,33 +140,40 @@ public struct StepFunctionsHandler<Context: Sendable>: Sendable {
   ///   the error and the payload's `retryCount` leaves attempts, else the error's type name
   ///   when no catch route takes it; or the payload is not one the definition sends.
   public func handle(_ payload: ChartValue) async throws(StepFunctionsTaskError) -> ChartValue {
-    if case .array(let path)? = payload[path: "map"], let first = path.first {
-      // A state of a map's element chart: the element chart's handler answers.
+    if case .array(let path)? = payload[path: "nested"], let first = path.first {
+      // A state of a map's element chart or a subflow's chart: that chart's handler answers.
       guard case .number(let index) = first, chart.states.contains(StateID(Int(index))),
-        let element = elementChart(ofMap: StateID(Int(index)))
+        let nested = nestedChart(of: StateID(Int(index)))
       else {
         throw badPayload(
-          "names map \(first.jsonText), which is not a map of this chart whose elements travel as JSON: deploy the handler with the chart the definition was exported from"
+          "names the map or subflow \(first.jsonText), which this chart does not have as one whose chart's context travels as JSON: deploy the handler with the chart the definition was exported from"
         )
       }
-      var inner = payload
-      inner[path: "map"] = path.count > 1 ? .array(Array(path.dropFirst())) : nil
-      if path.count == 1, case .object(var fields) = inner {
-        fields.removeValue(forKey: "map")
-        inner = .object(fields)
-      }
-      return try await element.handle(inner)
+      guard case .object(var fields) = payload else { throw badPayload("is not an object") }
+      fields["nested"] = path.count > 1 ? .array(Array(path.dropFirst())) : nil
+      if path.count == 1 { fields.removeValue(forKey: "nested") }
+      return try await nested.handle(.object(fields))
     }
     let state = try self.state(of: payload)
-    guard case .object(var document)? = payload[path: "context"] else {
+    guard let sent = payload[path: "context"] else {
       throw badPayload(
-        "has no \"context\" object: the exported definition sends the document as \"context\"")
+        "has no \"context\": the exported definition sends the document as \"context\"")
     }
     let step = payload[path: "step"] ?? "state"
+    // A state's code takes any JSON (a map's element, a subflow's part of the context); the
+    // other steps read fields the definition adds to an object.
+    var document: [String: ChartValue] = [:]
+    if case .object(let fields) = sent {
+      document = fields
+    } else if step != "state" {
+      throw badPayload(
+        "has no \"context\" object for step \(step.jsonText): the exported definition sends the document as \"context\""
+      )
+    }
     do {
       switch step {
       case "state":
-        var context = try coding.decode(.object(document))
+        var context = try coding.decode(sent)
         // A waiting state's value, sent from outside with the task's payload.
         let input = try payload[path: "input"].map(decodeInput)
         if input == nil, chart[state].kind == .waiting {
@@ -178,7 +185,7 @@ public struct StepFunctionsHandler<Context: Sendable>: Sendable {
         do {
           step = try await chart.runState(state, context: &context, input: input)
         } catch {
-          return try failed(state, with: error, document: .object(document), payload: payload)
+          return try failed(state, with: error, document: sent, payload: payload)
         }
         switch step {
         case .exit(let index):
@@ -192,9 +199,39 @@ public struct StepFunctionsHandler<Context: Sendable>: Sendable {
             "decision": .string(decision.description),
           ]
         }
+      case "enter":
+        let context = try coding.decode(.object(document))
+        let coding = try nestedCoding(of: state)
+        return ["inner": try coding.encode(try chart.subflowEnter(of: state, context: context))]
+      case "leave":
+        guard case .array(let ends)? = document.removeValue(forKey: "flowchartInner"),
+          let end = ends.first, let inner = end[path: "context"],
+          case .number(let finalState)? = end[path: "finalState"]
+        else {
+          throw badPayload(
+            "asks for a subflow's leave without its chart's end in \"flowchartInner\"")
+        }
+        var context = try self.coding.decode(.object(document))
+        let coding = try nestedCoding(of: state)
+        let step = try chart.subflowLeave(
+          of: state, context: &context, inner: try coding.decode(inner),
+          finalState: Int(finalState), decision: end[path: "decision"]?.keyText ?? "done")
+        switch step {
+        case .exit(let index):
+          let label = chart[state].exits[index].label
+          return [
+            "context": try self.coding.encode(context),
+            "exit": .string(label.key ?? label.description),
+          ]
+        case .ended(let decision):
+          return [
+            "context": try self.coding.encode(context), "exit": "end",
+            "decision": .string(decision.description),
+          ]
+        }
       case "items":
         let context = try coding.decode(.object(document))
-        let coding = try elementCoding(of: state)
+        let coding = try nestedCoding(of: state)
         let elements = try chart.mapElements(ofMap: state, context: context)
         return ["items": .array(try elements.map(coding.encode))]
       case "collect":
@@ -203,7 +240,7 @@ public struct StepFunctionsHandler<Context: Sendable>: Sendable {
             "asks for a map's collect without the element runs' contexts in \"flowchartItems\"")
         }
         var context = try coding.decode(.object(document))
-        let coding = try elementCoding(of: state)
+        let coding = try nestedCoding(of: state)
         try chart.collectMap(
           ofMap: state, context: &context, outputs: try outputs.map(coding.decode))
         return ["context": try self.coding.encode(context), "exit": "next"]
@@ -233,7 +270,7 @@ public struct StepFunctionsHandler<Context: Sendable>: Sendable {
         return ["context": try coding.encode(context), "exit": "next"]
       default:
         throw badPayload(
-          "asks for step \(step.jsonText): the steps are \"state\", \"merge\", \"catch\", \"items\" and \"collect\""
+          "asks for step \(step.jsonText): the steps are \"state\", \"merge\", \"catch\", \"items\", \"collect\", \"enter\" and \"leave\""
         )
       }
     } catch let error as StepFunctionsTaskError {
@@ -273,19 +310,22 @@ public struct StepFunctionsHandler<Context: Sendable>: Sendable {
     throw StepFunctionsTaskError(error: Self.name(of: error), cause: "\(error)")
   }
 
-  /// The handler of the element chart of the map `state`, whose elements travel as JSON.
-  private func elementChart(ofMap state: StateID) -> ElementHandler? {
-    chart.visitElementChart(ofMap: state, ElementHandlerMaker(decodeInput: decodeInput)) ?? nil
+  /// The handler of the element chart of the map `state`, or of the chart of the subflow
+  /// `state`, whose context travels as JSON.
+  private func nestedChart(of state: StateID) -> ElementHandler? {
+    let maker = ElementHandlerMaker(decodeInput: decodeInput)
+    if let map = chart.visitElementChart(ofMap: state, maker) { return map }
+    return chart.visitSubflowChart(of: state, maker) ?? nil
   }
 
-  /// The coding of the elements of the map `state`.
-  private func elementCoding(of state: StateID) throws(StepFunctionsTaskError) -> ElementHandler {
-    guard let element = elementChart(ofMap: state) else {
+  /// The coding of the contexts of the chart the map or subflow `state` runs.
+  private func nestedCoding(of state: StateID) throws(StepFunctionsTaskError) -> ElementHandler {
+    guard let nested = nestedChart(of: state) else {
       throw badPayload(
-        "asks for the elements of '\(chart[state].name)', which is not a map whose elements travel as JSON"
+        "asks for the chart of '\(chart[state].name)', which is not a map or subflow whose chart's context travels as JSON"
       )
     }
-    return element
+    return nested
   }
 
   /// The error name of a failed attempt the state's retry takes.

@@ -225,7 +225,7 @@ struct DefinitionTests {
       Issue.record("no ItemProcessor states")
       return
     }
-    #expect(inner["Resize_each_photo.Shrink"]?[path: "Parameters.MessageBody.map"] == [6])
+    #expect(inner["Resize_each_photo.Shrink"]?[path: "Parameters.MessageBody.nested"] == [6])
     #expect(byName["Resize_each_photo.collect"]?[path: "Parameters.MessageBody.step"] == "collect")
     #expect(byName["Resize_each_photo.collect"]?[path: "Next"] == "Shipping")
   }
@@ -238,5 +238,37 @@ struct DefinitionTests {
     }
     #expect(byName["Resize_each_photo"]?[path: "Parameters.MessageBody.step"] == "state")
     #expect(byName["Resize_each_photo.each"] == nil)
+  }
+
+  @Test func subflowIsInlinedAsAnEnterTaskAParallelAndALeaveTask() throws {
+    let definition = try fileChart("Samples/review.json").stateMachineDefinition()
+    guard case .object(let byName)? = definition.document[path: "States"] else {
+      Issue.record("no States")
+      return
+    }
+    let enter = try #require(byName["Check_the_answers"])
+    #expect(enter[path: "Comment"] == "subflow 'Check the answers' (#1)")
+    #expect(enter[path: "Parameters.MessageBody.step"] == "enter")
+    #expect(enter[path: "ResultPath"] == "$.flowchartInner")
+    let run = try #require(byName["Check_the_answers.run"])
+    #expect(run[path: "Type"] == "Parallel")
+    #expect(run[path: "InputPath"] == "$.flowchartInner.inner")
+    #expect(run[path: "ResultPath"] == "$.flowchartInner")
+    #expect(run[path: "Next"] == "Check_the_answers.leave")
+    guard case .object(let inner)? = run[path: "Branches.0.States"] else {
+      Issue.record("no inner states")
+      return
+    }
+    // The inner chart's states are named after the subflow, keep their names in comments,
+    // and a final state reports itself to the leave task.
+    let final = try #require(inner["Check_the_answers.Every_answer_given"])
+    #expect(
+      final[path: "Comment"]
+        == "in subflow 'Check the answers' (#1): condition 'Every answer given?' (#1)")
+    #expect(final[path: "Parameters.MessageBody.nested"] == [1])
+    #expect(final[path: "ResultSelector.finalState"] == 1)
+    #expect(final[path: "End"] == true)
+    #expect(byName["Check_the_answers.leave"]?[path: "Parameters.MessageBody.step"] == "leave")
+    #expect(byName["Check_the_answers.leave"]?[path: "Next"] == "Check_the_answers.decide")
   }
 }

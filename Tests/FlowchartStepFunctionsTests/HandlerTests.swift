@@ -142,7 +142,7 @@ struct HandlerTests {
     let items = try await handler.handle(payload("Each member", 0, team, step: "items"))
     #expect(items == ["items": [member]])
     var element = payload("Exercise", 0, member)
-    element[path: "map"] = [0]
+    element[path: "nested"] = [0]
     let ran = try await handler.handle(element)
     let exercised: ChartValue = [
       "isWillingToExercise": true, "isInjured": false, "log": ["exercised"],
@@ -153,6 +153,29 @@ struct HandlerTests {
         "Each member", 0, ["members": [member], "done": [], "flowchartItems": [exercised]],
         step: "collect"))
     #expect(collected == ["context": ["members": [member], "done": [exercised]], "exit": "next"])
+  }
+
+  /// A subflow written inline: its enter gives the inner context, its leave writes the end
+  /// of its chart back and takes the exit the subflow's code takes.
+  @Test func inlineSubflowStepsEnterAndLeave() async throws {
+    let chart = try fileChart("Samples/review.json")
+    let handler = StepFunctionsHandler(chart: chart, coding: .json)
+    let answers: ChartValue = ["name": "Ann"]
+    let entered = try await handler.handle(
+      payload("Check the answers", 1, ["answers": answers], step: "enter"))
+    #expect(entered == ["inner": answers])
+    let left = try await handler.handle(
+      payload(
+        "Check the answers", 1,
+        [
+          "answers": answers,
+          "flowchartInner": [
+            ["context": ["name": "Ann", "checked": true], "decision": "no", "finalState": 1]
+          ],
+        ],
+        step: "leave"))
+    #expect(
+      left == ["context": ["answers": ["name": "Ann", "checked": true]], "exit": "no"])
   }
 
   @Test func payloadForAnotherChartIsRefused() async throws {

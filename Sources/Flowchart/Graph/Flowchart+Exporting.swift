@@ -363,3 +363,119 @@ extension MapRun: ExportedMapRun {
     context = typed
   }
 }
+
+extension Flowchart {
+  /// Whether `state` is a subflow whose chart runs without a step limit of its own: one an
+  /// exporter may write inline.
+  package func isExportableSubflow(_ state: StateID) -> Bool {
+    guard let subflow = graph.records[state.index].attachment as? any ExportedSubflowRun else {
+      return false
+    }
+    return !subflow.hasStepLimit
+  }
+
+  /// Visits the chart the subflow `state` runs; `nil` when `state` is not a subflow.
+  package func visitSubflowChart<Visitor: ExportedChartVisitor>(
+    of state: StateID, _ visitor: Visitor
+  ) -> Visitor.Result? {
+    (graph.records[state.index].attachment as? any ExportedSubflowRun)?.visit(visitor)
+  }
+
+  /// The inner context the subflow `state` starts its chart with, from `context`.
+  package func subflowEnter(of state: StateID, context: Context) throws -> any Sendable {
+    try subflowRun(of: state).enter(context)
+  }
+
+  /// Writes the final context of the subflow `state`'s chart back into `context`, as the
+  /// subflow does when its chart ended at the state `finalState` (by index in that chart)
+  /// with `decision` (its text), and says which exit the subflow takes, as its code does.
+  package func subflowLeave(
+    of state: StateID, context: inout Context, inner: any Sendable, finalState: Int,
+    decision: String
+  ) throws -> ExportedStep {
+    let subflow = try subflowRun(of: state)
+    var whole: any Sendable = context
+    let finalName = try subflow.leave(&whole, inner: inner, finalState: finalState)
+    if let left = whole as? Context { context = left }
+    let ended: Decision =
+      switch decision {
+      case "yes": .yes
+      case "no": .no
+      default: .done
+      }
+    // The exits as the subflow's code takes them (a final subflow is not written inline).
+    let exits = self[state].exits
+    func exit(_ label: Exit.Label) -> ExportedStep {
+      .exit(exits.firstIndex { $0.label == label } ?? 0)
+    }
+    if exits.contains(where: { $0.label == .yes }) {
+      // A subflow used as a condition.
+      guard ended == .yes || ended == .no else {
+        throw SubflowWithoutYesOrNo(
+          finalState: finalName, kind: subflow.kind(ofState: finalState), decision: ended)
+      }
+      return exit(ended == .yes ? .yes : .no)
+    }
+    if exits.contains(where: { $0.label.key != nil }) {
+      if let index = exits.firstIndex(where: { $0.label.key == finalName }) {
+        return .exit(index)
+      }
+      if exits.contains(where: { $0.label == .default }) { return exit(.default) }
+      throw UnmatchedKey(key: finalName)
+    }
+    return exit(.next)
+  }
+
+  private func subflowRun(of state: StateID) throws -> any ExportedSubflowRun {
+    guard let subflow = graph.records[state.index].attachment as? any ExportedSubflowRun else {
+      throw ScriptProblem(
+        stateName: graph.records[state.index].name,
+        message: "\(DisplayText.quoted(name: graph.records[state.index].name)) is not a subflow.")
+    }
+    return subflow
+  }
+}
+
+/// A subflow's run, whatever its types, as an exporter reads it.
+private protocol ExportedSubflowRun {
+  var hasStepLimit: Bool { get }
+  func visit<Visitor: ExportedChartVisitor>(_ visitor: Visitor) -> Visitor.Result
+  func enter(_ context: any Sendable) throws -> any Sendable
+  /// Writes `inner` back; returns the name of the final state.
+  func leave(_ context: inout any Sendable, inner: any Sendable, finalState: Int) throws -> String
+  func kind(ofState index: Int) -> StateKind
+}
+
+extension SubflowRun: ExportedSubflowRun {
+  fileprivate var hasStepLimit: Bool { stepLimit != nil }
+
+  fileprivate func visit<Visitor: ExportedChartVisitor>(_ visitor: Visitor) -> Visitor.Result {
+    visitor.visit(chart)
+  }
+
+  fileprivate func enter(_ context: any Sendable) throws -> any Sendable {
+    guard let outer = context as? Outer else {
+      throw ExportedMapTypeMismatch(expected: "\(Outer.self)")
+    }
+    return try mapping.enter(outer)
+  }
+
+  fileprivate func leave(
+    _ context: inout any Sendable, inner: any Sendable, finalState: Int
+  ) throws -> String {
+    guard var outer = context as? Outer else {
+      throw ExportedMapTypeMismatch(expected: "\(Outer.self)")
+    }
+    guard let inner = inner as? Inner else {
+      throw ExportedMapTypeMismatch(expected: "\(Inner.self)")
+    }
+    guard chart.graph.records.indices.contains(finalState) else {
+      throw ExportedMapTypeMismatch(expected: "final state of the subflow's chart")
+    }
+    try mapping.leave(&outer, inner)
+    context = outer
+    return chart.graph.records[finalState].name
+  }
+
+  fileprivate func kind(ofState index: Int) -> StateKind { chart.graph.records[index].kind }
+}
