@@ -531,7 +531,10 @@ struct StateMachineExporter<Context: Sendable> {
   /// elements are neither `ChartValue` nor `Codable`, or its element chart has a state ASL
   /// cannot say.
   private mutating func itemProcessor(of id: StateID) -> ChartValue? {
-    guard let map = chart.exportedMap(of: id), map.toleratedFailures == 0, !map.hasStepLimit
+    // A waiting state in an element chart fails Flowchart's run, where nothing can send it
+    // a value: such a map is refused, not written inline where it would wait.
+    guard let map = chart.exportedMap(of: id), map.toleratedFailures == 0, !map.hasStepLimit,
+      chart.exportedNestedWaitingStates(of: id).isEmpty
     else { return nil }
     let visitor = ElementChartExport(
       resources: resources, taken: taken, mapPath: mapPath + [id.index], reportsEnding: false,

@@ -91,6 +91,19 @@ struct RefusalTests {
       ])
   }
 
+  @Test func waitDirectlyInAMapsElementChartIsRefused() throws {
+    let inner = try Flowchart<Int> {
+      Wait("Line approval", for: Int.self, isFinal: true) { $0 = $1 }
+    }
+    let chart = try Flowchart<[Int]> {
+      Map("Lines", isFinal: true, over: { $0 }, running: inner) { $0 = $1.outputs }
+    }
+    #expect(
+      messages(chart) == [
+        "Map 'Lines' runs a chart whose state 'Line approval' waits for input, and its task runs that whole chart at once, where nothing can send the value: move the wait out to the outer chart, before or after the map."
+      ])
+  }
+
   @Test func refusalNamesTheStateAndItsLocation() throws {
     let line = #line + 2
     let chart = try Flowchart<Int> {
