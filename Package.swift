@@ -35,7 +35,7 @@ let package = Package(
     .target(name: "FlowchartStepFunctions", dependencies: ["Flowchart", "FlowchartFiles"]),
     .testTarget(
       name: "FlowchartStepFunctionsTests",
-      dependencies: ["FlowchartStepFunctions", "FlowchartFiles", "Flowchart"],
+      dependencies: ["FlowchartStepFunctions", "FlowchartFiles", "Flowchart", "FlowchartTesting"],
       exclude: ["Golden"]),
     // Depends on the toolchain's Swift Testing (`import Testing`), and on Foundation for
     // golden files and the record-mode environment variable.

@@ -226,7 +226,10 @@ def main():
         if lint.returncode != 0:
             raise SystemExit(f"{golden}: statelint rejects the definition:\n{lint.stdout}")
     print(f"{len(goldens)} golden definitions: statelint clean")
-    charts = [".ci/stepfunctions/photo-book.json", ".ci/stepfunctions/approval.json"]
+    charts = [
+        ".ci/stepfunctions/photo-book.json", ".ci/stepfunctions/approval.json",
+        ".ci/stepfunctions/packing.json", ".ci/stepfunctions/returns.json",
+    ]
     for chart in sorted(glob.glob("Samples/*.json")) + charts:
         definition, refusal = export(chart)
         if definition is None:

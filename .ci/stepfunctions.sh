@@ -3,7 +3,7 @@
 # Language and checked by statelint, and the charts of .ci/stepfunctions/cases.json run on moto's
 # Step Functions interpreter, then 20 seeded random charts (FLOWCHART_SEED, FLOWCHART_RANDOM_CHARTS),
 # each task answered by `flowchart handle`, their visited states and final outputs compared with
-# Flowchart's own runs (about two minutes). Installs statelint and moto[stepfunctions]
+# Flowchart's own runs (about three minutes). Installs statelint and moto[stepfunctions]
 # into a virtual environment (.build/stepfunctions-venv) when they are missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -10,7 +10,8 @@ struct ToolStepFunctionsTests {
     #expect(outcome.exitCode == .success)
     #expect(outcome.output.hasPrefix("{\n  \"Comment\": \"Exported by Flowchart"))
     #expect(outcome.output.contains(#""StartAt": "Record_order""#))
-    #expect(outcome.output.contains(#""ErrorEquals": [\#n            "ChartFailure""#))
+    // The handler answers a caught failure with the route's exit, which the Choice follows.
+    #expect(outcome.output.contains(#""StringEquals": "catch1""#))
   }
 
   @Test func exportReportsWhatASLCannotSayWithItsLocation() async {
@@ -52,10 +53,27 @@ struct ToolStepFunctionsTests {
     #expect(outcome.output == #"{"context": {"card": {"declined": true}}, "exit": "yes"}"# + "\n")
   }
 
-  @Test func handleAnswersAFailureWithItsErrorAndCause() async {
+  @Test func handleAnswersACaughtFailureWithTheRoutesExit() async {
     let outcome = await Tool.run([
       "handle", sample("payment.json"), "--payload",
       #"{"state": "Charge card", "stateID": 2, "context": {}}"#,
+    ])
+    #expect(outcome.exitCode == .success)
+    #expect(
+      outcome.output == #"{"context": {"failure": "The card was declined"}, "exit": "catch1"}"#
+        + "\n")
+  }
+
+  @Test func handleAnswersAFailureWithItsErrorAndCause() async throws {
+    let chart = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "flowchart-fails-\(UUID().uuidString).json")
+    try
+      #"{"flowchart": [{"action": "Charge card", "final": true, "fail": "The card was declined"}]}"#
+      .write(to: chart, atomically: true, encoding: .utf8)
+    defer { try? FileManager.default.removeItem(at: chart) }
+    let outcome = await Tool.run([
+      "handle", chart.path, "--payload",
+      #"{"state": "Charge card", "stateID": 0, "context": {}}"#,
     ])
     #expect(outcome.exitCode == .failure)
     #expect(

@@ -37,3 +37,15 @@ func fileChart(_ path: String) throws -> Flowchart<ChartValue> {
 struct NetworkError: Error, CustomStringConvertible {
   var description: String { "the network is down" }
 }
+
+/// An HTTP error a state of a test chart throws.
+struct UploadError: Error, CustomStringConvertible {
+  var status: Int
+  var description: String { "status \(status)" }
+}
+
+/// A context with a map over `Codable` elements.
+struct Team: Codable, Sendable, Equatable {
+  var members: [Subject]
+  var done: [Subject] = []
+}

@@ -142,18 +142,133 @@ struct DefinitionTests {
       Action("Give up", isFinal: true) { _ in }
     }
     let definition = try chart.stateMachineDefinition()
-    let upload = try #require(definition.document[path: "States.Upload"])
+    guard case .object(let byName)? = definition.document[path: "States"] else {
+      Issue.record("no States")
+      return
+    }
+    let upload = try #require(byName["Upload"])
     #expect(upload[path: "TimeoutSeconds"] == 30)
-    #expect(upload[path: "Retry.0.ErrorEquals.0"] == "States.ALL")
+    // The handler runs the retry's filter on the Swift error and fails as Flowchart.Retry;
+    // the untyped filter takes the state's timeout error too.
+    #expect(upload[path: "Retry.0.ErrorEquals"] == ["Flowchart.Retry", "States.Timeout"])
     #expect(upload[path: "Retry.0.MaxAttempts"] == 3)
     #expect(upload[path: "Retry.0.IntervalSeconds"] == 1)  // 0.5 s, rounded up
     #expect(upload[path: "Retry.0.BackoffRate"] == 2)
     #expect(upload[path: "Retry.0.MaxDelaySeconds"] == 10)
     #expect(upload[path: "Retry.0.JitterStrategy"] == "FULL")
-    #expect(upload[path: "Catch.0.ErrorEquals.0"] == "NetworkError")
-    #expect(upload[path: "Catch.0.ResultPath"] == "$.flowchartError")
-    #expect(upload[path: "Catch.0.Next"] == "Upload.catch1")
-    #expect(upload[path: "Catch.1.ErrorEquals.0"] == "States.ALL")
+    guard case .object(let body)? = upload[path: "Parameters.MessageBody"] else {
+      Issue.record("no MessageBody")
+      return
+    }
+    #expect(body["retryCount.$"] == "$$.State.RetryCount")
+    // A timeout is the one error Step Functions raises: the first route that takes the
+    // timeout error (the catch-all, the second) catches it, and a task runs its handler.
+    #expect(
+      upload[path: "Catch"] == [
+        [
+          "ErrorEquals": ["States.Timeout"], "ResultPath": "$.flowchartError",
+          "Next": "Upload.catch2",
+        ]
+      ])
+    #expect(byName["Upload.catch2"]?[path: "Parameters.MessageBody.route"] == 1)
+    #expect(byName["Upload.catch2"]?[path: "Next"] == "Give_up")
+    // The handler answers the errors a route catches with the route's exit, `catch1`, …,
+    // which the state's Choice follows.
+    #expect(upload[path: "Next"] == "Upload.decide")
+    let decide = try #require(byName["Upload.decide"])
+    #expect(
+      decide[path: "Choices"] == [
+        ["Variable": "$.exit", "StringEquals": "catch1", "Next": "Offline"],
+        ["Variable": "$.exit", "StringEquals": "catch2", "Next": "Give_up"],
+      ])
+    #expect(decide[path: "Default"] == "Done")
     #expect(definition.text.contains(#""BackoffRate": 2.0"#))
+  }
+
+  @Test func finalStateWithCatchRoutesEndsAtASucceed() throws {
+    let chart = try Flowchart<[String: String]> {
+      Action("Upload", isFinal: true) { _ in throw NetworkError() }
+        .catch(NetworkError.self, goTo: "Offline")
+      Action("Offline", isFinal: true) { _ in }
+    }
+    let definition = try chart.stateMachineDefinition()
+    guard case .object(let byName)? = definition.document[path: "States"] else {
+      Issue.record("no States")
+      return
+    }
+    #expect(byName["Upload"]?[path: "Catch"] == nil)  // no timeout: the handler catches all
+    #expect(byName["Upload.decide"]?[path: "Default"] == "Upload.end")
+    #expect(byName["Upload.decide"]?[path: "Choices.0.Next"] == "Offline")
+    #expect(byName["Upload.end"]?[path: "Type"] == "Succeed")
+  }
+
+  @Test func mapIsAnItemsTaskAnInlineMapAndACollect() throws {
+    let definition = try fileChart(".ci/stepfunctions/photo-book.json").stateMachineDefinition()
+    guard case .object(let byName)? = definition.document[path: "States"] else {
+      Issue.record("no States")
+      return
+    }
+    let items = try #require(byName["Resize_each_photo"])
+    #expect(items[path: "Parameters.MessageBody.step"] == "items")
+    #expect(items[path: "ResultPath"] == "$.flowchartItems")
+    #expect(items[path: "Next"] == "Resize_each_photo.each")
+    let map = try #require(byName["Resize_each_photo.each"])
+    #expect(map[path: "Type"] == "Map")
+    #expect(map[path: "ItemsPath"] == "$.flowchartItems.items")
+    #expect(map[path: "MaxConcurrency"] == 2)
+    #expect(map[path: "ItemProcessor.ProcessorConfig.Mode"] == "INLINE")
+    #expect(map[path: "ItemProcessor.StartAt"] == "Resize_each_photo.Wider_than_2000")
+    #expect(map[path: "ResultPath"] == "$.flowchartItems")
+    #expect(map[path: "Next"] == "Resize_each_photo.collect")
+    // The element chart's tasks name their map, so that the handler finds their chart.
+    guard case .object(let inner)? = map[path: "ItemProcessor.States"] else {
+      Issue.record("no ItemProcessor states")
+      return
+    }
+    #expect(inner["Resize_each_photo.Shrink"]?[path: "Parameters.MessageBody.nested"] == [6])
+    #expect(byName["Resize_each_photo.collect"]?[path: "Parameters.MessageBody.step"] == "collect")
+    #expect(byName["Resize_each_photo.collect"]?[path: "Next"] == "Shipping")
+  }
+
+  @Test func mapThatToleratesFailuresRunsInOneTask() throws {
+    let definition = try fileChart("Samples/gallery.json").stateMachineDefinition()
+    guard case .object(let byName)? = definition.document[path: "States"] else {
+      Issue.record("no States")
+      return
+    }
+    #expect(byName["Resize_each_photo"]?[path: "Parameters.MessageBody.step"] == "state")
+    #expect(byName["Resize_each_photo.each"] == nil)
+  }
+
+  @Test func subflowIsInlinedAsAnEnterTaskAParallelAndALeaveTask() throws {
+    let definition = try fileChart("Samples/review.json").stateMachineDefinition()
+    guard case .object(let byName)? = definition.document[path: "States"] else {
+      Issue.record("no States")
+      return
+    }
+    let enter = try #require(byName["Check_the_answers"])
+    #expect(enter[path: "Comment"] == "subflow 'Check the answers' (#1)")
+    #expect(enter[path: "Parameters.MessageBody.step"] == "enter")
+    #expect(enter[path: "ResultPath"] == "$.flowchartInner")
+    let run = try #require(byName["Check_the_answers.run"])
+    #expect(run[path: "Type"] == "Parallel")
+    #expect(run[path: "InputPath"] == "$.flowchartInner.inner")
+    #expect(run[path: "ResultPath"] == "$.flowchartInner")
+    #expect(run[path: "Next"] == "Check_the_answers.leave")
+    guard case .object(let inner)? = run[path: "Branches.0.States"] else {
+      Issue.record("no inner states")
+      return
+    }
+    // The inner chart's states are named after the subflow, keep their names in comments,
+    // and a final state reports itself to the leave task.
+    let final = try #require(inner["Check_the_answers.Every_answer_given"])
+    #expect(
+      final[path: "Comment"]
+        == "in subflow 'Check the answers' (#1): condition 'Every answer given?' (#1)")
+    #expect(final[path: "Parameters.MessageBody.nested"] == [1])
+    #expect(final[path: "ResultSelector.finalState"] == 1)
+    #expect(final[path: "End"] == true)
+    #expect(byName["Check_the_answers.leave"]?[path: "Parameters.MessageBody.step"] == "leave")
+    #expect(byName["Check_the_answers.leave"]?[path: "Next"] == "Check_the_answers.decide")
   }
 }

@@ -57,6 +57,127 @@ struct HandlerTests {
     }
   }
 
+  /// The chart of the lowering tests: a typed retry with an `if:` closure, and a typed
+  /// catch route whose handler reads the Swift error.
+  private func uploadChart() throws -> Flowchart<[String: String]> {
+    try Flowchart<[String: String]> {
+      Action("Upload") { context in
+        let status = Int(context["status"] ?? "") ?? 0
+        if status == 0 { throw NetworkError() }
+        throw UploadError(status: status)
+      }
+      .retry(2, on: UploadError.self, if: { $0.status >= 500 })
+      .catch(NetworkError.self, goTo: "Offline") { context, error in
+        context["caught"] = "\(error)"
+      }
+      .catch(goTo: "Give up")
+      Action("Done", isFinal: true) { _ in }
+      Action("Offline", isFinal: true) { _ in }
+      Action("Give up", isFinal: true) { _ in }
+    }
+  }
+
+  private func uploadAnswer(status: Int, retryCount: Int) async throws(StepFunctionsTaskError)
+    -> ChartValue
+  {
+    let handler = StepFunctionsHandler(chart: try! uploadChart(), coding: .codable)
+    var request = payload("Upload", 0, ["status": .string("\(status)")])
+    request[path: "retryCount"] = .number(Double(retryCount))
+    return try await handler.handle(request)
+  }
+
+  @Test func retryFilterClosureDecidesOnTheSwiftError() async throws {
+    // 503 passes the `if:` closure: retried while attempts are left.
+    let retried = await #expect(throws: StepFunctionsTaskError.self) {
+      try await uploadAnswer(status: 503, retryCount: 1)
+    }
+    #expect(retried?.error == "Flowchart.Retry")
+    // 400 is an UploadError the closure declines: not retried, caught by the catch-all.
+    let caught = try await uploadAnswer(status: 400, retryCount: 0)
+    #expect(caught == ["context": ["status": "400"], "exit": "catch2"])
+    // Retries spent: the catch routes take it.
+    let spent = try await uploadAnswer(status: 503, retryCount: 2)
+    #expect(spent == ["context": ["status": "503"], "exit": "catch2"])
+  }
+
+  @Test func typedCatchRunsItsHandlerOnTheSwiftError() async throws {
+    let answer = try await uploadAnswer(status: 0, retryCount: 0)
+    #expect(
+      answer == ["context": ["status": "0", "caught": "the network is down"], "exit": "catch1"])
+  }
+
+  @Test func catchOnATimeoutGetsTheStatesTimeoutError() async throws {
+    let chart = try Flowchart<[String: String]> {
+      Action("Fetch") { _ in }
+        .timeout(.seconds(5))
+        .catch(StateTimeoutError.self, goTo: "Cached") { context, error in
+          context["why"] = "\(error)"
+        }
+      Action("Done", isFinal: true) { _ in }
+      Action("Cached", isFinal: true) { _ in }
+    }
+    let handler = StepFunctionsHandler(chart: chart, coding: .codable)
+    var request = payload(
+      "Fetch", 0,
+      ["flowchartError": ["Error": "States.Timeout", "Cause": "timed out"]], step: "catch")
+    request[path: "route"] = 0
+    let answer = try await handler.handle(request)
+    #expect(answer == ["context": ["why": "'Fetch' did not finish within 5s"], "exit": "next"])
+  }
+
+  /// A map over `Codable` elements: the items, one element state, and the collect, as the
+  /// inline `Map` asks for them.
+  @Test func inlineMapStepsRunTheElementsItsChartAndTheCollect() async throws {
+    let line = try Flowchart<Subject> {
+      Action("Exercise", isFinal: true) { $0.log.append("exercised") }
+    }
+    let chart = try Flowchart<Team> {
+      Map("Each member", isFinal: true, over: { $0.members }, running: line) {
+        $0.done = $1.outputs
+      }
+    }
+    let handler = StepFunctionsHandler(chart: chart, coding: .codable)
+    let member: ChartValue = ["isWillingToExercise": true, "isInjured": false, "log": []]
+    let team: ChartValue = ["members": [member], "done": []]
+    let items = try await handler.handle(payload("Each member", 0, team, step: "items"))
+    #expect(items == ["items": [member]])
+    var element = payload("Exercise", 0, member)
+    element[path: "nested"] = [0]
+    let ran = try await handler.handle(element)
+    let exercised: ChartValue = [
+      "isWillingToExercise": true, "isInjured": false, "log": ["exercised"],
+    ]
+    #expect(ran == ["context": exercised, "exit": "end", "decision": "done"])
+    let collected = try await handler.handle(
+      payload(
+        "Each member", 0, ["members": [member], "done": [], "flowchartItems": [exercised]],
+        step: "collect"))
+    #expect(collected == ["context": ["members": [member], "done": [exercised]], "exit": "next"])
+  }
+
+  /// A subflow written inline: its enter gives the inner context, its leave writes the end
+  /// of its chart back and takes the exit the subflow's code takes.
+  @Test func inlineSubflowStepsEnterAndLeave() async throws {
+    let chart = try fileChart("Samples/review.json")
+    let handler = StepFunctionsHandler(chart: chart, coding: .json)
+    let answers: ChartValue = ["name": "Ann"]
+    let entered = try await handler.handle(
+      payload("Check the answers", 1, ["answers": answers], step: "enter"))
+    #expect(entered == ["inner": answers])
+    let left = try await handler.handle(
+      payload(
+        "Check the answers", 1,
+        [
+          "answers": answers,
+          "flowchartInner": [
+            ["context": ["name": "Ann", "checked": true], "decision": "no", "finalState": 1]
+          ],
+        ],
+        step: "leave"))
+    #expect(
+      left == ["context": ["answers": ["name": "Ann", "checked": true]], "exit": "no"])
+  }
+
   @Test func payloadForAnotherChartIsRefused() async throws {
     do {
       _ = try await health.handle(payload("Lift weights", 2, [:]))

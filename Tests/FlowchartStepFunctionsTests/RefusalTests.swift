@@ -61,14 +61,46 @@ struct RefusalTests {
       ])
   }
 
-  @Test func errorsChosenByAClosureAreRefused() throws {
+  @Test func waitInsideASubflowIsRefused() throws {
+    let inner = try Flowchart<Int> {
+      Wait("Manager approval", for: Int.self, isFinal: true) { $0 = $1 }
+    }
     let chart = try Flowchart<Int> {
-      Action("Upload", isFinal: true) { _ in }
-        .retry(2, if: { $0 is NetworkError })
+      Subflow("Approve", isFinal: true, running: inner, context: .whole)
     }
     #expect(
       messages(chart) == [
-        "Action 'Upload' retries or catches the errors a closure chooses, which a Step Functions Retry or Catch cannot name: limit the rule to an error type."
+        "Subflow 'Approve' runs a chart whose state 'Manager approval' waits for input, and its task runs that whole chart at once, where nothing can send the value: move the wait out to the outer chart, before or after the subflow."
+      ])
+  }
+
+  @Test func waitInsideAMapsElementChartIsRefused() throws {
+    let approve = try Flowchart<Int> {
+      Wait("Line approval", for: Int.self, isFinal: true) { $0 = $1 }
+    }
+    let inner = try Flowchart<Int> {
+      Action("Price line") { $0 += 1 }
+      Subflow("Approve line", isFinal: true, running: approve, context: .whole)
+    }
+    let chart = try Flowchart<[Int]> {
+      Map("Lines", isFinal: true, over: { $0 }, running: inner) { $0 = $1.outputs }
+    }
+    #expect(
+      messages(chart) == [
+        "Map 'Lines' runs a chart whose state 'Line approval' waits for input, and its task runs that whole chart at once, where nothing can send the value: move the wait out to the outer chart, before or after the map."
+      ])
+  }
+
+  @Test func waitDirectlyInAMapsElementChartIsRefused() throws {
+    let inner = try Flowchart<Int> {
+      Wait("Line approval", for: Int.self, isFinal: true) { $0 = $1 }
+    }
+    let chart = try Flowchart<[Int]> {
+      Map("Lines", isFinal: true, over: { $0 }, running: inner) { $0 = $1.outputs }
+    }
+    #expect(
+      messages(chart) == [
+        "Map 'Lines' runs a chart whose state 'Line approval' waits for input, and its task runs that whole chart at once, where nothing can send the value: move the wait out to the outer chart, before or after the map."
       ])
   }
 
