@@ -12,7 +12,10 @@ extension ChartFile {
   ///   - syntax: JSON or XML.
   ///   - path: The file's name in locations, such as `Samples/health.json`.
   /// - Throws: A `DefinitionError` with every problem of syntax and format found, each with
-  ///   its line and column. A syntax error ends the reading: it is the only problem then.
+  ///   its line and column, and the problems with the names it uses when it includes no
+  ///   file (with includes, names can only be checked once they are read: see
+  ///   ``parse(_:syntax:path:includes:)``). A syntax error ends the reading: it is the only
+  ///   problem then.
   public static func parse(
     _ bytes: some Sequence<UInt8>, syntax: ChartSyntax, path: String
   ) throws(DefinitionError) -> ChartFile {
@@ -78,7 +81,9 @@ extension ChartFile {
   ///     identifies it, to find include cycles and files already read), its syntax and its
   ///     bytes; throws (any error) when it cannot be read.
   /// - Throws: A `DefinitionError` with every problem found in the file and what it
-  ///   includes, missing files and include cycles among them.
+  ///   includes, missing files and include cycles among them; with problems of format, the
+  ///   problems with names across the whole chart too, unless an included file could not be
+  ///   read (its problem then says that names were not checked).
   public static func parse(
     _ bytes: some Sequence<UInt8>, syntax: ChartSyntax, path: String,
     includes: (_ path: String, _ from: String) throws -> (
