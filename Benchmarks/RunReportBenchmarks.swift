@@ -3,7 +3,8 @@ import Flowchart
 /// The HTML report of a run (issue 28): a run of 10,000 states on a chart of 1,000 (the full
 /// run's size; a tenth of each for `--quick`) against a tenth of both, interleaved, as the
 /// growth rows measure. Its target is the growth rows' (≤ 12); the larger report's median is
-/// the figure the issue asks to stay under a second, and the row names its size per state.
+/// the figure the issue asks to stay under a second, given in a row of its own with the
+/// report's size per state run.
 enum RunReportBenchmarks {
   /// A chart of `states` actions in a row, and an overlay of `steps` states entered in turn.
   static func workload(states: Int, steps: Int) throws -> (Flowchart<Int>, RunOverlay) {
@@ -57,5 +58,21 @@ enum RunReportBenchmarks {
           + "(\(compactCount(lengths[1])) bytes, ~\(perStep) bytes per state run)",
         unit: "ms", flowchart: milliseconds(samples[1]), baseline: milliseconds(samples[0]),
         targetRatio: 12))
+    // The issue's own figures: the larger report's time (under a second) and its size per
+    // state run, with no baseline.
+    var bytes = Samples()
+    bytes.append(Double(lengths[1]) / Double(steps))
+    report.rows.append(
+      ReportRow(
+        group: "growth",
+        workload:
+          "HTML run report, \(compactCount(steps)) states run on a \(compactCount(states))-state chart: time (under 1,000 ms)",
+        unit: "ms", flowchart: milliseconds(samples[1]), baseline: nil, targetRatio: nil))
+    report.rows.append(
+      ReportRow(
+        group: "growth",
+        workload:
+          "HTML run report, \(compactCount(steps)) states run on a \(compactCount(states))-state chart: size (\(compactCount(lengths[1])) bytes)",
+        unit: "bytes/state", flowchart: bytes, baseline: nil, targetRatio: nil))
   }
 }

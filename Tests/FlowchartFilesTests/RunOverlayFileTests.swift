@@ -108,6 +108,29 @@ struct RunOverlayFileTests {
     )
   }
 
+  @Test func aMapsElementsReadFromAFileAreDrawnOnItsBox() throws {
+    let element = try Flowchart<Int> { Action("Handle", isFinal: true) }
+    let chart = try Flowchart<[Int]> {
+      Map("Each", over: { $0 }, running: element, toleratedFailures: 1) { _, _ in }
+      Action("End", isFinal: true)
+    }
+    let lines = [
+      #"{"line":1,"text":"  0.000s  entered 'Each'","time":0,"flow":0,"state":"Each","event":"entered","stateIndex":0}"#,
+      #"{"line":2,"text":"  0.000s  'Each' ended its elements","time":0,"flow":0,"state":"Each","event":"mapEnded","stateIndex":0,"finished":3,"failed":1,"skipped":2}"#,
+    ]
+    let records = try lines.map {
+      try JSONDecoder().decode(RunLogFile.Record.self, from: Data($0.utf8))
+    }
+    let run = try RunOverlay(records: records, chart: chart)
+    let tally = try #require(run.maps[StateID(0)])
+    #expect(tally.finished == 3)
+    #expect(tally.failed == 1)
+    #expect(tally.skipped == 2)
+    #expect(
+      chart.mermaidDescription(showing: run).contains(
+        #"s0[/"Each<br>×1 · 0.000s<br>3 finished · 1 failed · 2 skipped"\]"#))
+  }
+
   @Test func aFileWithoutEventsIsAnErrorThatSaysWhy() {
     let records = [RunLogFile.Record(line: 1, text: "  0.000s  entered 'Paid?'", time: 0, flow: 0)]
     let error = #expect(throws: RunLogFile.ReadingError.self) {

@@ -319,7 +319,7 @@ final class MapRun<Context: Sendable, Element: Sendable>: NestedChart {
           done.outputs.append((index, output))
         case .failure(let error):
           let failed = claims.failures.wrappingAdd(1, ordering: .relaxed).oldValue
-          guard failed < toleratedFailures else {
+          guard failed < toleratedFailures, !isScriptProblem(error) else {
             done.stop = MapElementFailure(index: index, elementCount: input.count, error: error)
             return done
           }
@@ -405,7 +405,7 @@ struct MapCollector<Element: Sendable> {
   /// Records a failure; throws when it is one more than the tolerance.
   @inlinable
   mutating func add(_ error: RunError, at index: Int) throws {
-    guard failures.count < toleratedFailures else {
+    guard failures.count < toleratedFailures, !isScriptProblem(error) else {
       throw MapElementFailure(index: index, elementCount: outputs.count, error: error)
     }
     failures.append(MapResults.Failure(index: index, error: error))

@@ -126,6 +126,25 @@ package struct ScriptProblem: Error, Sendable, CustomStringConvertible {
   package var description: String { message }
 }
 
+/// Whether `error` is a script's own problem (the script is wrong, not the state it forces),
+/// or a failure one caused in a branch, a subflow or a map's element: no retry, catch route
+/// or tolerating policy takes it, so that the run fails at once. Asked only of an error a run
+/// already met.
+@usableFromInline
+func isScriptProblem(_ error: any Error) -> Bool {
+  var error = error
+  while true {
+    if error is ScriptProblem { return true }
+    if let failure = error as? MapElementFailure {
+      error = failure.error
+    } else if let run = error as? RunError, let underlying = run.underlyingError {
+      error = underlying
+    } else {
+      return false
+    }
+  }
+}
+
 extension Flowchart {
   /// The one state named `name`, for a script.
   ///

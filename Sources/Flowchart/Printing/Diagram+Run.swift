@@ -10,7 +10,8 @@
 ///   (`failed (thrown): …`, cut at 60 characters); a dispatch's fork bar, how its
 ///   branches ended (`2 finished · 1 failed · 0 skipped`, and `· n cancelled` when any
 ///   were). Once the run is over, a branch that never started (one a failing dispatch
-///   left) counts as skipped.
+///   left) counts as skipped. A map's box, when the overlay has its tally, how its
+///   elements ended, in the same words.
 /// - An arrow the run followed is `taken`, its label followed by how many times when more
 ///   than once (`yes ×2`); an exit never followed is faded; a prerequisite arrow is drawn
 ///   as without a run.
@@ -89,6 +90,11 @@ struct RunMarks {
           ]
           if tally.cancelled > 0 { parts.append("\(tally.cancelled) cancelled") }
           notes.append(parts.joined(separator: " · "))
+        }
+        if !run.marksGaps, let tally = run.maps[id] {
+          notes.append(
+            "\(RunLog.grouped(tally.finished)) finished · \(RunLog.grouped(tally.failed)) failed · \(RunLog.grouped(tally.skipped)) skipped"
+          )
         }
       case .join:
         boxClass = (run.branches[id]?.joins ?? 0) > 0 ? .entered : .unreached

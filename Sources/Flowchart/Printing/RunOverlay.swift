@@ -95,6 +95,19 @@ public struct RunOverlay: Sendable {
     public init() {}
   }
 
+  /// How the elements of one map ended, over every time the run entered it.
+  public struct MapTally: Sendable, Hashable {
+    /// Elements whose run reached a final state.
+    public var finished = 0
+    /// Elements whose run failed (tolerated by the map or not).
+    public var failed = 0
+    /// Elements whose run never started: the map stopped or was cancelled first.
+    public var skipped = 0
+
+    /// A tally of no element.
+    public init() {}
+  }
+
   /// One step of a flow through a state, for the timeline.
   public struct Span: Sendable, Hashable {
     /// How a span ended.
@@ -175,6 +188,8 @@ public struct RunOverlay: Sendable {
     case branchCancelled(Int)
     /// Every branch of the dispatch state ended and the dispatch joined them.
     case dispatchJoined
+    /// The map state's elements ended: how many finished, failed and were skipped.
+    case mapEnded(finished: Int, failed: Int, skipped: Int)
     /// The run finished at the state, a final state of the top level.
     case runFinished
     /// The run stopped with an error (`failure.state` may be `nil`).
@@ -198,6 +213,9 @@ public struct RunOverlay: Sendable {
   public var flowEnds: [StateID: Int] = [:]
   /// How each dispatch's branches ended, by dispatch.
   public var branches: [StateID: BranchTally] = [:]
+  /// How each map's elements ended, by map, for a source that says it
+  /// (``Happening/mapEnded(finished:failed:skipped:)``).
+  public var maps: [StateID: MapTally] = [:]
   /// The newest spans of the timeline, oldest first: at most ``spanLimit``.
   public private(set) var spans: [Span] = []
   /// How many earlier spans the overlay did not keep.
@@ -298,7 +316,7 @@ public struct RunOverlay: Sendable {
       flows[flow] = nil
       return
     case .entered, .decided, .failed, .attemptFailed, .caught, .branchStarted, .branchEnded,
-      .branchFailed, .branchSkipped, .branchCancelled, .dispatchJoined:
+      .branchFailed, .branchSkipped, .branchCancelled, .dispatchJoined, .mapEnded:
       break
     }
     guard let state else { return }
@@ -375,6 +393,12 @@ public struct RunOverlay: Sendable {
         for (_, branch) in ended where !branch.counted { flows[branch.flow] = nil }
       }
       running[state] = nil
+    case .mapEnded(let finished, let failed, let skipped):
+      var tally = maps[state] ?? MapTally()
+      tally.finished += finished
+      tally.failed += failed
+      tally.skipped += skipped
+      maps[state] = tally
     case .runFailed, .runFinished:
       break
     }

@@ -170,8 +170,10 @@ extension Interpreter {
             tally.failures += 1
             // A failure the policy does not tolerate is the run's: the siblings stop at
             // their next boundary, and whatever they report is dropped. A cancelled run
-            // tolerates none.
-            if tally.failures > plan.tolerance || parent.isCancelled || Task.isCancelled {
+            // tolerates none, and no policy tolerates a script's own problem.
+            if tally.failures > plan.tolerance || parent.isCancelled || Task.isCancelled
+              || isScriptProblem(error)
+            {
               control.cancel()
               group.cancelAll()
               return .branchFailed(error)
@@ -264,7 +266,9 @@ extension Interpreter {
             } catch {
               guard !claims.isDecided else { continue }
               let failures = claims.failures.wrappingAdd(1, ordering: .relaxed).newValue
-              if failures > plan.tolerance || parent.isCancelled || Task.isCancelled {
+              if failures > plan.tolerance || parent.isCancelled || Task.isCancelled
+                || isScriptProblem(error)
+              {
                 if claims.decide() {
                   control.cancel()
                   work.fatal = error

@@ -286,6 +286,8 @@ extension Interpreter {
 
   /// What follows attempt `attempt`'s failure with `error`.
   private func recovery(after error: any Error, attempt: Int, code: ModifiedCode) -> Recovery {
+    // A script's own problem is no failure of the state: nothing retries or catches it.
+    if isScriptProblem(error) { return .fail }
     if let retry = code.modifiers.retry, attempt <= retry.count, retry.filter(error) {
       return .retry(after: retry.backoff.delay(beforeRetry: attempt))
     }

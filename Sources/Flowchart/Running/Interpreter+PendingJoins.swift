@@ -159,7 +159,9 @@ extension Interpreter {
       case .failure(let error):
         succeeded = false
         cursor.joins[top].tally.failures += 1
-        guard cursor.joins[top].tally.failures <= plan.tolerance, !Task.isCancelled else {
+        guard cursor.joins[top].tally.failures <= plan.tolerance, !Task.isCancelled,
+          !isScriptProblem(error)
+        else {
           throw dispatchFailure(error, cursor: &cursor)
         }
         cursor.joins[top].tally.failed.append((index, error))

@@ -65,6 +65,13 @@ public final class RunLogFile: RunLogSink {
     /// the dispatch that reports it. `nil` for an error before any state, or in a file
     /// written before it was recorded.
     public var errorStateIndex: Int?
+    /// How many elements finished, failed and were skipped, for `mapEnded` (the map's
+    /// elements summarised on its box when the file is drawn); `nil` otherwise.
+    public var finished: Int?
+    /// How many elements failed, for `mapEnded`.
+    public var failed: Int?
+    /// How many elements were skipped, for `mapEnded`.
+    public var skipped: Int?
 
     /// A record of the line numbered `line`.
     public init(

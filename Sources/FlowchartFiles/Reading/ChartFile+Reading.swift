@@ -12,26 +12,45 @@ extension ChartFile {
   ///   - syntax: JSON or XML.
   ///   - path: The file's name in locations, such as `Samples/health.json`.
   /// - Throws: A `DefinitionError` with every problem of syntax and format found, each with
-  ///   its line and column. A syntax error ends the reading: it is the only problem then.
+  ///   its line and column, and the problems with the names it uses when it includes no
+  ///   file (with includes, names can only be checked once they are read: see
+  ///   ``parse(_:syntax:path:includes:)``). A syntax error ends the reading: it is the only
+  ///   problem then.
   public static func parse(
     _ bytes: some Sequence<UInt8>, syntax: ChartSyntax, path: String
   ) throws(DefinitionError) -> ChartFile {
+    let (file, problems) = try parsed(bytes, syntax: syntax, path: path)
+    guard problems.isEmpty else {
+      var problems = problems
+      if file.includes().isEmpty {
+        problems.problems += file.nameProblems(besides: problems.droppedStates)
+      }
+      throw problems.error(path: path)
+    }
+    return file
+  }
+
+  /// A chart file's bytes parsed as far as their format allows, with the problems of format
+  /// found (and the states left out for one); throws only at a syntax error, which ends the
+  /// reading and is the only problem then.
+  static func parsed(
+    _ bytes: some Sequence<UInt8>, syntax: ChartSyntax, path: String
+  ) throws(DefinitionError) -> (file: ChartFile, problems: ProblemList) {
     let bytes = Array(bytes)
-    var problems = ProblemList()
-    let file: ChartFile
     do throws(SyntaxError) {
       switch syntax {
       case .json:
         var builder = JSONChartBuilder(path: path)
-        file = builder.chart(try JSONReader.parse(bytes, path: path))
-        problems = builder.problems
+        let file = builder.chart(try JSONReader.parse(bytes, path: path))
+        return (file, builder.problems)
       case .xml:
         var builder = XMLChartBuilder(path: path)
-        file = builder.chart(try XMLTreeReader.parse(bytes, path: path))
-        problems = builder.problems
+        let file = builder.chart(try XMLTreeReader.parse(bytes, path: path))
+        return (file, builder.problems)
       }
     } catch {
       // A syntax error ends the reading, so it hides whatever problems come after it: say so.
+      var problems = ProblemList()
       problems.malformed(
         error.message
           + (error.hidesWhatFollows
@@ -39,11 +58,6 @@ extension ChartFile {
         at: error.location)
       throw problems.error(path: path)
     }
-    guard problems.isEmpty else {
-      problems.problems += file.nameProblems(besides: problems.droppedStates)
-      throw problems.error(path: path)
-    }
-    return file
   }
 
   /// Parses a chart file's text, as its bytes are parsed: includes are left unread.
@@ -67,15 +81,17 @@ extension ChartFile {
   ///     identifies it, to find include cycles and files already read), its syntax and its
   ///     bytes; throws (any error) when it cannot be read.
   /// - Throws: A `DefinitionError` with every problem found in the file and what it
-  ///   includes, missing files and include cycles among them.
+  ///   includes, missing files and include cycles among them; with problems of format, the
+  ///   problems with names across the whole chart too, unless an included file could not be
+  ///   read (its problem then says that names were not checked).
   public static func parse(
     _ bytes: some Sequence<UInt8>, syntax: ChartSyntax, path: String,
     includes: (_ path: String, _ from: String) throws -> (
       path: String, syntax: ChartSyntax, bytes: [UInt8]
     )
   ) throws(DefinitionError) -> ChartFile {
-    let file = try parse(bytes, syntax: syntax, path: path)
-    var load = IncludeLoad(top: IncludedSource(key: path, path: path))
+    let (file, found) = try parsed(bytes, syntax: syntax, path: path)
+    var load = IncludeLoad(top: IncludedSource(key: path, path: path), problems: found)
     let resolved = load.resolve(
       file,
       locate: { included, from in
@@ -88,7 +104,7 @@ extension ChartFile {
         }
         return content
       })
-    guard load.problems.isEmpty else { throw load.problems.error(path: path) }
+    try load.finish(resolved, path: path)
     return resolved
   }
 
@@ -130,11 +146,11 @@ extension ChartFile {
     let top = IncludedSource(key: FilePaths.identity(of: url), path: path)
     reads += 1
     let (syntax, bytes) = try load(url, as: path, sizeLimit: fileSizeLimit)
-    let file = try parse(bytes, syntax: syntax, path: path)
+    let (file, found) = try parsed(bytes, syntax: syntax, path: path)
     // Where each file read was found, by its key: relative includes start from its folder
     // as it was named, not from where its symbolic links lead.
     var urls = [top.key: url]
-    var load = IncludeLoad(top: top)
+    var load = IncludeLoad(top: top, problems: found)
     let resolved = load.resolve(
       file,
       locate: { included, from in
@@ -151,7 +167,7 @@ extension ChartFile {
           urls[source.key] ?? URL(fileURLWithPath: source.path), as: source.path,
           sizeLimit: fileSizeLimit)
       })
-    guard load.problems.isEmpty else { throw load.problems.error(path: path) }
+    try load.finish(resolved, path: path)
     return resolved
   }
 
@@ -203,16 +219,49 @@ struct IncludedSource {
 struct IncludeLoad {
   /// The files being read, from the top one to the current one.
   private var stack: [IncludedSource]
-  /// The files read, by key, with what they include resolved; `nil` for one that did not
-  /// parse (its problems were recorded once).
+  /// The files read, by key, with what they include resolved (as far as their format
+  /// allows); `nil` for one that did not parse (its problems were recorded once).
   private var done: [String: ChartFile?] = [:]
-  var problems = ProblemList()
+  /// The problems of every file read, with the states their readers left out.
+  var problems: ProblemList
+  /// The indices in `problems` of those about an include left unread (a file that cannot be
+  /// read or parsed, includes too deep; not a cycle, whose file is read higher up): names cannot be checked across the chart
+  /// while one is.
+  private var unreadIncludes: [Int] = []
   /// The number of files parsed, the top one counted.
   private(set) var parses = 1
 
-  init(top: IncludedSource) {
+  init(top: IncludedSource, problems: ProblemList = ProblemList()) {
     stack = [top]
+    self.problems = problems
   }
+
+  /// Throws every problem found in `resolved`, the top file with what it includes read, and
+  /// its files: when there are problems of format, which stop the chart before binding, the
+  /// problems with its names are checked in the same pass across the whole chart, or, when
+  /// an include is unread, the first problem about it says that names were not checked.
+  func finish(_ resolved: ChartFile, path: String) throws(DefinitionError) {
+    guard !problems.isEmpty else { return }
+    var problems = problems
+    if let first = unreadIncludes.min(by: {
+      let (left, right) = (problems.problems[$0].location, problems.problems[$1].location)
+      return (left.fileID, left.line, left.column ?? 0, $0)
+        < (right.fileID, right.line, right.column ?? 0, $1)
+    }) {
+      let problem = problems.problems[first]
+      problems.problems[first] = DefinitionError.Problem(
+        problem.kind, name: problem.name, at: problem.location,
+        message: problem.message + " " + Self.namesUnchecked)
+    } else {
+      problems.problems += resolved.nameProblems(
+        besides: problems.droppedStates, includesRead: true)
+    }
+    throw problems.error(path: path)
+  }
+
+  /// The sentence that ends the first problem about an unread include.
+  static let namesUnchecked =
+    "Names are not checked while an included file is unread: fix this to see any misspelled name."
 
   /// `file`, which the top of the stack holds, with every file it includes read, recursively.
   mutating func resolve(
@@ -231,6 +280,7 @@ struct IncludeLoad {
       }
       if let index = stack.firstIndex(where: { $0.key == source.key }) {
         let cycle = (stack[index...].map(\.path) + [source.path]).joined(separator: " → ")
+        // The file is read already, higher up: the names it declares are known.
         problems.add(
           .includeCycle,
           "Including '\(includePath)' here makes a cycle (\(cycle)): a file cannot include itself. Use a goTo arrow to loop instead.",
@@ -242,6 +292,7 @@ struct IncludeLoad {
         continue
       }
       guard stack.count < maximumStateDepth else {
+        unreadIncludes.append(problems.problems.count)
         problems.add(
           .malformedFile,
           "Files include each other more than \(maximumStateDepth) levels deep: flatten the includes.",
@@ -258,8 +309,12 @@ struct IncludeLoad {
       let included: ChartFile
       do throws(DefinitionError) {
         parses += 1
-        included = try ChartFile.parse(bytes.1, syntax: bytes.0, path: source.path)
+        let parsed = try ChartFile.parsed(bytes.1, syntax: bytes.0, path: source.path)
+        included = parsed.file
+        problems.problems += parsed.problems.problems
+        problems.droppedStates.formUnion(parsed.problems.droppedStates)
       } catch {
+        unreadIncludes.append(problems.problems.count)
         problems.problems += error.problems
         done[source.key] = .some(nil)
         continue
@@ -277,6 +332,7 @@ struct IncludeLoad {
   private mutating func record(
     _ error: any Error, reading includePath: String, at location: SourceLocation
   ) {
+    unreadIncludes.append(problems.problems.count)
     if let error = error as? DefinitionError {
       for problem in error.problems {
         problems.add(
@@ -299,11 +355,15 @@ extension ChartFile {
   /// so that one pass reports a misspelled target with a misspelled key, rather than after
   /// the key is fixed. The file is compiled as far as its format allows (a state whose
   /// format has a problem is kept where its name is known); only problems with names are
-  /// kept, the others may come from what the format's problems left out. A file that
-  /// includes or runs other files, unread at this point, is not checked, nor an arrow to a
-  /// state in `dropped`, which the reader left out for a problem of its own.
-  func nameProblems(besides dropped: Set<String>) -> [DefinitionError.Problem] {
-    guard includes().isEmpty else { return [] }
+  /// kept, the others may come from what the format's problems left out. A file whose
+  /// includes or the files it runs are unread at this point is not checked, unless
+  /// `includesRead` says that they were read as far as they can be (the reading says where
+  /// one could not be, and checks nothing then), nor an arrow to a state in `dropped`, which
+  /// a reader left out for a problem of its own.
+  func nameProblems(besides dropped: Set<String>, includesRead: Bool = false)
+    -> [DefinitionError.Problem]
+  {
+    guard includesRead || includes().isEmpty else { return [] }
     do throws(DefinitionError) {
       _ = try flowchart(handlers: HandlerRegistry<ChartValue>())
       return []

@@ -73,6 +73,9 @@ extension RunOverlay {
           default: .branchCancelled(branch)
           }
       case "dispatchJoined": happening = .dispatchJoined
+      case "mapEnded":
+        happening = .mapEnded(
+          finished: entry.finished ?? 0, failed: entry.failed ?? 0, skipped: entry.skipped ?? 0)
       case "runFinished": happening = .runFinished
       case "runFailed": happening = .runFailed(Self.failure(of: entry, at: state))
       // Events a drawing does not show, and those of later versions.
