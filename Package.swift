@@ -60,7 +60,12 @@ let package = Package(
       name: "CSQLite", pkgConfig: "sqlite3",
       providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
     // The stores' conformance suite and kill tests (child processes killed mid-save).
-    .testTarget(name: "FlowchartStoresTests", dependencies: ["FlowchartStores", "Flowchart"]),
+    .testTarget(
+      name: "FlowchartStoresTests",
+      dependencies: [
+        "FlowchartStores", "Flowchart",
+        .target(name: "CSQLite", condition: .when(traits: ["SQLite"])),
+      ]),
     // Depends on the toolchain's Swift Testing (`import Testing`), and on Foundation for
     // golden files and the record-mode environment variable.
     .target(name: "FlowchartTesting", dependencies: ["Flowchart"]),

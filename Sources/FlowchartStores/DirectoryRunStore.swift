@@ -34,7 +34,7 @@ import Foundation
 /// ```
 ///
 /// The first line names the format and its version. The second is one line of JSON: the
-/// run's ``RunSummary`` (its keys at the top level, the status as ``RunStatus`` encodes it)
+/// run's `RunSummary` (its keys at the top level, the status as `RunStatus` encodes it)
 /// and, under `snapshot`, the snapshot's length in bytes and its 64-bit FNV-1a hash in 16
 /// lowercase hexadecimal digits. Listing reads only these two lines, never the snapshot. A
 /// reader refuses a file of a newer version with ``RunStoreError/Kind/newerFormat(version:)``

@@ -35,7 +35,7 @@
   ///
   /// The database's `user_version` is the format's version (1); a database of a newer one is
   /// refused with ``RunStoreError/Kind/newerFormat(version:)``. A row whose columns do not
-  /// make a summary (a status no version wrote, an id that is not a ``RunID``) is a
+  /// make a summary (a status no version wrote, an id that is not a `RunID`) is a
   /// ``RunStoreError`` on ``load(_:)``, and a problem of ``listing(matching:)``.
   ///
   /// One connection serves the store, its statements prepared once; calls from many tasks
