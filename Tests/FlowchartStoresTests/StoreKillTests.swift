@@ -159,8 +159,10 @@ enum KillChild {
       #expect(run.summary == summary)
       let counter = try #require(UInt64(summary.fingerprint))
       let index = try #require(ids.firstIndex(of: summary.id.text))
+      // Compared as a Bool, so that a failure prints the message, not two snapshots.
+      let isWhole = run == Self.run(summary.id.text, index: index, counter: counter)
       #expect(
-        run == Self.run(summary.id.text, index: index, counter: counter),
+        isWhole,
         "the run '\(summary.id)' is not whole: its snapshot or summary is not the save of counter \(counter)"
       )
       counters[summary.id.text] = counter
