@@ -17,7 +17,7 @@ import Testing
 /// snapshot of another shows. The verdict never depends on timing: a kill that lands
 /// before the first save, or between two saves, only makes a round check less.
 ///
-/// 200 kills by default, in 4 lanes of separate stores that run at once; set
+/// 200 kills by default, in 2 lanes of separate stores that run at once; set
 /// `FLOWCHART_STORE_KILLS` for more: `FLOWCHART_STORE_KILLS=5000 swift test --filter
 /// StoreKillTests`.
 @Suite struct StoreKillTests {
@@ -25,7 +25,7 @@ import Testing
   static var kills: Int {
     ProcessInfo.processInfo.environment["FLOWCHART_STORE_KILLS"].flatMap(Int.init) ?? 200
   }
-  static let lanes = 4
+  static let lanes = 2
 
   @Test func aDirectoryStoreKilledMidSaveKeepsEveryRunWhole() async throws {
     try await Self.killRepeatedly(.directory)
