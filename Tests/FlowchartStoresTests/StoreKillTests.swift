@@ -40,6 +40,17 @@ import Testing
   static func killRepeatedly(_ kind: KillChild.Kind) async throws {
     let directory = TemporaryDirectory("kill")
     let kills = Self.kills
+    // Swift Testing's parent side of an exit test blocks its thread while the child lives
+    // (it reads the child's back channel to its end): run it on threads of its own, so that
+    // the kills do not hold the cooperative pool's few threads from the other tests.
+    try await withTaskExecutorPreference(ThreadsExecutor.shared) {
+      try await killInLanes(kind, kills: kills, directory: directory)
+    }
+  }
+
+  static func killInLanes(_ kind: KillChild.Kind, kills: Int, directory: TemporaryDirectory)
+    async throws
+  {
     try await withThrowingTaskGroup(of: Int.self) { group in
       for lane in 0..<lanes {
         group.addTask {
@@ -184,5 +195,39 @@ enum KillChild {
     var hash: UInt64 = 0xcbf2_9ce4_8422_2325
     for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
     return hash
+  }
+}
+
+/// A task executor on threads of its own, for tasks that block their thread (the parent side
+/// of an exit test). Its threads run for the life of the test process.
+final class ThreadsExecutor: TaskExecutor, @unchecked Sendable {
+  // `@unchecked Sendable`: `jobs` is read and written only while `condition` is locked.
+  static let shared = ThreadsExecutor(threads: 4)
+
+  private let condition = NSCondition()
+  private var jobs: [UnownedJob] = []
+
+  init(threads: Int) {
+    for _ in 0..<threads {
+      Thread { self.run() }.start()
+    }
+  }
+
+  func enqueue(_ job: consuming ExecutorJob) {
+    let job = UnownedJob(job)
+    condition.lock()
+    jobs.append(job)
+    condition.signal()
+    condition.unlock()
+  }
+
+  private func run() {
+    while true {
+      condition.lock()
+      while jobs.isEmpty { condition.wait() }
+      let job = jobs.removeFirst()
+      condition.unlock()
+      job.runSynchronously(on: asUnownedTaskExecutor())
+    }
   }
 }
