@@ -48,7 +48,7 @@ enum SystemCalls {
     }
   }
 
-  /// Reads up to `count` bytes from `descriptor` into `buffer` at `offset`; returns how many
+  /// Reads up to `buffer.count` bytes from `descriptor` into `buffer`; returns how many
   /// (0 at the end of the file).
   static func read(
     _ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer, path: String
