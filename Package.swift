@@ -14,6 +14,17 @@ let package = Package(
     .library(name: "FlowchartTesting", targets: ["FlowchartTesting"]),
     // Charts exported to the Amazon States Language, and the entry point its tasks call.
     .library(name: "FlowchartStepFunctions", targets: ["FlowchartStepFunctions"]),
+    // Run stores that outlive the process: a directory of files, and SQLite with the trait.
+    .library(name: "FlowchartStores", targets: ["FlowchartStores"]),
+  ],
+  // The SQLite run store needs the system's SQLite (`libsqlite3-dev` on Linux), so it is off
+  // by default: `swift build --traits SQLite` here, `traits: ["SQLite"]` on the dependency in
+  // another package. Without it nothing of the package names sqlite3.
+  traits: [
+    .trait(
+      name: "SQLite",
+      description:
+        "FlowchartStores' SQLiteRunStore, over the system's SQLite (libsqlite3-dev on Linux).")
   ],
   dependencies: [],
   targets: [
@@ -37,6 +48,24 @@ let package = Package(
       name: "FlowchartStepFunctionsTests",
       dependencies: ["FlowchartStepFunctions", "FlowchartFiles", "Flowchart", "FlowchartTesting"],
       exclude: ["Golden"]),
+    // Run stores: a directory of files (Foundation is allowed here) and, with the `SQLite`
+    // trait, SQLite through the system library below. No package dependency.
+    .target(
+      name: "FlowchartStores",
+      dependencies: ["Flowchart", .target(name: "CSQLite", condition: .when(traits: ["SQLite"]))]
+    ),
+    // The system's SQLite (`sqlite3.h`, `-lsqlite3`): the Apple SDKs have it; on Linux it needs
+    // `libsqlite3-dev`. Built only with the `SQLite` trait.
+    .systemLibrary(
+      name: "CSQLite", pkgConfig: "sqlite3",
+      providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
+    // The stores' conformance suite and kill tests (child processes killed mid-save).
+    .testTarget(
+      name: "FlowchartStoresTests",
+      dependencies: [
+        "FlowchartStores", "Flowchart",
+        .target(name: "CSQLite", condition: .when(traits: ["SQLite"])),
+      ]),
     // Depends on the toolchain's Swift Testing (`import Testing`), and on Foundation for
     // golden files and the record-mode environment variable.
     .target(name: "FlowchartTesting", dependencies: ["Flowchart"]),
@@ -60,7 +89,11 @@ let package = Package(
       path: "Playgrounds/FileChart"),
     // Benchmarks: `swift run -c release flowchart-benchmarks` (see BENCHMARKS.md).
     .executableTarget(
-      name: "flowchart-benchmarks", dependencies: ["Flowchart", "FlowchartFiles"],
+      name: "flowchart-benchmarks",
+      dependencies: [
+        "Flowchart", "FlowchartFiles", "FlowchartStores",
+        .target(name: "CSQLite", condition: .when(traits: ["SQLite"])),
+      ],
       path: "Benchmarks"),
   ],
   swiftLanguageModes: [.v6]

@@ -313,7 +313,7 @@ def write_package(programs):
     identity = os.path.basename(ROOT).lower()
     targets = []
     for program in programs.values():
-        products = ['"Flowchart"', '"FlowchartFiles"', '"FlowchartTesting"', '"FlowchartStepFunctions"']
+        products = ['"Flowchart"', '"FlowchartFiles"', '"FlowchartTesting"', '"FlowchartStepFunctions"', '"FlowchartStores"']
         dependencies = ", ".join(
             f'.product(name: {p}, package: "{identity}")' for p in products)
         kind = "testTarget" if program.is_test else "executableTarget"

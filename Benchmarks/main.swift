@@ -23,7 +23,9 @@
 //   many prerequisites resolved, a backoff's delay before a late retry);
 // - LiveBenchmarks.swift: runs through a run handle, observed or not, against run(with:);
 //   LivePauseBenchmarks.swift: pause → resume latency;
-// - SuspensionBenchmarks.swift: memory of many live runs suspended on a Wait (`memory` group).
+// - SuspensionBenchmarks.swift: memory of many live runs suspended on a Wait (`memory` group);
+// - StoreBenchmarks.swift: saving through the directory and SQLite run stores against the same
+//   writes by hand (`stores` group; the SQLite row with `--traits SQLite`).
 //
 // Profiling: a run that selects only synchronous groups starts no Swift task, so
 // `valgrind --tool=callgrind <executable> --filter sync --transitions 1000000
@@ -38,7 +40,7 @@ struct Options: Sendable {
   /// The workload groups, in the order they run.
   static let groups = [
     "sync", "sync-capturing", "async", "dispatch", "composition", "live", "compile", "print",
-    "memory", "load", "load-growth", "tool", "growth",
+    "memory", "load", "load-growth", "tool", "growth", "stores",
   ]
 
   static let usage = """
@@ -171,6 +173,7 @@ struct BenchmarkRunner: Sendable {
       case "load-growth": try LoadGrowthBenchmarks.measure(configuration, into: &report)
       case "tool": try ToolBenchmarks.measureValidate(configuration, into: &report)
       case "growth": try GrowthBenchmarks.measure(configuration, into: &report)
+      case "stores": try StoreBenchmarks.measure(configuration, into: &report)
       case "live":
         report.append(
           try waitForTask(configuration) { try await LiveBenchmarks.measure($0, into: &$1) })

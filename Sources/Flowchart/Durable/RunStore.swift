@@ -201,6 +201,43 @@ public struct RunFilter: Hashable, Sendable {
   }
 }
 
+/// What a store lists: the summaries of the runs that match a filter, and the entries it
+/// holds but could not read (a damaged or foreign file, a row of a newer format).
+///
+/// ``RunStore/list(matching:)`` leaves unreadable entries out, so that one damaged run does
+/// not hide the others; ``RunStore/listing(matching:)`` returns them too, for a tool or an
+/// operator who must know.
+public struct RunListing: Hashable, Sendable {
+  /// The summaries of the runs that match the filter, in the order of their ids.
+  public var runs: [RunSummary]
+  /// The entries the store could not read, in the order of their locations.
+  public var problems: [RunStoreProblem]
+
+  /// A listing of `runs` and `problems`.
+  public init(runs: [RunSummary], problems: [RunStoreProblem] = []) {
+    self.runs = runs
+    self.problems = problems
+  }
+}
+
+/// An entry a store holds but could not read, and why: what a listing reports in place of
+/// its run.
+public struct RunStoreProblem: Hashable, Sendable, CustomStringConvertible {
+  /// Where the entry is: a file's path, or a database's path and a row's id.
+  public var location: String
+  /// What is wrong and what to do, as a sentence.
+  public var message: String
+
+  /// The problem `message` with the entry at `location`.
+  public init(location: String, message: String) {
+    self.location = location
+    self.message = message
+  }
+
+  /// `location: message`.
+  public var description: String { "\(location): \(message)" }
+}
+
 /// Keeps durable runs by id, so that a run can be saved in one process and loaded in
 /// another, and a server can ask which runs wait where.
 ///
@@ -217,7 +254,16 @@ public protocol RunStore: Sendable {
   func load(_ id: RunID) async throws -> StoredRun?
 
   /// The summaries of the runs that match `filter`, in the order of their ids.
+  ///
+  /// An entry the store cannot read (a damaged file) is left out; ``listing(matching:)``
+  /// reports it.
   func list(matching filter: RunFilter) async throws -> [RunSummary]
+
+  /// The summaries of the runs that match `filter`, in the order of their ids, and the
+  /// entries the store holds but could not read. The default lists with
+  /// ``list(matching:)`` and reports no problem: a store that can hold unreadable entries
+  /// implements it.
+  func listing(matching filter: RunFilter) async throws -> RunListing
 
   /// Removes the run saved under `id`; returns whether there was one.
   @discardableResult
@@ -225,6 +271,11 @@ public protocol RunStore: Sendable {
 }
 
 extension RunStore {
+  /// The runs ``list(matching:)`` lists, and no problem.
+  public func listing(matching filter: RunFilter) async throws -> RunListing {
+    RunListing(runs: try await list(matching: filter))
+  }
+
   /// The summaries of every run, in the order of their ids.
   public func list() async throws -> [RunSummary] {
     try await list(matching: .all)
