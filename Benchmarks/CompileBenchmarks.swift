@@ -17,26 +17,44 @@ enum CompileBenchmarks {
     let recipes = ChartShape.allCases.flatMap { shape in
       configuration.chartSizes.map { ChartRecipe(shape, states: $0) }
     }
-    let samples = try Interleaver.run(
-      repetitions: configuration.repetitions,
-      recipes.map { recipe in
-        {
-          let runs = runsPerSample(recipe, configuration)
-          var charts: [Flowchart<ShapeContext>] = []
-          charts.reserveCapacity(runs)
-          let elapsed = try Stopwatch.nanoseconds {
-            for _ in 0..<runs {
-              charts.append(try recipe.compile(code))
-            }
+    // The floors: each largest chart built by hand (``HandChart``), checked to be the
+    // compiled graph before anything is timed.
+    let floors = recipes.filter { $0.states == configuration.chartSizes.last }
+    for recipe in floors {
+      try HandChart(recipe, code).expectSame(
+        as: try recipe.compile(code), "compile \(recipe.shape) by hand")
+    }
+    let compilations: [() throws -> Double] = recipes.map { recipe in
+      {
+        let runs = runsPerSample(recipe, configuration)
+        var charts: [Flowchart<ShapeContext>] = []
+        charts.reserveCapacity(runs)
+        let elapsed = try Stopwatch.nanoseconds {
+          for _ in 0..<runs {
+            charts.append(try recipe.compile(code))
           }
-          // The charts are released after the clock stopped.
-          try expect(charts.last?.states.count, equals: recipe.states, "compiled \(recipe.shape)")
-          return elapsed / Double(runs)
         }
-      })
+        // The charts are released after the clock stopped.
+        try expect(charts.last?.states.count, equals: recipe.states, "compiled \(recipe.shape)")
+        return elapsed / Double(runs)
+      }
+    }
+    let handBuilt: [() throws -> Double] = floors.map { recipe in
+      {
+        var charts: [HandChart] = []
+        let elapsed = Stopwatch.nanoseconds { charts.append(HandChart(recipe, code)) }
+        try expect(charts.last?.nodes.count, equals: recipe.states, "built \(recipe.shape)")
+        return elapsed
+      }
+    }
+    let samples = try Interleaver.run(
+      repetitions: configuration.repetitions, compilations + handBuilt)
     addRows(
-      action: "compile", recipes: recipes, samples: samples, configuration: configuration,
-      into: &report)
+      action: "compile", recipes: recipes, samples: Array(samples[..<recipes.count]),
+      configuration: configuration, into: &report)
+    addFloorRows(
+      action: "compile", floor: "by hand", recipes: recipes, floors: floors,
+      samples: samples, targetRatio: 2, into: &report)
 
     // Bytes retained: allocated bytes after compiling, while holding the chart, minus
     // before; the declarations built for the compiler are freed by then.
@@ -63,7 +81,12 @@ enum CompileBenchmarks {
         + "t(\(sizeLabel(configuration, 1))) as 'Flowchart' and "
         + "t(\(sizeLabel(configuration, 2))) as 'Baseline': their ratio must "
         + "stay ≤ 12 for sizes ten apart. Retained bytes: glibc `mallinfo2` in-use bytes "
-        + "(arenas + mmapped blocks) after compiling, holding the chart, minus before.")
+        + "(arenas + mmapped blocks) after compiling, holding the chart, minus before. "
+        + "'vs by hand' rows: the floor builds the same graph from the same names by hand "
+        + "(nodes in one array holding name, kind, exits and closure, in the compiler's "
+        + "numbering; the `GoTo` targets resolved through one dictionary of every name; no "
+        + "checks, no locations, no declarations kept), checked against the compiled chart "
+        + "state by state (names, kinds, finality, exits) before timing.")
   }
 
   /// Issue item 5: printing the large charts as text trees.
@@ -78,9 +101,28 @@ enum CompileBenchmarks {
     let charts = try recipes.map { recipe in
       try (0..<runsPerSample(recipe, configuration)).map { _ in try recipe.compile(code) }
     }
+    // The floors: each largest chart built by hand and written by a plain loop
+    // (``HandChart/treeText``), checked to be the printer's text byte for byte.
+    let floors = recipes.filter { $0.states == configuration.chartSizes.last }
+    let handCharts = try floors.map { recipe in
+      let chart = HandChart(recipe, code)
+      let printed = try recipe.compile(code).treeDescription
+      guard chart.treeText == printed else {
+        throw BenchmarkError.mismatch(
+          "print \(recipe.shape) by a plain loop: not the printer's text")
+      }
+      return (chart: chart, bytes: printed.utf8.count)
+    }
+    let handPrinted: [() throws -> Double] = handCharts.map { floor in
+      {
+        var trees: [String] = []
+        let elapsed = Stopwatch.nanoseconds { trees.append(floor.chart.treeText) }
+        try expect(trees.last?.utf8.count, equals: floor.bytes, "printed by a plain loop")
+        return elapsed
+      }
+    }
     var outputSizes = [Int](repeating: 0, count: recipes.count)
-    let samples = try Interleaver.run(
-      repetitions: configuration.repetitions,
+    let printings: [() throws -> Double] =
       recipes.indices.map { index in
         {
           let copies = charts[index]
@@ -100,10 +142,15 @@ enum CompileBenchmarks {
           outputSizes[index] = tree.utf8.count
           return elapsed / Double(copies.count)
         }
-      })
+      }
+    let samples = try Interleaver.run(
+      repetitions: configuration.repetitions, printings + handPrinted)
     addRows(
-      action: "print", recipes: recipes, samples: samples, configuration: configuration,
-      into: &report)
+      action: "print", recipes: recipes, samples: Array(samples[..<recipes.count]),
+      configuration: configuration, into: &report)
+    addFloorRows(
+      action: "print", floor: "a plain loop", recipes: recipes, floors: floors,
+      samples: samples, targetRatio: 2, into: &report)
     let sizes = recipes.indices.filter { recipes[$0].states == configuration.chartSizes.last }
       .map {
         "\(recipes[$0].shape) \(compactCount(recipes[$0].states)): "
@@ -113,7 +160,10 @@ enum CompileBenchmarks {
       "print: `chart.treeDescription` of the compiled charts above, a sample of a smaller "
         + "chart printing largest / size distinct copies of it (output sizes: "
         + sizes.joined(separator: ", ") + "); the printer is iterative, so no run overflows "
-        + "the stack.")
+        + "the stack. 'vs a plain loop' rows: the floor writes the same lines from the chart "
+        + "built by hand (see compile) with a plain loop and a stack of lines to come, no "
+        + "quoting check, no modifiers; its text is checked byte for byte against the "
+        + "printer's before timing, and its length in every sample.")
   }
 
   /// Adds, per recipe, a time-per-state row, and per shape a growth row comparing the two
@@ -149,6 +199,34 @@ enum CompileBenchmarks {
             + "vs t(\(sizeLabel(configuration, 2)))",
           unit: "ms", flowchart: milliseconds(samples[large]),
           baseline: milliseconds(samples[small]), targetRatio: 12))
+    }
+  }
+
+  /// Adds, per floor, a row comparing the time per state of its recipe with the floor's:
+  /// `samples` holds the recipes' samples, then the floors'.
+  private static func addFloorRows(
+    action: String, floor: String, recipes: [ChartRecipe], floors: [ChartRecipe],
+    samples: [Samples], targetRatio: Double, into report: inout Report
+  ) {
+    func perState(_ samples: Samples, _ states: Int) -> Samples {
+      var result = Samples()
+      for value in samples.values { result.append(value / Double(states)) }
+      return result
+    }
+    for (offset, recipe) in floors.enumerated() {
+      guard
+        let measured = recipes.firstIndex(where: {
+          $0.shape == recipe.shape && $0.states == recipe.states
+        })
+      else { continue }
+      report.rows.append(
+        ReportRow(
+          group: action,
+          workload: "\(action) \(recipe.shape), \(compactCount(recipe.states)) states "
+            + "vs \(floor)",
+          unit: "ns/state", flowchart: perState(samples[measured], recipe.states),
+          baseline: perState(samples[recipes.count + offset], recipe.states),
+          targetRatio: targetRatio))
     }
   }
 

@@ -1,5 +1,6 @@
 import Flowchart
 import FlowchartFiles
+import Foundation
 
 /// Measures loading chart files (issue 11, "Speed"): reading a JSON or XML file's bytes,
 /// binding its names to closures and compiling it, per state, and how that grows from 10,000
@@ -20,8 +21,34 @@ enum FileBenchmarks {
       Array(chartFile(states: recipe.states).text(in: recipe.syntax).utf8)
     }
     let largest = configuration.chartSizes.last ?? 1
-    let samples = try Interleaver.run(
-      repetitions: configuration.repetitions,
+    // The floors (see LoadFloors.swift): Foundation's parser over the bytes of each largest
+    // file, then the same binding and compile; checked to give the loaded chart first.
+    let floors = recipes.indices.filter { recipes[$0].states == largest }
+    let floorData = floors.map { Data(files[$0]) }
+    func loadFloor(_ offset: Int) throws -> Flowchart<Int> {
+      let file =
+        switch recipes[floors[offset]].syntax {
+        case .json: try LoadFloors.parseJSON(floorData[offset])
+        case .xml: try LoadFloors.parseXML(floorData[offset])
+        }
+      return try file.flowchart(handlers: handlers)
+    }
+    for (offset, index) in floors.enumerated() {
+      let (syntax, _) = recipes[index]
+      let loaded = try ChartFile.parse(files[index], syntax: syntax, path: "bench")
+        .flowchart(handlers: handlers)
+      try LoadFloors.expectSame(
+        try loadFloor(offset), as: loaded, "load \(syntax.rawValue) through Foundation")
+    }
+    let floorLoads: [() throws -> Double] = floors.indices.map { offset in
+      {
+        var charts: [Flowchart<Int>] = []
+        let elapsed = try Stopwatch.nanoseconds { charts.append(try loadFloor(offset)) }
+        try expect(charts.last?.states.count, equals: largest, "loaded through Foundation")
+        return elapsed
+      }
+    }
+    let loads: [() throws -> Double] =
       recipes.indices.map { index in
         {
           let (syntax, states) = recipes[index]
@@ -37,7 +64,9 @@ enum FileBenchmarks {
           try expect(charts.last?.states.count, equals: states, "loaded \(syntax)")
           return elapsed / Double(runs)
         }
-      })
+      }
+    let samples = try Interleaver.run(
+      repetitions: configuration.repetitions, loads + floorLoads)
     for (recipe, timings) in zip(recipes, samples) {
       var perState = Samples()
       for value in timings.values { perState.append(value / Double(recipe.states)) }
@@ -46,6 +75,19 @@ enum FileBenchmarks {
           group: "load",
           workload: "load \(recipe.syntax.rawValue), \(compactCount(recipe.states)) states",
           unit: "ns/state", flowchart: perState, baseline: nil, targetRatio: nil))
+    }
+    for (offset, index) in floors.enumerated() {
+      let (syntax, states) = recipes[index]
+      var measured = Samples()
+      var floor = Samples()
+      for value in samples[index].values { measured.append(value / Double(states)) }
+      for value in samples[recipes.count + offset].values { floor.append(value / Double(states)) }
+      report.rows.append(
+        ReportRow(
+          group: "load",
+          workload: "load \(syntax.rawValue), \(compactCount(states)) states vs "
+            + (syntax == .json ? "JSONSerialization" : "XMLParser"),
+          unit: "ns/state", flowchart: measured, baseline: floor, targetRatio: 1.5))
     }
     let sizes = configuration.chartSizes
     if sizes.count >= 2 {
@@ -70,7 +112,13 @@ enum FileBenchmarks {
         + "name to a closure and compiling), for a chart of conditions whose yes and no "
         + "branches each hold one action and fall through to the next condition; a sample of a "
         + "smaller file loads it largest / size times. The growth rows give the largest size as "
-        + "'Flowchart' and the next as 'Baseline': their ratio must stay ≤ 12.")
+        + "'Flowchart' and the next as 'Baseline': their ratio must stay ≤ 12. 'vs "
+        + "JSONSerialization' / 'vs XMLParser' rows: the floor parses the same bytes (as "
+        + "`Data`, made beforehand) with Foundation's parser (for XML a delegate that sees "
+        + "every element), builds the same file tree from what it read, then binds and "
+        + "compiles it with the same `flowchart(handlers:)`: the real compile, so that the "
+        + "ratio is the reader's cost over Foundation's (the compile has its own floor). "
+        + "Checked before timing to give the loaded chart (states, names, kinds, exits).")
   }
 
   /// A chart of `states` states: conditions with an action in each branch, then actions, and

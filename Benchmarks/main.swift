@@ -17,6 +17,9 @@
 // - ChartShapes.swift, CompileBenchmarks.swift: compiling and printing large charts;
 // - MemoryBenchmarks.swift: peak resident memory of long runs, in child processes;
 // - FileBenchmarks.swift: loading chart files (JSON and XML) of growing size;
+// - FloorBenchmarks.swift, LoadFloors.swift: the floors of the compile, print and load rows
+//   (a graph built by hand, a plain printing loop, Foundation's parsers), each checked to do
+//   the same work as the row it is the baseline of;
 // - LoadGrowthBenchmarks.swift: loading over nesting and fan-out (subflows, includes, values);
 // - ToolBenchmarks.swift: the `flowchart` tool's `validate` on a large file;
 // - GrowthBenchmarks.swift: growth rows for issue 27's corners (nested subflows printed,

@@ -94,14 +94,7 @@ extension Flowchart: CustomStringConvertible, CustomDebugStringConvertible {
 /// and the printers of the nested charts wait in a stack of their own rather than in the
 /// call stack.
 struct TreePrinter<Context: Sendable> {
-  /// A line waiting to be written.
-  private struct Item {
-    var state: Int32
-    /// How many `|  ` come before the line (before the prefix, if any).
-    var depth: Int
-    /// `Y- `, `N- `, `+- key: `, `|- `, or empty for a state that follows in its column.
-    var prefix: String
-  }
+  private typealias Item = TreeLine
 
   private let graph: Graph<Context>
   private let expandsSubflows: Bool
@@ -242,6 +235,20 @@ struct TreePrinter<Context: Sendable> {
     }
     target.write(indents[remaining])
   }
+}
+
+/// A line of a printed tree waiting to be written (see ``TreePrinter``).
+///
+/// Not nested in the generic printer: the printer runs unspecialized (its context type is
+/// the caller's), and a type nested in it would have its metadata, and its stack's, looked
+/// up at run time at every line, which cost the printer about a third of its instructions
+/// (issue 26, BENCHMARKS.md).
+private struct TreeLine {
+  var state: Int32
+  /// How many `|  ` come before the line (before the prefix, if any).
+  var depth: Int
+  /// `Y- `, `N- `, `+- key: `, `|- `, or empty for a state that follows in its column.
+  var prefix: String
 }
 
 /// A chart's tree printer, whatever its context type: what a subflow's or a map's chart
