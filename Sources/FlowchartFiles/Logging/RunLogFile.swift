@@ -65,6 +65,8 @@ public final class RunLogFile: RunLogSink {
     /// the dispatch that reports it. `nil` for an error before any state, or in a file
     /// written before it was recorded.
     public var errorStateIndex: Int?
+    /// When a delay ends, as an RFC 3339 time, for `waitingUntil`.
+    public var until: String?
 
     /// A record of the line numbered `line`.
     public init(
@@ -113,6 +115,7 @@ public final class RunLogFile: RunLogSink {
       case .branchCancelled(let index): (self.event, branch) = ("branchCancelled", index)
       case .dispatchJoined: self.event = "dispatchJoined"
       case .waitingForInput: self.event = "waiting"
+      case .waitingUntil(let deadline): (self.event, until) = ("waitingUntil", deadline.description)
       case .paused: self.event = "paused"
       case .resumed: self.event = "resumed"
       case .runFinished(let decision): set("runFinished", decision: decision)
