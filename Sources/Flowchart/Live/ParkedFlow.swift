@@ -26,6 +26,9 @@
 // parks (its control carries `RunControl.Flags.parks`); a dispatch branch, a map element or a
 // subflow's inner run waits in its task, since its parent awaits it. A waiting state with a
 // modifier (a timeout, say) waits in its task too: the modifier awaits the attempt.
+//
+// A delay parks the same way, until its deadline: a waker task, holding nothing of the flow,
+// starts the next task then (see `Delay.swift`).
 
 /// The top-level flow of a live run, between the tasks that run it: what a task needs to
 /// run it on, and where it stands while no task does.
