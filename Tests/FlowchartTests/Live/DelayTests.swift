@@ -143,6 +143,35 @@ struct DelayTests {
     #expect(try await handle.result.context.notes == ["sent", "reminded"])
   }
 
+  /// An observer that keeps the run's last event and opens `ended` then.
+  private func endObserver(_ last: Box<RunEvent>, _ ended: Gate) -> RunObserver {
+    RunObserver(didFinishRun: { event in
+      last.set(event)
+      ended.open()
+    })
+  }
+
+  @Test func aRunParkedAtADelayIsCancelledWhenItsLastHandleGoes() async throws {
+    let clock = TestClock()
+    let (last, ended) = (Box<RunEvent>(), Gate())
+    let chart = try reminder()
+    func startAndLetGoWhileItWaits() async {
+      let handle = chart.start(
+        with: Offer(), clock: clock, isPaused: true, observer: endObserver(last, ended))
+      var events = handle.events().makeAsyncIterator()
+      handle.resume()
+      _ = await events.next(where: isWaitingUntil)
+    }
+    await startAndLetGoWhileItWaits()
+    await ended.wait()
+    guard case .runFailed(let error)? = last.wrapped?.kind else {
+      Issue.record("the run failed: \(String(describing: last.wrapped))")
+      return
+    }
+    #expect(error.kind == .cancelled)
+    #expect(error.stateName == "Remind later")
+  }
+
   @Test func aDelayInADispatchBranchSleepsInItsTask() async throws {
     // swift-format-ignore
     let chart = try Flowchart<Offer> {
