@@ -44,7 +44,7 @@ private func parking<Context>(of handle: RunHandle<Context>) -> String {
 private func startUntilDelay(
   _ chart: Flowchart<Offer>, on clock: TestClock, context: Offer = Offer(), parks: Bool = true
 ) async -> (RunHandle<Offer>, RunEvent?) {
-  let handle = chart.start(with: context, clock: clock, isPaused: true)
+  let handle = chart.start(with: context, clock: clock, isPaused: true, isLogged: true)
   var events = handle.events().makeAsyncIterator()
   handle.resume()
   let waiting = await events.next(where: isWaitingUntil)
@@ -63,6 +63,8 @@ struct DelayTests {
     let deadline = clock.wallClockStart.advanced(by: threeDays)
     #expect(waiting?.line == "Remind later: waiting until 2026-01-04T00:00:00Z")
     #expect(parking(of: handle) == "parked")
+    #expect(
+      handle.log.lines.contains { $0.hasSuffix("'Remind later' waits until 2026-01-04T00:00:00Z") })
     #expect(handle.positionNames == ["Remind later"])
     #expect(
       handle.delays == [
