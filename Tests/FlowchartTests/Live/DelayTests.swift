@@ -132,6 +132,38 @@ struct DelayTests {
     #expect(clock.sleeperCount == 0)
   }
 
+  @Test func aRunParkedAtADelayIsDrawnStoppedThere() async throws {
+    let clock = TestClock()
+    let chart = try reminder()
+    let (handle, _) = await startUntilDelay(chart, on: clock)
+    let mermaid = chart.mermaidDescription(showing: RunOverlay(log: handle.log))
+    // The delay keeps its shape, entered; the state after it is not reached yet. The times
+    // are the test clock's, which has not moved.
+    expectText(
+      mermaid,
+      #"""
+      flowchart TD
+        s0["Send offer<br>×1 · 0.000s"]
+        s1(["Remind later<br>[for 3 days]<br>×1 · 0.000s"])
+        s2["Remind"]
+        s2_end(((" ")))
+        s0 --> s1
+        s1 --> s2
+        s2 --> s2_end
+        classDef entered fill:#d8f0d8,stroke:#2e7d32,color:black
+        classDef failed fill:#f8d0d0,stroke:#c62828,stroke-width:3px,color:black
+        classDef cancelled fill:#fde9c8,stroke:#ef6c00,stroke-width:3px,color:black
+        classDef unreached fill:#f4f4f4,stroke:#bbbbbb,color:#999999
+        class s0,s1 entered
+        class s2,s2_end unreached
+        linkStyle 0 stroke:#2e7d32,stroke-width:3px
+        linkStyle 1,2 stroke:#cccccc,color:#999999
+
+      """#)
+    handle.cancel()
+    _ = try? await handle.result
+  }
+
   @Test func aPausedRunStaysPausedPastItsDelaysDeadlineUntilResumed() async throws {
     let clock = TestClock()
     let (handle, _) = await startUntilDelay(try reminder(), on: clock)
