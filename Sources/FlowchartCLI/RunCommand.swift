@@ -304,7 +304,7 @@ extension Tool {
       case .action:
         (decision, allowed) = (text == "done" ? .done : nil, "done")
         candidates = ["done"]
-      case .dispatch, .subflow, .map, .waiting:
+      case .dispatch, .subflow, .map, .waiting, .delay:
         (decision, allowed) = (nil, "nothing")
       }
       guard let decision else {

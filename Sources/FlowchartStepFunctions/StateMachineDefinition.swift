@@ -328,6 +328,34 @@ struct StateMachineExporter<Context: Sendable> {
         ending(&parallel, next: after)
       }
       result.insert((names[id.index], .object(parallel)), at: 0)
+    case .delay:
+      // A `Wait` state: `Seconds` for a duration, `TimestampPath` for a time a chart file's
+      // context key holds; a Swift `until:` closure, which only a Task could run, is refused.
+      var wait: [String: ChartValue] = ["Type": "Wait", "Comment": .string(comment)]
+      switch chart.exportedDelay(of: id) {
+      case .duration(let duration)?
+      where duration.components.attoseconds == 0 && duration.components.seconds >= 0:
+        wait["Seconds"] = .number(Double(duration.components.seconds))
+      case .until(let key?)?: wait["TimestampPath"] = .string("$.\(key)")
+      case .duration?:
+        refuse(
+          info,
+          "waits for a fraction of a second, and a Step Functions Wait state counts whole seconds: wait for whole seconds"
+        )
+      case .until(nil)?, nil:
+        refuse(
+          info,
+          "waits until a time its Swift closure reads from the context, which a Step Functions Wait state cannot run: declare it in a chart file, until a context key that holds an RFC 3339 time (a TimestampPath)"
+        )
+      }
+      if modifiers != nil {
+        refuse(
+          info,
+          "has retries or catch routes, which a Step Functions Wait state does not take: leave them out"
+        )
+      }
+      ending(&wait, next: info.isFinal ? nil : nextExit)
+      result.append((names[id.index], .object(wait)))
     }
     return result
   }

@@ -159,7 +159,7 @@ public struct Route: Sendable, Hashable, CustomStringConvertible, CustomTestStri
     // A state forced at one visit must be forced at every visit: it takes one choice each.
     var forcedNames: Set<String> = []
     for step in steps
-    where step.failure != nil || step.kind == .waiting
+    where step.failure != nil || step.kind == .waiting || step.kind == .delay
       || (step.kind.decides != .done && (step.exit != nil || step.decision != nil))
     {
       forcedNames.insert(step.name)

@@ -24,7 +24,7 @@ struct SchemaTests {
       "toleratedFailures", "outcomes", "mapsEveryEnd", "rules", "outcome", "decision", "key",
       "timeout", "retry",
       "catch", "count", "backoff", "delay", "initial", "multiplier", "maximum", "jitter", "seed",
-      "errors", "fail", "changes",
+      "errors", "fail", "changes", "seconds", "until",
     ]
     for key in keys {
       #expect(text.contains("\"\(key)\""), "the JSON Schema does not name \"\(key)\"")
@@ -43,7 +43,7 @@ struct SchemaTests {
       "after", "wait", "storeAt", "subflow", "chart", "context", "mapping", "map", "over", "into",
       "toleratedFailures", "outcomes", "outcome", "mapsEveryEnd", "decision", "timeout",
       "retry", "catch", "goTo", "count", "backoff", "delay", "initial", "multiplier", "maximum",
-      "jitter", "seed", "errors", "fail", "changes",
+      "jitter", "seed", "errors", "fail", "changes", "seconds", "until",
     ]
     for name in names {
       #expect(text.contains("name=\"\(name)\""), "the XML Schema does not name \(name)")

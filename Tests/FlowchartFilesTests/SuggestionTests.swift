@@ -53,14 +53,14 @@ struct SuggestionTests {
     }
     #expect(
       json == [
-        "test.json:1:16: malformed file: This object declares no state: give it one of the keys \"action\", \"condition\", \"multipleCondition\", \"dispatch\", \"wait\", \"subflow\", \"map\", \"goTo\", \"include\" (did you mean \"action\" for \"acton\"?)."
+        "test.json:1:16: malformed file: This object declares no state: give it one of the keys \"action\", \"condition\", \"multipleCondition\", \"dispatch\", \"wait\", \"subflow\", \"map\", \"delay\", \"goTo\", \"include\" (did you mean \"action\" for \"acton\"?)."
       ])
     let xml = problems { () throws(DefinitionError) in
       _ = try parse(#"<flowchart><acton name="A" final="true"/></flowchart>"#, .xml)
     }
     #expect(
       xml == [
-        "test.xml:1:12: malformed file: Unknown element <acton>: a block holds <action>, <condition>, <multipleCondition>, <dispatch>, <wait>, <subflow>, <map>, <goTo>, <include> (did you mean <action>?)."
+        "test.xml:1:12: malformed file: Unknown element <acton>: a block holds <action>, <condition>, <multipleCondition>, <dispatch>, <wait>, <subflow>, <map>, <delay>, <goTo>, <include> (did you mean <action>?)."
       ])
   }
 

@@ -202,7 +202,7 @@ extension Compiler {
     var node = Node(
       kind: state.codeKind, isFinal: state.isFinal, next: Node.none, alternative: Node.none,
       code: nil)
-    node.waitsForInput = state.kind == .waiting
+    node.waitsForInput = state.kind == .waiting || state.kind == .delay
     if let box = state.codeBox {
       // The declaration owns its box, and the chart keeps its declarations alive.
       node.code = UnsafeRawPointer(Unmanaged.passUnretained(box).toOpaque())
@@ -231,6 +231,7 @@ extension Compiler {
     if node.kind.isAsynchronous { asynchronousStates.append(id) }
     if state.kind == .subflow { subflowStates.append(id) }
     if state.kind == .map { checkMapOptions(of: state) }
+    if state.kind == .delay { checkDelay(state) }
     records[Int(id)] = StateRecord(declaration: state, firstExit: firstExit, flow: flow)
   }
 

@@ -96,6 +96,8 @@ extension Compiler {
     case invalidModifier(StateFacts, problem: String)
     /// A map's option is out of range; `problem` ends a sentence about it.
     case invalidMapOption(StateFacts, problem: String)
+    /// A delay cannot wait as written; `problem` ends a sentence about it.
+    case invalidDelay(StateFacts, problem: String)
     /// A catch route of `state`, written at `location`, leads to `name` in another flow.
     case catchCrossesBranchBoundary(
       StateFacts, name: String, location: SourceLocation, from: FlowFacts, to: FlowFacts)
@@ -124,6 +126,7 @@ extension Compiler {
       case .invalidMaxConcurrency, .invalidJoinPolicy: .invalidDispatchOption
       case .invalidModifier: .invalidModifier
       case .invalidMapOption: .invalidMapOption
+      case .invalidDelay: .invalidDelay
       case .catchCrossesBranchBoundary: .crossesBranchBoundary
       }
     }
@@ -138,7 +141,7 @@ extension Compiler {
         .finalWithExits(let state, _), .emptyDispatch(let state),
         .unreachable(let state, _), .invalidMaxConcurrency(let state, _),
         .invalidJoinPolicy(let state, _, _), .invalidModifier(let state, _),
-        .invalidMapOption(let state, _):
+        .invalidMapOption(let state, _), .invalidDelay(let state, _):
         state.name
       case .catchCrossesBranchBoundary(_, let name, _, _, _):
         name
@@ -163,7 +166,7 @@ extension Compiler {
         .missingCases(let state, _), .finalWithExits(let state, _), .emptyDispatch(let state),
         .unreachable(let state, _), .invalidMaxConcurrency(let state, _),
         .invalidJoinPolicy(let state, _, _), .invalidModifier(let state, _),
-        .invalidMapOption(let state, _):
+        .invalidMapOption(let state, _), .invalidDelay(let state, _):
         state.location
       case .catchCrossesBranchBoundary(_, _, let location, _, _):
         location

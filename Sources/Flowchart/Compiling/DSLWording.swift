@@ -146,7 +146,8 @@ struct DSLWording {
       return
         "\(word(.goTo).capitalizedFirst) \(quoted(name)) in \(describe(from)) leads to a state in \(describe(to)). Arrows cannot cross a dispatch branch's boundary: \(advice)"
 
-    case .invalidModifier(let state, let problem), .invalidMapOption(let state, let problem):
+    case .invalidModifier(let state, let problem), .invalidMapOption(let state, let problem),
+      .invalidDelay(let state, let problem):
       return "\(describe(state)) \(problem)"
 
     case .catchCrossesBranchBoundary(let state, let name, _, let from, let to):

@@ -61,6 +61,7 @@ public struct DefinitionError: Error, Sendable, CustomStringConvertible {
       case invalidDispatchOption = "invalid dispatch option"
       case invalidModifier = "invalid modifier"
       case invalidMapOption = "invalid map option"
+      case invalidDelay = "invalid delay"
     }
 
     /// The chart declares no state at all.
@@ -134,6 +135,9 @@ public struct DefinitionError: Error, Sendable, CustomStringConvertible {
     /// A ``Map`` option is out of range: a `maxConcurrency` below 1 or a negative
     /// `toleratedFailures`, as for a ``Dispatch``.
     public static let invalidMapOption = Kind(code: .invalidMapOption)
+    /// A ``Delay`` cannot wait as written: a negative duration, one longer than
+    /// 1,000,000,000 seconds, or a timeout on it (a delay waits for its own time).
+    public static let invalidDelay = Kind(code: .invalidDelay)
 
     /// The kind in words, such as `unknown name`.
     public var description: String { code.rawValue }

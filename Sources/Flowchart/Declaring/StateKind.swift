@@ -1,6 +1,6 @@
 /// What kind of state a state is.
 ///
-/// Seven kinds exist today; later versions add kinds, so a `switch` over a kind needs a `default:` clause, the way one
+/// Eight kinds exist today; later versions add kinds, so a `switch` over a kind needs a `default:` clause, the way one
 /// over an `Error` does. Compare with the static members instead:
 ///
 /// ```swift
@@ -13,7 +13,7 @@ public struct StateKind: Hashable, Sendable, CaseIterable, CustomStringConvertib
   /// a compile error in each place that must handle it. (The public type stays a struct,
   /// so that adding a kind is not a source break for users' switches.)
   package enum Code: Hashable, Sendable, CaseIterable {
-    case condition, multipleCondition, action, dispatch, subflow, map, waiting
+    case condition, multipleCondition, action, dispatch, subflow, map, waiting, delay
   }
 
   /// Which kind this is, for an exhaustive `switch` inside the package.
@@ -36,6 +36,9 @@ public struct StateKind: Hashable, Sendable, CaseIterable, CustomStringConvertib
   /// Waits for a value sent to a live run from outside (a ``Wait``), applies it, then
   /// follows one exit. Printed `W`.
   public static let waiting = StateKind(code: .waiting)
+  /// Waits for a duration or until a point in time on the run's clock (a ``Delay``), then
+  /// follows one exit. Printed `T` (for time).
+  public static let delay = StateKind(code: .delay)
 
   /// Every kind this version of Flowchart knows, in the order above.
   public static var allCases: [StateKind] { Code.allCases.map(StateKind.init(code:)) }
@@ -52,7 +55,7 @@ public struct StateKind: Hashable, Sendable, CaseIterable, CustomStringConvertib
     switch code {
     case .condition: .yesOrNo
     case .multipleCondition: .key
-    case .action, .dispatch, .subflow, .map, .waiting: .done
+    case .action, .dispatch, .subflow, .map, .waiting, .delay: .done
     }
   }
 
@@ -66,6 +69,7 @@ public struct StateKind: Hashable, Sendable, CaseIterable, CustomStringConvertib
     case .subflow: "F"
     case .map: "E"
     case .waiting: "W"
+    case .delay: "T"
     }
   }
 
@@ -79,6 +83,7 @@ public struct StateKind: Hashable, Sendable, CaseIterable, CustomStringConvertib
     case .subflow: "subflow"
     case .map: "map"
     case .waiting: "waiting state"
+    case .delay: "delay"
     }
   }
 }

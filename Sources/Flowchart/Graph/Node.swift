@@ -7,7 +7,7 @@ struct Node {
 
   @usableFromInline var kind: Kind
   @usableFromInline var isFinal: Bool
-  /// Whether the state is a ``Wait``: a live run's top-level flow may park there (see
+  /// Whether the state is a ``Wait`` or a ``Delay``: a live run's top-level flow may park there (see
   /// `ParkedFlow.swift`). Declared here, in the padding after ``isFinal``, so that a node
   /// stays 24 bytes (`NodeLayoutTests`).
   @usableFromInline var waitsForInput = false

@@ -161,7 +161,7 @@ extension LiveRun {
         (.payload, 0, kind)
       }
     case .stateFailed, .runFinished, .runFailed, .attemptFailed, .retrying, .caught,
-      .branchFailed:
+      .branchFailed, .waitingUntil:
       (.payload, 0, kind)
     }
   }

@@ -109,15 +109,22 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
   }
 
   func resume() {
-    let waking = state.withLock { locked -> [CheckedContinuation<Void, Never>] in
+    let (waking, start) = state.withLock {
+      locked -> ([CheckedContinuation<Void, Never>], LiveRunStateMachine<LiveRunTypes>.StartTask?)
+      in
       switch locked.machine.resume() {
-      case .none: return []
+      case .none: return ([], nil)
       case .lowerPauseFlags(let waking):
         locked.setPaused(false)
-        return waking
+        return (waking, nil)
+      case .lowerPauseFlagsAndStart(let start):
+        locked.setPaused(false)
+        return ([], start)
       }
     }
     for waiter in waking { waiter.resume() }
+    // A flow parked at a delay whose deadline passed while the run was paused goes on.
+    if let start { startTask(start) }
   }
 
   /// The run's result, once it has ended; waiting is not cancelled with the waiting task,
@@ -148,7 +155,7 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
   }
 
   /// Performs what a cancellation left to do, after the lock is released.
-  private func perform(_ action: LiveRunStateMachine<LiveRunTypes>.CancelAction) {
+  func perform(_ action: LiveRunStateMachine<LiveRunTypes>.CancelAction) {
     switch action {
     case .none: break
     case .cancelTask(let task): task.cancel()
@@ -379,15 +386,18 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
   /// Whether the top-level flow parks at the waiting state `state`, having entered it: no
   /// value has come for it, and the run is not cancelled. Then reports
   /// ``RunEvent/Kind/waitingForInput`` (see `ParkedFlow.swift`).
-  func parks(at state: Int32, flow: Int32) -> Bool {
+  func parks(at state: Int32, flow: Int32, until deadline: WallClockTime?) -> Bool {
+    let payload = deadline.map(RunEvent.Kind.waitingUntil)
     let reported = self.state.withLock { locked -> ReportedEvent? in
-      switch locked.machine.park(at: state) {
+      switch locked.machine.park(at: state, until: deadline) {
       case .goesOn: return nil
-      case .parks: return publish(.waitingForInput, at: state, flow: flow, in: &locked)
+      case .parks:
+        if let payload { return publish(payload: payload, at: state, flow: flow, in: &locked) }
+        return publish(.waitingForInput, at: state, flow: flow, in: &locked)
       }
     }
     guard let reported else { return false }
-    deliver(reported)
+    deliver(reported, payload: payload)
     return true
   }
 

@@ -43,31 +43,47 @@
 //                       running,     −p, lower the flags, wake the paused flows (— if not p)
 //                       unwinding,
 //                       parked
+//                       parked(s),   −p, lower the flags, → running, start a task for the
+//                       delay due    flow (its deadline passed while the run was paused)
 //                       ended        —
 //   cancel              held,        +c, cancel the task (once adopted)
 //                       running,
 //                       unwinding
 //                       parked(s)    +c, → running, start a task for the flow, cancelled
+//                                    (and cancel the delay's waker, if any)
 //                       ended        —
 //   send(v, to: t)      ended        refuse
 //                       other        a flow waits at t: hand it v; else parked(t): → running,
 //                                    hand v over, start a task for the flow; else the mailbox
 //                                    keeps v (refuse when a value for t waits there already)
 //   last handle gone    ended        —
-//                       other        +a; when a flow waits (paused, for input, or parked):
-//                                    as cancel
+//                       other        +a; when a flow waits (paused, for input, for a delay,
+//                                    or parked): as cancel
 //   adopt(task, n)      held,        keep the task if n is the current task number; cancel
 //                       running,     it if c
 //                       unwinding
 //                       parked,      drop it (the flow parked or the run ended since)
 //                       ended
-//   park(at: s)         running      no value for s and not c: → unwinding(s), report
-//                                    waiting for input; else the flow goes on
+//   park(at: s,         running      no value for s and not c: → unwinding(s), report
+//     until: d)                      waiting for input (or, at a delay, until d: keep d in
+//                                    the flow's delay); else the flow goes on
 //                       other        trap
 //   settle(flow)        unwinding(s) a ⇒ +c; a value for s or c: → running, the flow goes
 //                                    on in its task (cancelled if c); else → parked(s),
-//                                    keep the flow, drop the task
+//                                    keep the flow, drop the task; at a delay, start its
+//                                    waker (numbered by the task number)
 //                       other        trap
+//   keep waker(w, n)    parked(s),   keep w if n is the task number (the flow is still
+//                       at a delay   parked where w was started for) and the delay is not
+//                                    due, cancelling the waker it replaces; else cancel w
+//                       other        cancel w
+//   deadline passed(n)  parked(s),   n is the task number: if p, the delay is due (stays
+//                       at a delay   parked until resume); else → running, start a task for
+//                                    the flow, which goes on after the delay
+//                       other        — (the flow moved on: a stale waker)
+//   delay begins        any but      the flow sleeps in its task until d: keep d in its
+//   (flow, s, d)        ended        delay; then as last handle gone if a
+//   delay ends (flow)   any          forget the flow's delay
 //   pause wait          held         the gate holds: the flow waits
 //                       running      at a boundary: waits if p (then as last handle gone
 //                                    if a); at the gate: goes at once
@@ -77,13 +93,14 @@
 //                       other        trap
 //   wait cancelled      any          forget the wait; resume its waiter if it waits
 //   wait ends           any          forget the wait; report resumed if it waited paused
-//   end(succeeded)      running      → ended: no marks, no positions, drop the task
+//   end(succeeded)      running      → ended: no marks, no positions, no delays, drop the
+//                                    task
 //                       other        trap
 //   retry               ended        succeeded or failed (no change)
 //                       other        not ended
 //
-// A flow that comes to wait (pause or input) in a run whose every handle is gone cancels the
-// run, in the same transition. Subscribing to the run's events and reading them is the event
+// A flow that comes to wait (pause, input or a delay) in a run whose every handle is gone
+// cancels the run, in the same transition. Subscribing to the run's events and reading them is the event
 // log's (`EventChannel.swift`), under the same lock; it changes nothing here.
 
 /// The types a ``LiveRunStateMachine`` keeps for its run but never reads: continuations,
@@ -179,6 +196,17 @@ struct LiveRunStateMachine<Payloads: LiveRunPayloads>: Sendable {
     /// The task running the top-level flow, once it is known; `nil` while the flow is
     /// parked and once the run has ended.
     var task: RunTask?
+    /// The task that wakes the top-level flow parked at a delay, at its deadline: it holds
+    /// nothing of the flow (see `Delay.swift`).
+    var waker: RunTask?
+  }
+
+  /// Where a flow waits for a delay's deadline.
+  struct FlowDelay: Hashable, Sendable {
+    /// The delay.
+    var state: Int32
+    /// When it ends.
+    var until: WallClockTime
   }
 
   /// The top-level flow's life.
@@ -200,6 +228,13 @@ struct LiveRunStateMachine<Payloads: LiveRunPayloads>: Sendable {
   private(set) var waits: [Int: WaitStatus] = [:]
   /// The number of the last wait begun.
   private(set) var lastWait = 0
+  /// The delays the flows wait at, by flow number: the top-level flow's while it parks at
+  /// one, a flow that sleeps in its task's while it sleeps. Each is an absolute deadline,
+  /// which a snapshot of the run carries.
+  private(set) var delays: [Int32: FlowDelay] = [:]
+  /// Whether the deadline of the delay the top-level flow is parked at passed while the run
+  /// was paused: the flow goes on at ``resume()``.
+  private(set) var isDelayDue = false
   /// Numbers the tasks that run the top-level flow (the first is 0), so that a task that
   /// parked (or ended) before it was adopted is never adopted.
   private(set) var taskNumber = 0
@@ -233,8 +268,12 @@ struct LiveRunStateMachine<Payloads: LiveRunPayloads>: Sendable {
   private var isWaiting: Bool {
     switch phase {
     case .parked: true
-    case .held, .running, .unwinding, .ended:
+    // The top-level flow unwinding to park at a delay waits once it has parked (`settle`).
+    case .unwinding:
       !held.pauseWaiters.isEmpty || !held.inputWaiters.isEmpty
+        || delays.keys.contains { $0 != 0 }
+    case .held, .running, .ended:
+      !held.pauseWaiters.isEmpty || !held.inputWaiters.isEmpty || !delays.isEmpty
     }
   }
 
@@ -257,6 +296,9 @@ struct LiveRunStateMachine<Payloads: LiveRunPayloads>: Sendable {
     /// Lower every control's paused flag (before the lock is released, as
     /// ``PauseAction/raisePauseFlags``), then resume `waking`, the flows that waited.
     case lowerPauseFlags(waking: [PauseWaiter])
+    /// Lower every control's paused flag, then start a task for the top-level flow, parked
+    /// at a delay whose deadline passed while the run was paused.
+    case lowerPauseFlagsAndStart(StartTask)
   }
 
   /// A task to start for the top-level flow that was parked: it runs `flow` on from its
@@ -268,6 +310,16 @@ struct LiveRunStateMachine<Payloads: LiveRunPayloads>: Sendable {
     var number: Int
     /// Whether the task starts cancelled (the run was cancelled or abandoned).
     var isCancelled: Bool
+    /// The waker of the delay the flow was parked at, to cancel: the flow goes on without it.
+    var waker: RunTask? = nil
+  }
+
+  /// What ``deadlinePassed(waker:)`` leaves to do.
+  enum DeadlineAction {
+    /// Nothing: the waker is stale, or the run is paused (the delay is due at resume).
+    case none
+    /// Start a task for the flow parked at the delay: it goes on after it.
+    case startTask(StartTask)
   }
 
   /// What a cancellation (``cancel()``, or the run abandoned while a flow waits) leaves to
@@ -323,6 +375,9 @@ struct LiveRunStateMachine<Payloads: LiveRunPayloads>: Sendable {
   enum SettleAction: Equatable {
     /// The flow is parked: its task ends.
     case parked
+    /// The flow is parked at a delay: its task ends, and a waker must sleep until `until`,
+    /// then report ``deadlinePassed(waker:)`` with `waker`.
+    case parkedUntil(WallClockTime, waker: Int)
     /// The flow goes on in the current task, which is cancelled first if
     /// `cancellingCurrentTask` (the run was cancelled or abandoned while it unwound).
     case goOn(cancellingCurrentTask: Bool)
@@ -376,7 +431,13 @@ struct LiveRunStateMachine<Payloads: LiveRunPayloads>: Sendable {
     case .ended: return .none
     case .held:
       phase = .running
-    case .running, .unwinding, .parked:
+    case .parked:
+      guard marks.contains(.paused) else { return .none }
+      if isDelayDue {
+        marks.remove(.paused)
+        return .lowerPauseFlagsAndStart(unpark())
+      }
+    case .running, .unwinding:
       guard marks.contains(.paused) else { return .none }
     }
     marks.remove(.paused)
@@ -464,13 +525,14 @@ struct LiveRunStateMachine<Payloads: LiveRunPayloads>: Sendable {
     }
   }
 
-  /// The top-level flow entered waiting state `state`, which has no value in its task:
-  /// may it park?
-  mutating func park(at state: Int32) -> ParkAction {
+  /// The top-level flow entered waiting state `state`, which has no value in its task, or
+  /// delay `state`, which ends at `deadline` (in the future): may it park?
+  mutating func park(at state: Int32, until deadline: WallClockTime? = nil) -> ParkAction {
     switch phase {
     case .running:
       guard mailbox[state] == nil, !marks.contains(.cancelRequested) else { return .goesOn }
       phase = .unwinding(at: state)
+      if let deadline { delays[0] = FlowDelay(state: state, until: deadline) }
       return .parks
     case .held, .unwinding, .parked, .ended:
       preconditionFailure(
@@ -493,6 +555,9 @@ struct LiveRunStateMachine<Payloads: LiveRunPayloads>: Sendable {
       phase = .parked(at: state)
       held.flow = flow
       held.task = nil
+      if let delay = delays[0], delay.state == state {
+        return .parkedUntil(delay.until, waker: taskNumber)
+      }
       return .parked
     case .held, .running, .parked, .ended:
       preconditionFailure("a flow parked in phase \(phase) without asking the run")
@@ -508,6 +573,7 @@ struct LiveRunStateMachine<Payloads: LiveRunPayloads>: Sendable {
       phase = .ended(succeeded: succeeded)
       marks = []
       positions = FlowPositions()
+      delays = [:]
       held.task = nil
     case .held, .unwinding, .parked, .ended:
       preconditionFailure("a live run ended in phase \(phase): only a running flow ends it")
@@ -521,8 +587,62 @@ struct LiveRunStateMachine<Payloads: LiveRunPayloads>: Sendable {
     }
     phase = .running
     taskNumber += 1
+    delays[0] = nil
+    isDelayDue = false
     return StartTask(
-      flow: flow, number: taskNumber, isCancelled: marks.contains(.cancelRequested))
+      flow: flow, number: taskNumber, isCancelled: marks.contains(.cancelRequested),
+      waker: held.waker.take())
+  }
+
+  // MARK: - Delays
+
+  /// The waker `waker`, started for the delay the top-level flow parked at with task number
+  /// `number`: returns the waker to cancel, if any: `waker` when the flow went on since (or
+  /// the deadline passed already), else the one it replaces.
+  mutating func keepWaker(_ waker: RunTask, number: Int) -> RunTask? {
+    switch phase {
+    case .parked(let state):
+      guard number == taskNumber, delays[0]?.state == state, !isDelayDue else { return waker }
+      defer { held.waker = waker }
+      return held.waker
+    case .held, .running, .unwinding, .ended:
+      return waker
+    }
+  }
+
+  /// The deadline of the delay the top-level flow parked at with task number `waker` has
+  /// passed.
+  mutating func deadlinePassed(waker number: Int) -> DeadlineAction {
+    switch phase {
+    case .parked(let state):
+      guard number == taskNumber, delays[0]?.state == state else { return .none }
+      held.waker = nil
+      guard !marks.contains(.paused) else {
+        isDelayDue = true
+        return .none
+      }
+      return .startTask(unpark())
+    case .held, .running, .unwinding, .ended:
+      return .none
+    }
+  }
+
+  /// Flow `flow` sleeps in its task at delay `state` until `deadline`; a run whose handles
+  /// are all gone is cancelled.
+  mutating func beginDelay(flow: Int32, at state: Int32, until deadline: WallClockTime)
+    -> CancelAction
+  {
+    switch phase {
+    case .ended: return .none
+    case .held, .running, .unwinding, .parked:
+      delays[flow] = FlowDelay(state: state, until: deadline)
+      return marks.contains(.abandoned) ? cancel() : .none
+    }
+  }
+
+  /// Flow `flow`'s delay ended.
+  mutating func endDelay(flow: Int32) {
+    delays[flow] = nil
   }
 
   // MARK: - Positions

@@ -26,6 +26,9 @@
 // parks (its control carries `RunControl.Flags.parks`); a dispatch branch, a map element or a
 // subflow's inner run waits in its task, since its parent awaits it. A waiting state with a
 // modifier (a timeout, say) waits in its task too: the modifier awaits the attempt.
+//
+// A delay parks the same way, until its deadline: a waker task, holding nothing of the flow,
+// starts the next task then (see `Delay.swift`).
 
 /// The top-level flow of a live run, between the tasks that run it: what a task needs to
 /// run it on, and where it stands while no task does.
@@ -174,8 +177,13 @@ extension Interpreter {
         if control.isCancelled {
           throw failure(CancellationError(), at: state, path: cursor.path, control: control)
         }
-        let outcome = try await runAsynchronous(
-          node, at: state, cursor: &cursor, context: &context, control: control)
+        // A delay unparks only once its deadline has passed (or cancelled, above): its
+        // code, which would set a new deadline, does not run again.
+        let outcome =
+          isDelay(state)
+          ? Outcome.next
+          : try await runAsynchronous(
+            node, at: state, cursor: &cursor, context: &context, control: control)
         control.monitor.unsafelyUnwrapped.decided(
           state, flow: cursor.flow, outcome: outcome, context: context)
         if cursor.follow(outcome, from: node) {
@@ -226,6 +234,8 @@ extension LiveRun {
   /// handle go), at the run's priority, and starts cancelled when the run was cancelled, so
   /// that the waiting state fails at once as a cancelled wait does.
   func startTask(_ start: LiveRunStateMachine<LiveRunTypes>.StartTask) {
+    // The flow leaves the delay it was parked at (cancelled, say): its waker has no more to do.
+    start.waker?.cancel()
     let flow = unsafeDowncast(start.flow, to: TopLevelFlow<Context>.self)
     let isCancelled = start.isCancelled
     let task = Task.detached(priority: flow.priority) { [self] in
@@ -251,6 +261,9 @@ extension LiveRun {
   func settle(_ flow: TopLevelFlow<Context>) -> Bool {
     switch self.state.withLock({ $0.machine.settle(flow) }) {
     case .parked: return true
+    case .parkedUntil(let deadline, let waker):
+      startWaker(until: deadline, number: waker, clock: flow.clock, priority: flow.priority)
+      return true
     case .goOn(let cancellingCurrentTask):
       if cancellingCurrentTask { withUnsafeCurrentTask { $0?.cancel() } }
       return false

@@ -42,6 +42,9 @@ public struct RunEvent: Sendable, CustomStringConvertible {
     /// The flow waits at the state, a waiting state, for a value sent with
     /// ``RunHandle/send(_:to:)-(_,String)``.
     case waitingForInput
+    /// The flow waits at the state, a ``Delay``, until this time on the run's clock (see
+    /// ``RunHandle/delays``).
+    case waitingUntil(WallClockTime)
     /// The flow waits, paused, before entering the state.
     case paused
     /// The flow, resumed, goes on to enter the state.
@@ -140,6 +143,7 @@ extension RunEvent.Kind: CustomStringConvertible {
     case .branchEnded(let index): "\(branch(index)) ended"
     case .dispatchJoined: "dispatch joined"
     case .waitingForInput: "waiting for input"
+    case .waitingUntil(let deadline): "waiting until \(deadline)"
     case .paused: "paused"
     case .resumed: "resumed"
     case .runFinished(let decision):
@@ -238,8 +242,8 @@ public struct RunObserver: Sendable {
     case .stateDecided, .stateFailed: didFinishState(event)
     case .runFinished, .runFailed: didFinishRun(event)
     case .runStarted, .dispatchStarted, .branchStarted, .branchEnded, .dispatchJoined,
-      .waitingForInput, .paused, .resumed, .attemptFailed, .retrying, .caught, .branchFailed,
-      .branchSkipped, .branchCancelled:
+      .waitingForInput, .waitingUntil, .paused, .resumed, .attemptFailed, .retrying, .caught,
+      .branchFailed, .branchSkipped, .branchCancelled:
       break
     }
   }

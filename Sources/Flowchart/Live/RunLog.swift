@@ -134,6 +134,7 @@ public struct RunLog: Sendable, CustomStringConvertible {
     case .branchEnded(let index): text = "\(event.branchText(index)) of \(name) ended"
     case .dispatchJoined: text = "\(name) joined its branches"
     case .waitingForInput: text = "\(name) waits for input"
+    case .waitingUntil(let deadline): text = "\(name) waits until \(deadline)"
     case .paused: text = "paused before \(name)"
     case .resumed: text = "resumed before \(name)"
     case .runFinished(let decision):
@@ -363,7 +364,8 @@ struct RunLogRecorder {
       // The flow ends: its entry goes, so that a run of many branches keeps none of theirs.
       entered[flow] = nil
     case .runStarted, .dispatchStarted, .branchStarted, .dispatchJoined, .waitingForInput,
-      .paused, .resumed, .retrying, .branchFailed, .branchSkipped, .branchCancelled:
+      .waitingUntil, .paused, .resumed, .retrying, .branchFailed, .branchSkipped,
+      .branchCancelled:
       break
     }
   }

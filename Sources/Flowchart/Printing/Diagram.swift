@@ -44,6 +44,8 @@ struct Diagram {
     case map
     /// A waiting state: a parallelogram, the flowchart symbol of input.
     case wait
+    /// A delay: a stadium (a box with round ends), near the flowchart symbol of a delay.
+    case delay
     /// Where the run ends, after a final state of the top level: a small double circle.
     case end
   }
@@ -65,7 +67,8 @@ struct Diagram {
     var shape: Shape
     /// The name as the printed tree shows it; empty for a join bar and an end mark.
     var label: String
-    /// The state's timeout and retries, as the printed tree shows them between `[` and `]`,
+    /// A delay's timing, then the state's timeout and retries as the printed tree shows them
+    /// between `[` and `]` (joined by ` · `),
     /// or empty for none.
     var modifiers: String = ""
 
@@ -77,7 +80,7 @@ struct Diagram {
       switch shape {
       case .join: .join
       case .end: .end
-      case .decision, .keyedDecision, .action, .fork, .subflow, .map, .wait: .state
+      case .decision, .keyedDecision, .action, .fork, .subflow, .map, .wait, .delay: .state
       }
     }
   }
@@ -135,12 +138,16 @@ struct Diagram {
         case .subflow: .subflow
         case .map: .map
         case .waiting: .wait
+        case .delay: .delay
         case .action: .action
         }
+      // A delay's timing goes on the line of its modifiers, first.
+      let timing = (record.attachment as? DelaySlot)?.timing.summary
+      let modifiers = record.declaration.modifiers?.summary ?? ""
       boxes.append(
         Box(
           state: state, shape: shape, label: DisplayText.name(record.name),
-          modifiers: record.declaration.modifiers?.summary ?? ""))
+          modifiers: [timing ?? "", modifiers].filter { !$0.isEmpty }.joined(separator: " · ")))
       if isDispatch {
         boxes.append(Box(state: state, shape: .join, label: ""))
       }

@@ -24,7 +24,8 @@ extension Flowchart {
   ///   (`shape=hexagon`), an action a box, a waiting state a parallelogram
   ///   (`shape=parallelogram`), a subflow a box with double sides (a record with an empty
   ///   field each side, `shape=record, label="|Name|"`), a map a trapezoid
-  ///   (`shape=trapezium`). A dispatch is a black bar with its name where its branches
+  ///   (`shape=trapezium`), a delay an oval (`shape=oval`), with its timing on a second
+  ///   line (`[for 3 days]`, `[until <context>]`). A dispatch is a black bar with its name where its branches
   ///   start, and an empty black bar, `s` and its index then `_join`, where they end.
   /// - A state with a timeout or retries shows them on a second line of its label, as the
   ///   printed tree does: `Upload\n[timeout 30s, retry ×3 (fixed 1s)]`.
@@ -83,6 +84,8 @@ extension Flowchart {
         text += label + "\", shape=trapezium"
       case .wait:
         text += label + "\", shape=parallelogram"
+      case .delay:
+        text += label + "\", shape=oval"
       case .end:
         text += "\", shape=doublecircle, width=0.2, height=0.2, fixedsize=true"
       }

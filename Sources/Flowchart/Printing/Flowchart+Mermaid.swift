@@ -20,7 +20,8 @@ extension Flowchart {
   /// - Each state is a node named `s` and its index (``StateID/index``), in its kind's shape:
   ///   a condition is a rhombus (`{"…"}`), a multiple condition a hexagon (`{{"…"}}`), an
   ///   action a rectangle (`["…"]`), a waiting state a parallelogram (`[/"…"/]`), a subflow
-  ///   a subroutine box (`[["…"]]`), a map a trapezoid (`[/"…"\]`). A dispatch is a dark
+  ///   a subroutine box (`[["…"]]`), a map a trapezoid (`[/"…"\]`), a delay a stadium
+  ///   (`(["…"])`), with its timing on a second line (`[for 3 days]`). A dispatch is a dark
   ///   bar with its name where its branches start (class `bar`), and an empty dark bar, `s`
   ///   and its index then `_join`, where they end.
   /// - A state with a timeout or retries shows them on a second line of its label (after a
@@ -71,6 +72,7 @@ extension Flowchart {
       case .subflow: text += "[[\"" + label + "\"]]\n"
       case .map: text += "[/\"" + label + "\"\\]\n"
       case .wait: text += "[/\"" + label + "\"/]\n"
+      case .delay: text += "([\"" + label + "\"])\n"
       case .end: text += "(((\" \")))\n"
       }
     }

@@ -164,6 +164,9 @@ struct TreePrinter<Context: Sendable> {
     target.write(" (")
     target.write(String(record.kind.letter))
     target.write(record.isFinal ? ") !" : isRepeat ? ") *" : ")")
+    if !isRepeat, let delay = record.attachment as? DelaySlot {
+      target.write(" · \(delay.timing.summary)")
+    }
     let modifiers = isRepeat ? nil : record.declaration.modifiers
     if let summary = modifiers?.summary, !summary.isEmpty {
       target.write(" [\(summary)]")

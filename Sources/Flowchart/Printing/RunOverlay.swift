@@ -279,7 +279,8 @@ public struct RunOverlay: Sendable {
     case .dispatchJoined: happening = .dispatchJoined
     case .runFinished: happening = .runFinished
     case .runFailed(let error): happening = .runFailed(Self.failure(error))
-    case .runStarted, .dispatchStarted, .waitingForInput, .paused, .resumed, .retrying:
+    case .runStarted, .dispatchStarted, .waitingForInput, .waitingUntil, .paused, .resumed,
+      .retrying:
       return
     }
     record(happening, state: state, flow: event.flow, time: event.time)

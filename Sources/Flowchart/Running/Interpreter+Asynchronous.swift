@@ -111,10 +111,11 @@ extension Interpreter {
       switch node.kind {
       case .asyncAction, .asyncCondition, .asyncSelect:
         if _slowPath(node.waitsForInput), control.flags.contains(.parks),
-          control.monitor.unsafelyUnwrapped.parks(at: state, flow: cursor.flow)
+          parks(at: state, flow: cursor.flow, context: context, control: control)
         {
-          // A waiting state with no value yet: the task unwinds, and the live run keeps
-          // the cursor and the context until a value or a cancellation comes.
+          // A waiting state with no value yet, or a delay before its deadline: the task
+          // unwinds, and the live run keeps the cursor and the context until a value, the
+          // deadline or a cancellation comes.
           throw RunError.parking
         }
         outcome = try await runAsynchronous(

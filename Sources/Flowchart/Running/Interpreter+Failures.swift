@@ -129,9 +129,14 @@ extension Interpreter {
     if let waiting = waitingModifiersError(state, path: path) { return waiting }
     // A waiting state cannot be made synchronous: only a live run can send it its value.
     let advice =
-      graph.records[Int(state)].kind == .waiting
-      ? "waits for a value sent from outside, so the chart cannot run synchronously: start a live run with `chart.start(with:)` and send the value with `handle.send(_:to:)`."
-      : "is asynchronous, so the chart cannot run synchronously. Use `try await chart.run(with:)`, or make the state's code synchronous."
+      switch graph.records[Int(state)].kind {
+      case .waiting:
+        "waits for a value sent from outside, so the chart cannot run synchronously: start a live run with `chart.start(with:)` and send the value with `handle.send(_:to:)`."
+      case .delay:
+        "waits for a time, so the chart cannot run synchronously: use `try await chart.run(with:)` (give it a `clock:` to control the time), or a live run with `chart.start(with:)`."
+      default:
+        "is asynchronous, so the chart cannot run synchronously. Use `try await chart.run(with:)`, or make the state's code synchronous."
+      }
     return error(
       .asynchronousState, at: state, path: path,
       reason: "\(describe(state).capitalizedFirst) \(advice)")

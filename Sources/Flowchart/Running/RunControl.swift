@@ -147,6 +147,8 @@ protocol RunMonitor: AnyObject, Sendable {
   func modifierEvent(_ kind: RunEvent.Kind, at state: Int32, flow: Int32)
   /// Whether the top-level flow, having entered the waiting state `state`, parks there
   /// rather than run the state's code: no value has come for it (see `ParkedFlow.swift`).
-  /// When it does, the run has reported ``RunEvent/Kind/waitingForInput``.
-  func parks(at state: Int32, flow: Int32) -> Bool
+  /// When it does, the run has reported ``RunEvent/Kind/waitingForInput``. At a delay,
+  /// `deadline` is when it ends (in the future), and the run reports
+  /// ``RunEvent/Kind/waitingUntil(_:)`` instead (see `Delay.swift`).
+  func parks(at state: Int32, flow: Int32, until deadline: WallClockTime?) -> Bool
 }

@@ -221,6 +221,49 @@ extension Binder {
   }
 }
 
+extension Binder {
+  /// A delay: for its seconds, or until the RFC 3339 time at its path of the data (a
+  /// data-only chart's context), which a run reads when it enters the state.
+  mutating func delayDeclaration(_ delay: ChartDelay, at location: SourceLocation)
+    -> Declaration<Context>
+  {
+    let (name, isFinal) = (delay.name, delay.isFinal)
+    switch delay.timing {
+    case .seconds(let seconds):
+      return Lowering.one(
+        Delay(
+          name, for: .seconds(seconds), isFinal: isFinal, fileID: location.fileID,
+          line: location.line))
+    case .until(let path):
+      guard let data = dataAccess(for: "Delay", name, at: location) else {
+        return Lowering.one(
+          Delay(name, for: .zero, isFinal: isFinal, fileID: location.fileID, line: location.line))
+      }
+      return Lowering.one(
+        Delay(
+          name, untilTimeAt: path, isFinal: isFinal, fileID: location.fileID, line: location.line
+        ) { context in
+          let value = data.read(context)[path: path]
+          guard case .string(let text)? = value, let time = WallClockTime(rfc3339: text) else {
+            throw DelayTimeMissing(path: path, value: value)
+          }
+          return time
+        })
+    }
+  }
+}
+
+/// What a chart file's delay throws when its data holds no RFC 3339 time at its path: a
+/// clause of its own, so the run error tells it as its cause.
+struct DelayTimeMissing: SelfExplainingError {
+  let path: String
+  let value: ChartValue?
+
+  var description: String {
+    "it waits until the time at '\(path)' of the data, which holds \(value.map { "\($0)" } ?? "nothing"), not an RFC 3339 time such as \"2026-01-04T00:00:00Z\": store the time there before the delay"
+  }
+}
+
 /// The number of single-character edits that turn `a` into `b`.
 func editDistance(_ a: String, _ b: String) -> Int {
   let a = Array(a.unicodeScalars)

@@ -123,7 +123,7 @@ package final class BindingSession {
       case .include(let path):
         if let included = file.includedFiles[path] { add(size(of: included, depth: depth)) }
         continue
-      case .action, .goTo, .wait: break
+      case .action, .goTo, .wait, .delay: break
       case .condition(let condition):
         add(size(of: condition.yes ?? [], in: file, depth: depth + 1))
         add(size(of: condition.no ?? [], in: file, depth: depth + 1))

@@ -225,6 +225,7 @@ struct StaticWrite {
         if case .store(let path) = wait.input {
           writes.append(StaticWrite(path: keys(path), value: nil, location: node.location))
         }
+      case .delay: break
       case .subflow(let subflow):
         switch subflow.exits {
         case .none: break

@@ -218,6 +218,8 @@ struct Binder<Context: Sendable> {
       ).located(at: at)
     case .wait(let wait):
       return waitDeclaration(wait, at: at).located(at: at)
+    case .delay(let delay):
+      return delayDeclaration(delay, at: at).located(at: at)
     case .subflow(let subflow):
       return subflowDeclaration(subflow, in: file, depth: depth, at: at).located(at: at)
     case .map(let map):

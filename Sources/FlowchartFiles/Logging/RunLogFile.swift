@@ -72,6 +72,8 @@ public final class RunLogFile: RunLogSink {
     public var failed: Int?
     /// How many elements were skipped, for `mapEnded`.
     public var skipped: Int?
+    /// When a delay ends, as an RFC 3339 time, for `waitingUntil`.
+    public var until: String?
 
     /// A record of the line numbered `line`.
     public init(
@@ -120,6 +122,7 @@ public final class RunLogFile: RunLogSink {
       case .branchCancelled(let index): (self.event, branch) = ("branchCancelled", index)
       case .dispatchJoined: self.event = "dispatchJoined"
       case .waitingForInput: self.event = "waiting"
+      case .waitingUntil(let deadline): (self.event, until) = ("waitingUntil", deadline.description)
       case .paused: self.event = "paused"
       case .resumed: self.event = "resumed"
       case .runFinished(let decision): set("runFinished", decision: decision)

@@ -155,6 +155,8 @@ package struct ChartNode: Hashable, Sendable {
     case subflow(ChartSubflow)
     /// A state that runs a chart once per element of an array (`<map>`, `{"map": …}`).
     case map(ChartMap)
+    /// A state that waits for a time (`<delay>`, `{"delay": …}`).
+    case delay(ChartDelay)
   }
 
   /// The state's name; `nil` for a `goTo` or an `include`.
@@ -167,6 +169,7 @@ package struct ChartNode: Hashable, Sendable {
     case .wait(let wait): wait.name
     case .subflow(let subflow): subflow.name
     case .map(let map): map.name
+    case .delay(let delay): delay.name
     case .goTo, .include: nil
     }
   }
@@ -453,6 +456,32 @@ package struct ChartWait: Hashable, Sendable {
     case handler(String)
     /// A data-only chart: the input is a `ChartValue`, stored at this path of the data.
     case store(path: String)
+  }
+}
+
+/// A state that waits for a time, as a file declares it: a number of seconds, or until the
+/// RFC 3339 time a key of the data holds.
+package struct ChartDelay: Hashable, Sendable {
+  /// The state's name.
+  package var name: String
+  /// Whether the state ends its flow once the time has passed.
+  package var isFinal: Bool
+  /// How long, or until when.
+  package var timing: Timing
+
+  /// Creates a delay.
+  package init(name: String, isFinal: Bool = false, timing: Timing) {
+    self.name = name
+    self.isFinal = isFinal
+    self.timing = timing
+  }
+
+  /// How long a delay waits.
+  package enum Timing: Hashable, Sendable {
+    /// This many seconds (`seconds`), from when the flow enters the state.
+    case seconds(Double)
+    /// Until the RFC 3339 time (`2026-01-04T00:00:00Z`) at this path of the data (`until`).
+    case until(path: String)
   }
 }
 

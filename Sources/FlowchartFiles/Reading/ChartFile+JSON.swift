@@ -15,6 +15,7 @@ struct JSONChartBuilder {
     "multipleCondition": ["final", "run", "value", "exits", "timeout", "retry", "catch"],
     "dispatch": ["final", "merge", "changes", "maxConcurrency", "join", "branches"],
     "wait": ["final", "run", "storeAt", "timeout", "retry", "catch"],
+    "delay": ["final", "seconds", "until", "timeout", "retry", "catch"],
     "subflow": [
       "final", "chart", "context", "mapping", "yes", "no", "exits", "timeout", "retry", "catch",
     ],
@@ -93,7 +94,7 @@ struct JSONChartBuilder {
     }
     switch statement.kind {
     case .goTo, .include, .dispatch: return statement
-    case .action, .condition, .multipleCondition, .wait, .subflow, .map: break
+    case .action, .condition, .multipleCondition, .wait, .subflow, .map, .delay: break
     }
     let name = statement.stateName
     for member in members {
@@ -252,6 +253,35 @@ struct JSONChartBuilder {
       }
       return ChartNode(
         .wait(ChartWait(name: name, isFinal: isFinal, input: input)), at: node.location)
+    case "delay":
+      let timing: ChartDelay.Timing
+      switch (fields["seconds"], fields["until"]) {
+      case (let seconds?, nil):
+        if case .string = seconds.kind {
+          problems.malformed(
+            "Delay '\(name)' has \"seconds\" in a string: write the seconds as a number, such as 30 or 259200.",
+            at: seconds.location, name: name)
+          return nil
+        }
+        guard
+          let value = withFields({
+            $0.seconds(
+              Self.scalar(seconds), field: "seconds", positive: false, state: name,
+              at: seconds.location)
+          })
+        else { return nil }
+        timing = .seconds(value)
+      case (nil, let path?):
+        guard let path = string(path, what: "\"until\"") else { return nil }
+        timing = .until(path: path)
+      case (.some, .some), (nil, nil):
+        problems.malformed(
+          "Delay '\(name)' needs one of \"seconds\" (a number of seconds) or \"until\" (the key of the data that holds an RFC 3339 time, such as \"2026-01-04T00:00:00Z\"), not \(fields["seconds"] == nil ? "neither" : "both").",
+          at: node.location, name: name)
+        return nil
+      }
+      return ChartNode(
+        .delay(ChartDelay(name: name, isFinal: isFinal, timing: timing)), at: node.location)
     case "subflow":
       guard let chartNode = fields["chart"] else {
         problems.malformed(

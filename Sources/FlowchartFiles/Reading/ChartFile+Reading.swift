@@ -392,7 +392,7 @@ extension ChartFile {
           for exit in condition.exits ?? [] { pending.append(exit.states) }
         case .dispatch(let dispatch):
           for branch in dispatch.branches { pending.append(branch.states) }
-        case .wait: break
+        case .wait, .delay: break
         case .subflow(let subflow):
           found.append((subflow.chart, node.location))
           switch subflow.exits {

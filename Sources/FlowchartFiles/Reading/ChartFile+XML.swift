@@ -188,7 +188,7 @@ struct XMLChartBuilder {
   /// The elements whose states take modifiers (a `timeout` attribute, `<retry>` and
   /// `<catch>` children).
   static let modifiedElements: Set<String> = [
-    "action", "condition", "multipleCondition", "wait", "subflow", "map",
+    "action", "condition", "multipleCondition", "wait", "subflow", "map", "delay",
   ]
 
   /// A statement with its modifiers, for the kinds that take them.
@@ -389,6 +389,29 @@ struct XMLChartBuilder {
       }
       return ChartNode(
         .wait(ChartWait(name: name, isFinal: isFinal(element), input: input)), at: at)
+    case "delay":
+      check(
+        element, attributes: ["name", "final", "seconds", "until", "timeout"], text: false,
+        children: false)
+      guard let name = required("name", of: element) else { return nil }
+      let timing: ChartDelay.Timing
+      switch (element.attributes["seconds"], element.attributes["until"]) {
+      case (let text?, nil):
+        var reader = ModifierFieldReader(quote: { $0 }, problems: problems)
+        let value = reader.seconds(
+          .string(text), field: "seconds", positive: false, state: name, at: at)
+        problems = reader.problems
+        guard let value else { return nil }
+        timing = .seconds(value)
+      case (nil, let path?): timing = .until(path: path)
+      case (.some, .some), (nil, nil):
+        problems.malformed(
+          "Delay '\(name)' needs one of seconds=\"…\" (a number of seconds) or until=\"…\" (the key of the data that holds an RFC 3339 time, such as 2026-01-04T00:00:00Z), not \(element.attributes["seconds"] == nil ? "neither" : "both").",
+          at: at, name: name)
+        return nil
+      }
+      return ChartNode(
+        .delay(ChartDelay(name: name, isFinal: isFinal(element), timing: timing)), at: at)
     case "subflow":
       check(
         element, attributes: ["name", "final", "chart", "context", "mapping", "timeout"],

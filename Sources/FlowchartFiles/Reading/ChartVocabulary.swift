@@ -5,7 +5,8 @@ import Flowchart
 enum ChartVocabulary {
   /// The kinds of statement.
   static let statements = [
-    "action", "condition", "multipleCondition", "dispatch", "wait", "subflow", "map", "goTo",
+    "action", "condition", "multipleCondition", "dispatch", "wait", "subflow", "map", "delay",
+    "goTo",
     "include",
   ]
   /// The built-in tests.

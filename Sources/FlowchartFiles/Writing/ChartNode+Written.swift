@@ -83,6 +83,8 @@ enum WrittenValue {
   case flag
   /// A whole number, in digits in both syntaxes.
   case count(Int)
+  /// A number (a delay's seconds), as ``ChartValue`` writes it, in both syntaxes.
+  case number(Double)
   /// JSON text that XML writes as child elements instead (an action's stores, a condition's
   /// test).
   case jsonOnly(String)
@@ -93,6 +95,7 @@ enum WrittenValue {
     case .text(let text): TextWriter.quoted(text)
     case .flag: "true"
     case .count(let count): "\(count)"
+    case .number(let number): ChartValue.numberText(number)
     case .jsonOnly(let json): json
     }
   }
@@ -103,6 +106,7 @@ enum WrittenValue {
     case .text(let text): text
     case .flag: "true"
     case .count(let count): "\(count)"
+    case .number(let number): ChartValue.numberText(number)
     case .jsonOnly: nil
     }
   }
@@ -166,6 +170,13 @@ extension ChartNode.Kind {
       return WrittenStatement(
         state: "wait", wait.name, isFinal: wait.isFinal,
         [input])
+    case .delay(let delay):
+      let timing: (String, WrittenValue?) =
+        switch delay.timing {
+        case .seconds(let seconds): ("seconds", .number(seconds))
+        case .until(let path): ("until", .text(path))
+        }
+      return WrittenStatement(state: "delay", delay.name, isFinal: delay.isFinal, [timing])
     case .subflow(let subflow):
       return WrittenStatement(
         state: "subflow", subflow.name, isFinal: subflow.isFinal,

@@ -159,6 +159,12 @@ struct RandomChart {
           ChartMultipleCondition(name: name(), isFinal: false, decision: decision, exits: exits)),
         at: at)
     case 10 where chance(33):
+      if chance(25) {
+        let timing: ChartDelay.Timing =
+          chance(50) ? .seconds([0, 0.5, 30, 259_200][int(0...3)]) : .until(path: path())
+        return ChartNode(
+          .delay(ChartDelay(name: name(), isFinal: chance(20), timing: timing)), at: at)
+      }
       let input: ChartWait.Input = chance(50) ? .handler("receive") : .store(path: path())
       return ChartNode(.wait(ChartWait(name: name(), isFinal: chance(20), input: input)), at: at)
     case 10 where chance(50):

@@ -7,16 +7,16 @@ struct PublicTypesTests {
   @Test func stateKindsHaveTheirLettersAndWords() {
     #expect(
       StateKind.allCases == [
-        .condition, .multipleCondition, .action, .dispatch, .subflow, .map, .waiting,
+        .condition, .multipleCondition, .action, .dispatch, .subflow, .map, .waiting, .delay,
       ])
-    #expect(StateKind.allCases.map(\.letter) == ["S", "M", "A", "D", "F", "E", "W"])
+    #expect(StateKind.allCases.map(\.letter) == ["S", "M", "A", "D", "F", "E", "W", "T"])
     #expect(
       StateKind.allCases.map(\.description)
         == [
           "condition", "multiple condition", "action", "dispatch", "subflow", "map",
-          "waiting state",
+          "waiting state", "delay",
         ])
-    #expect(Set(StateKind.allCases).count == 7)
+    #expect(Set(StateKind.allCases).count == 8)
   }
 
   @Test func exitLabelsCarryTheirKeyOrBranch() {

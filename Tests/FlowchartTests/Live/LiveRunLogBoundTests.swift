@@ -55,7 +55,7 @@ private final class CheckingSink: RunLogSink {
       case .attemptFailed:
         tally.reference[state, default: .init()].failures += 1
       case .runStarted, .dispatchStarted, .branchStarted, .branchEnded, .dispatchJoined,
-        .waitingForInput, .paused, .resumed, .runFinished, .runFailed, .retrying,
+        .waitingForInput, .waitingUntil, .paused, .resumed, .runFinished, .runFailed, .retrying,
         .branchFailed, .branchSkipped, .branchCancelled:
         break
       }

@@ -24,9 +24,13 @@ enum StartingState: String, CaseIterable, Codable, Sendable {
   case runningWithMail, runningCancelled, runningAbandoned
   case unwinding, unwindingWithMail, unwindingAbandoned, parked, parkedPaused
   case endedFailed, endedSucceeded
+  case runningInDelay, unwindingAtDelay, parkedAtDelay, parkedAtDelayPaused, parkedAtDelayDue
 
   /// The waiting state the flow parks at; 9 is another waiting state.
   static let waitingState: Int32 = 7
+  /// The delay the flow parks at (or a branch sleeps at), and its deadline.
+  static let delayState: Int32 = 8
+  static let deadline = WallClockTime(secondsSince1970: 100)
 
   var machine: Machine {
     var machine: Machine
@@ -40,7 +44,9 @@ enum StartingState: String, CaseIterable, Codable, Sendable {
       return machine
     case .running, .runningPaused, .runningPausedWaiting, .runningWaitingForInput,
       .runningWithMail, .runningCancelled, .runningAbandoned, .unwinding, .unwindingWithMail,
-      .unwindingAbandoned, .parked, .parkedPaused, .endedFailed, .endedSucceeded:
+      .unwindingAbandoned, .parked, .parkedPaused, .endedFailed, .endedSucceeded,
+      .runningInDelay, .unwindingAtDelay, .parkedAtDelay, .parkedAtDelayPaused,
+      .parkedAtDelayDue:
       machine = Machine(isPaused: false)
       _ = machine.adopt("task 0", number: 0)
       machine.start()
@@ -69,6 +75,16 @@ enum StartingState: String, CaseIterable, Codable, Sendable {
       if self == .parkedPaused { _ = machine.pause() }
     case .endedFailed: machine.end(succeeded: false)
     case .endedSucceeded: machine.end(succeeded: true)
+    case .runningInDelay:
+      _ = machine.beginDelay(flow: 1, at: Self.delayState, until: Self.deadline)
+    case .unwindingAtDelay:
+      _ = machine.park(at: Self.delayState, until: Self.deadline)
+    case .parkedAtDelay, .parkedAtDelayPaused, .parkedAtDelayDue:
+      _ = machine.park(at: Self.delayState, until: Self.deadline)
+      _ = machine.settle("flow")
+      _ = machine.keepWaker("waker", number: machine.taskNumber)
+      if self != .parkedAtDelay { _ = machine.pause() }
+      if self == .parkedAtDelayDue { _ = machine.deadlinePassed(waker: machine.taskNumber) }
     }
     return machine
   }
@@ -83,6 +99,7 @@ enum Event: String, CaseIterable, Codable, Sendable {
   case park, settle
   case pauseWaitAtBoundary, pauseWaitAtGate, waitForInput
   case end, retry
+  case parkAtDelay, keepWaker, deadlinePassed, delayBegins, delayEnds
 
   /// Applies the event to `machine`; returns the action, in words.
   func apply(to machine: inout Machine) -> String {
@@ -109,8 +126,28 @@ enum Event: String, CaseIterable, Codable, Sendable {
     case .settle:
       switch machine.settle("flow") {
       case .parked: return "parked"
+      case .parkedUntil(let deadline, let waker): return "parked until \(deadline), waker \(waker)"
       case .goOn(let cancelling): return cancelling ? "goes on, cancelled" : "goes on"
       }
+    case .parkAtDelay:
+      switch machine.park(at: StartingState.delayState, until: StartingState.deadline) {
+      case .parks: return "parks"
+      case .goesOn: return "goes on"
+      }
+    case .keepWaker:
+      return machine.keepWaker("new waker", number: machine.taskNumber).map { "cancel \($0)" }
+        ?? "—"
+    case .deadlinePassed:
+      switch machine.deadlinePassed(waker: machine.taskNumber) {
+      case .none: return "—"
+      case .startTask(let start): return describe(start)
+      }
+    case .delayBegins:
+      return describe(
+        machine.beginDelay(flow: 1, at: StartingState.delayState, until: StartingState.deadline))
+    case .delayEnds:
+      machine.endDelay(flow: 1)
+      return "—"
     case .pauseWaitAtBoundary:
       return describe(machine.suspend(machine.beginWait(), waiter: "w", before: 3, flow: 0))
     case .pauseWaitAtGate:
@@ -145,12 +182,13 @@ enum Event: String, CaseIterable, Codable, Sendable {
     }
     switch self {
     case .start: return isUnwinding || isParked || isEnded
-    case .park: return !isRunning
+    case .park, .parkAtDelay: return !isRunning
     case .settle: return !isUnwinding
     case .pauseWaitAtBoundary, .pauseWaitAtGate: return !isHeld && !isRunning
     case .waitForInput, .end: return !isRunning
     case .pause, .resume, .cancel, .sendToWaitingState, .sendToOtherState, .lastHandleGone,
-      .adoptCurrentTask, .adoptStaleTask, .retry:
+      .adoptCurrentTask, .adoptStaleTask, .retry, .keepWaker, .deadlinePassed, .delayBegins,
+      .delayEnds:
       return false
     }
   }
@@ -174,11 +212,16 @@ private func describe(_ machine: Machine) -> String {
     words.append("mail \(machine.mailbox.keys.sorted().map(String.init).joined(separator: ","))")
   }
   if let handed = machine.handedOver { words.append("handed over at \(handed.state)") }
+  for (flow, delay) in machine.delays.sorted(by: { $0.key < $1.key }) {
+    words.append("flow \(flow) at delay \(delay.state)")
+  }
+  if machine.isDelayDue { words.append("due") }
   return words.joined(separator: " ")
 }
 
 private func describe(_ start: Machine.StartTask) -> String {
   "start task \(start.number) for \(start.flow)\(start.isCancelled ? ", cancelled" : "")"
+    + (start.waker.map { ", cancel \($0)" } ?? "")
 }
 
 private func describe(_ action: Machine.PauseAction) -> String {
@@ -193,6 +236,7 @@ private func describe(_ action: Machine.ResumeAction) -> String {
   case .none: "—"
   case .lowerPauseFlags(let waking):
     waking.isEmpty ? "lower flags" : "lower flags, wake \(waking.sorted().joined(separator: ","))"
+  case .lowerPauseFlagsAndStart(let start): "lower flags, \(describe(start))"
   }
 }
 
@@ -258,6 +302,11 @@ private let expected: [StartingState: String] = [
   waitForInput: trap
   end: trap
   retry: held p | not ended
+  parkAtDelay: trap
+  keepWaker: held p | cancel new waker
+  deadlinePassed: held p | —
+  delayBegins: held p flow 1 at delay 8 | —
+  delayEnds: held p | —
   """,
   .heldAtGate: """
   start: running p | —
@@ -276,6 +325,11 @@ private let expected: [StartingState: String] = [
   waitForInput: trap
   end: trap
   retry: held p | not ended
+  parkAtDelay: trap
+  keepWaker: held p | cancel new waker
+  deadlinePassed: held p | —
+  delayBegins: held p flow 1 at delay 8 | —
+  delayEnds: held p | —
   """,
   .running: """
   start: running | —
@@ -294,6 +348,11 @@ private let expected: [StartingState: String] = [
   waitForInput: running | waits
   end: ended(failed) | —
   retry: running | not ended
+  parkAtDelay: unwinding(8) flow 0 at delay 8 | parks
+  keepWaker: running | cancel new waker
+  deadlinePassed: running | —
+  delayBegins: running flow 1 at delay 8 | —
+  delayEnds: running | —
   """,
   .runningPaused: """
   start: running p | —
@@ -312,6 +371,11 @@ private let expected: [StartingState: String] = [
   waitForInput: running p | waits
   end: ended(failed) | —
   retry: running p | not ended
+  parkAtDelay: unwinding(8) p flow 0 at delay 8 | parks
+  keepWaker: running p | cancel new waker
+  deadlinePassed: running p | —
+  delayBegins: running p flow 1 at delay 8 | —
+  delayEnds: running p | —
   """,
   .runningPausedWaiting: """
   start: running p | —
@@ -330,6 +394,11 @@ private let expected: [StartingState: String] = [
   waitForInput: running p | waits
   end: ended(failed) | —
   retry: running p | not ended
+  parkAtDelay: unwinding(8) p flow 0 at delay 8 | parks
+  keepWaker: running p | cancel new waker
+  deadlinePassed: running p | —
+  delayBegins: running p flow 1 at delay 8 | —
+  delayEnds: running p | —
   """,
   .runningWaitingForInput: """
   start: running | —
@@ -348,6 +417,11 @@ private let expected: [StartingState: String] = [
   waitForInput: running | waits
   end: ended(failed) | —
   retry: running | not ended
+  parkAtDelay: unwinding(8) flow 0 at delay 8 | parks
+  keepWaker: running | cancel new waker
+  deadlinePassed: running | —
+  delayBegins: running flow 1 at delay 8 | —
+  delayEnds: running | —
   """,
   .runningWithMail: """
   start: running mail 7 | —
@@ -366,6 +440,11 @@ private let expected: [StartingState: String] = [
   waitForInput: running | resume w now with mail
   end: ended(failed) mail 7 | —
   retry: running mail 7 | not ended
+  parkAtDelay: unwinding(8) mail 7 flow 0 at delay 8 | parks
+  keepWaker: running mail 7 | cancel new waker
+  deadlinePassed: running mail 7 | —
+  delayBegins: running mail 7 flow 1 at delay 8 | —
+  delayEnds: running mail 7 | —
   """,
   .runningCancelled: """
   start: running c | —
@@ -384,24 +463,11 @@ private let expected: [StartingState: String] = [
   waitForInput: running c | waits
   end: ended(failed) | —
   retry: running c | not ended
-  """,
-  .unwinding: """
-  start: trap
-  pause: unwinding(7) p | raise flags
-  resume: unwinding(7) | —
-  cancel: unwinding(7) c | cancel task 0
-  sendToWaitingState: unwinding(7) mail 7 | keep
-  sendToOtherState: unwinding(7) mail 9 | keep
-  lastHandleGone: unwinding(7) a | —
-  adoptCurrentTask: unwinding(7) | —
-  adoptStaleTask: unwinding(7) | —
-  park: trap
-  settle: parked(7) | parked
-  pauseWaitAtBoundary: trap
-  pauseWaitAtGate: trap
-  waitForInput: trap
-  end: trap
-  retry: unwinding(7) | not ended
+  parkAtDelay: running c | goes on
+  keepWaker: running c | cancel new waker
+  deadlinePassed: running c | —
+  delayBegins: running c flow 1 at delay 8 | —
+  delayEnds: running c | —
   """,
   .runningAbandoned: """
   start: running a | —
@@ -420,6 +486,34 @@ private let expected: [StartingState: String] = [
   waitForInput: running c a | waits, then cancel task 0
   end: ended(failed) | —
   retry: running a | not ended
+  parkAtDelay: unwinding(8) a flow 0 at delay 8 | parks
+  keepWaker: running a | cancel new waker
+  deadlinePassed: running a | —
+  delayBegins: running c a flow 1 at delay 8 | cancel task 0
+  delayEnds: running a | —
+  """,
+  .unwinding: """
+  start: trap
+  pause: unwinding(7) p | raise flags
+  resume: unwinding(7) | —
+  cancel: unwinding(7) c | cancel task 0
+  sendToWaitingState: unwinding(7) mail 7 | keep
+  sendToOtherState: unwinding(7) mail 9 | keep
+  lastHandleGone: unwinding(7) a | —
+  adoptCurrentTask: unwinding(7) | —
+  adoptStaleTask: unwinding(7) | —
+  park: trap
+  settle: parked(7) | parked
+  pauseWaitAtBoundary: trap
+  pauseWaitAtGate: trap
+  waitForInput: trap
+  end: trap
+  retry: unwinding(7) | not ended
+  parkAtDelay: trap
+  keepWaker: unwinding(7) | cancel new waker
+  deadlinePassed: unwinding(7) | —
+  delayBegins: unwinding(7) flow 1 at delay 8 | —
+  delayEnds: unwinding(7) | —
   """,
   .unwindingWithMail: """
   start: trap
@@ -438,6 +532,11 @@ private let expected: [StartingState: String] = [
   waitForInput: trap
   end: trap
   retry: unwinding(7) mail 7 | not ended
+  parkAtDelay: trap
+  keepWaker: unwinding(7) mail 7 | cancel new waker
+  deadlinePassed: unwinding(7) mail 7 | —
+  delayBegins: unwinding(7) mail 7 flow 1 at delay 8 | —
+  delayEnds: unwinding(7) mail 7 | —
   """,
   .unwindingAbandoned: """
   start: trap
@@ -456,6 +555,11 @@ private let expected: [StartingState: String] = [
   waitForInput: trap
   end: trap
   retry: unwinding(7) a | not ended
+  parkAtDelay: trap
+  keepWaker: unwinding(7) a | cancel new waker
+  deadlinePassed: unwinding(7) a | —
+  delayBegins: unwinding(7) c a flow 1 at delay 8 | cancel task 0
+  delayEnds: unwinding(7) a | —
   """,
   .parked: """
   start: trap
@@ -474,24 +578,11 @@ private let expected: [StartingState: String] = [
   waitForInput: trap
   end: trap
   retry: parked(7) | not ended
-  """,
-  .endedFailed: """
-  start: trap
-  pause: ended(failed) | —
-  resume: ended(failed) | —
-  cancel: ended(failed) | —
-  sendToWaitingState: ended(failed) | refuse
-  sendToOtherState: ended(failed) | refuse
-  lastHandleGone: ended(failed) | —
-  adoptCurrentTask: ended(failed) | —
-  adoptStaleTask: ended(failed) | —
-  park: trap
-  settle: trap
-  pauseWaitAtBoundary: trap
-  pauseWaitAtGate: trap
-  waitForInput: trap
-  end: trap
-  retry: ended(failed) | failed
+  parkAtDelay: trap
+  keepWaker: parked(7) | cancel new waker
+  deadlinePassed: parked(7) | —
+  delayBegins: parked(7) flow 1 at delay 8 | —
+  delayEnds: parked(7) | —
   """,
   .parkedPaused: """
   start: trap
@@ -510,6 +601,34 @@ private let expected: [StartingState: String] = [
   waitForInput: trap
   end: trap
   retry: parked(7) p | not ended
+  parkAtDelay: trap
+  keepWaker: parked(7) p | cancel new waker
+  deadlinePassed: parked(7) p | —
+  delayBegins: parked(7) p flow 1 at delay 8 | —
+  delayEnds: parked(7) p | —
+  """,
+  .endedFailed: """
+  start: trap
+  pause: ended(failed) | —
+  resume: ended(failed) | —
+  cancel: ended(failed) | —
+  sendToWaitingState: ended(failed) | refuse
+  sendToOtherState: ended(failed) | refuse
+  lastHandleGone: ended(failed) | —
+  adoptCurrentTask: ended(failed) | —
+  adoptStaleTask: ended(failed) | —
+  park: trap
+  settle: trap
+  pauseWaitAtBoundary: trap
+  pauseWaitAtGate: trap
+  waitForInput: trap
+  end: trap
+  retry: ended(failed) | failed
+  parkAtDelay: trap
+  keepWaker: ended(failed) | cancel new waker
+  deadlinePassed: ended(failed) | —
+  delayBegins: ended(failed) | —
+  delayEnds: ended(failed) | —
   """,
   .endedSucceeded: """
   start: trap
@@ -528,6 +647,126 @@ private let expected: [StartingState: String] = [
   waitForInput: trap
   end: trap
   retry: ended(succeeded) | succeeded
+  parkAtDelay: trap
+  keepWaker: ended(succeeded) | cancel new waker
+  deadlinePassed: ended(succeeded) | —
+  delayBegins: ended(succeeded) | —
+  delayEnds: ended(succeeded) | —
+  """,
+  .runningInDelay: """
+  start: running flow 1 at delay 8 | —
+  pause: running p flow 1 at delay 8 | raise flags
+  resume: running flow 1 at delay 8 | —
+  cancel: running c flow 1 at delay 8 | cancel task 0
+  sendToWaitingState: running mail 7 flow 1 at delay 8 | keep
+  sendToOtherState: running mail 9 flow 1 at delay 8 | keep
+  lastHandleGone: running c a flow 1 at delay 8 | cancel task 0
+  adoptCurrentTask: running flow 1 at delay 8 | —
+  adoptStaleTask: running flow 1 at delay 8 | —
+  park: unwinding(7) flow 1 at delay 8 | parks
+  settle: trap
+  pauseWaitAtBoundary: running flow 1 at delay 8 | resume w now
+  pauseWaitAtGate: running flow 1 at delay 8 | resume w now
+  waitForInput: running flow 1 at delay 8 | waits
+  end: ended(failed) | —
+  retry: running flow 1 at delay 8 | not ended
+  parkAtDelay: unwinding(8) flow 0 at delay 8 flow 1 at delay 8 | parks
+  keepWaker: running flow 1 at delay 8 | cancel new waker
+  deadlinePassed: running flow 1 at delay 8 | —
+  delayBegins: running flow 1 at delay 8 | —
+  delayEnds: running | —
+  """,
+  .unwindingAtDelay: """
+  start: trap
+  pause: unwinding(8) p flow 0 at delay 8 | raise flags
+  resume: unwinding(8) flow 0 at delay 8 | —
+  cancel: unwinding(8) c flow 0 at delay 8 | cancel task 0
+  sendToWaitingState: unwinding(8) mail 7 flow 0 at delay 8 | keep
+  sendToOtherState: unwinding(8) mail 9 flow 0 at delay 8 | keep
+  lastHandleGone: unwinding(8) a flow 0 at delay 8 | —
+  adoptCurrentTask: unwinding(8) flow 0 at delay 8 | —
+  adoptStaleTask: unwinding(8) flow 0 at delay 8 | —
+  park: trap
+  settle: parked(8) flow 0 at delay 8 | parked until 1970-01-01T00:01:40Z, waker 0
+  pauseWaitAtBoundary: trap
+  pauseWaitAtGate: trap
+  waitForInput: trap
+  end: trap
+  retry: unwinding(8) flow 0 at delay 8 | not ended
+  parkAtDelay: trap
+  keepWaker: unwinding(8) flow 0 at delay 8 | cancel new waker
+  deadlinePassed: unwinding(8) flow 0 at delay 8 | —
+  delayBegins: unwinding(8) flow 0 at delay 8 flow 1 at delay 8 | —
+  delayEnds: unwinding(8) flow 0 at delay 8 | —
+  """,
+  .parkedAtDelay: """
+  start: trap
+  pause: parked(8) p flow 0 at delay 8 | raise flags
+  resume: parked(8) flow 0 at delay 8 | —
+  cancel: running c | start task 1 for flow, cancelled, cancel waker
+  sendToWaitingState: parked(8) mail 7 flow 0 at delay 8 | keep
+  sendToOtherState: parked(8) mail 9 flow 0 at delay 8 | keep
+  lastHandleGone: running c a | start task 1 for flow, cancelled, cancel waker
+  adoptCurrentTask: parked(8) flow 0 at delay 8 | —
+  adoptStaleTask: parked(8) flow 0 at delay 8 | —
+  park: trap
+  settle: trap
+  pauseWaitAtBoundary: trap
+  pauseWaitAtGate: trap
+  waitForInput: trap
+  end: trap
+  retry: parked(8) flow 0 at delay 8 | not ended
+  parkAtDelay: trap
+  keepWaker: parked(8) flow 0 at delay 8 | cancel waker
+  deadlinePassed: running | start task 1 for flow
+  delayBegins: parked(8) flow 0 at delay 8 flow 1 at delay 8 | —
+  delayEnds: parked(8) flow 0 at delay 8 | —
+  """,
+  .parkedAtDelayPaused: """
+  start: trap
+  pause: parked(8) p flow 0 at delay 8 | —
+  resume: parked(8) flow 0 at delay 8 | lower flags
+  cancel: running p c | start task 1 for flow, cancelled, cancel waker
+  sendToWaitingState: parked(8) p mail 7 flow 0 at delay 8 | keep
+  sendToOtherState: parked(8) p mail 9 flow 0 at delay 8 | keep
+  lastHandleGone: running p c a | start task 1 for flow, cancelled, cancel waker
+  adoptCurrentTask: parked(8) p flow 0 at delay 8 | —
+  adoptStaleTask: parked(8) p flow 0 at delay 8 | —
+  park: trap
+  settle: trap
+  pauseWaitAtBoundary: trap
+  pauseWaitAtGate: trap
+  waitForInput: trap
+  end: trap
+  retry: parked(8) p flow 0 at delay 8 | not ended
+  parkAtDelay: trap
+  keepWaker: parked(8) p flow 0 at delay 8 | cancel waker
+  deadlinePassed: parked(8) p flow 0 at delay 8 due | —
+  delayBegins: parked(8) p flow 0 at delay 8 flow 1 at delay 8 | —
+  delayEnds: parked(8) p flow 0 at delay 8 | —
+  """,
+  .parkedAtDelayDue: """
+  start: trap
+  pause: parked(8) p flow 0 at delay 8 due | —
+  resume: running | lower flags, start task 1 for flow
+  cancel: running p c | start task 1 for flow, cancelled
+  sendToWaitingState: parked(8) p mail 7 flow 0 at delay 8 due | keep
+  sendToOtherState: parked(8) p mail 9 flow 0 at delay 8 due | keep
+  lastHandleGone: running p c a | start task 1 for flow, cancelled
+  adoptCurrentTask: parked(8) p flow 0 at delay 8 due | —
+  adoptStaleTask: parked(8) p flow 0 at delay 8 due | —
+  park: trap
+  settle: trap
+  pauseWaitAtBoundary: trap
+  pauseWaitAtGate: trap
+  waitForInput: trap
+  end: trap
+  retry: parked(8) p flow 0 at delay 8 due | not ended
+  parkAtDelay: trap
+  keepWaker: parked(8) p flow 0 at delay 8 due | cancel new waker
+  deadlinePassed: parked(8) p flow 0 at delay 8 due | —
+  delayBegins: parked(8) p flow 0 at delay 8 flow 1 at delay 8 due | —
+  delayEnds: parked(8) p flow 0 at delay 8 due | —
   """,
 ]
 
@@ -549,7 +788,8 @@ private let expected: [StartingState: String] = [
 
   /// One state of each phase, for the events that cannot happen there.
   static let impossible: [(StartingState, Event)] =
-    [StartingState.held, .running, .unwinding, .parked, .endedFailed].flatMap { state in
+    [StartingState.held, .running, .unwinding, .parked, .parkedAtDelay, .endedFailed].flatMap {
+      state in
       Event.allCases.filter { $0.traps(in: state.machine.phase) }.map { (state, $0) }
     }
 

@@ -113,7 +113,8 @@ struct DiagramKindsTests {
     let forms = try [
       #"\#(id)\[\#(label)\]"#, #"\#(id)\{\#(label)\}"#, #"\#(id)\{\{\#(label)\}\}"#,
       #"\#(id)\[\[\#(label)\]\]"#, #"\#(id)\[/\#(label)/\]"#, #"\#(id)\[/\#(label)\\\]"#,
-      #"\#(id)\(\(\(" "\)\)\)"#, #"\#(id) (-->|-\.->)(\|\#(label)\|)? \#(id)"#,
+      #"\#(id)\(\(\(" "\)\)\)"#, #"\#(id)\(\[\#(label)\]\)"#,
+      #"\#(id) (-->|-\.->)(\|\#(label)\|)? \#(id)"#,
       #"classDef bar fill:black,stroke:black,color:white"#, #"class \#(id)(,\#(id))* bar"#,
       #"linkStyle [0-9]+(,[0-9]+)* stroke:red,color:red"#,
     ].map { try Regex("  " + $0) }
@@ -159,7 +160,7 @@ enum DiagramKindCharts {
   }
 
   /// A state of every kind: a waiting state, a condition, a multiple condition, actions, a
-  /// dispatch, a subflow and a map.
+  /// dispatch, a subflow, a map and a delay.
   static func everyKind() throws -> Flowchart<Switches> {
     let inner = try inner()
     // swift-format-ignore
@@ -179,6 +180,7 @@ enum DiagramKindCharts {
           Map("Each word", isFinal: true, over: { [$0] }, running: inner) { _, _ in }
         }
       }
+      Delay("Cool down", for: .seconds(30))
       Action("Done", isFinal: true)
     }
   }
@@ -288,8 +290,9 @@ enum DiagramKindCharts {
       s6_join[" "]
       s7[["Check"]]
       s8[/"Each word"\]
-      s9["Done"]
-      s9_end(((" ")))
+      s9(["Cool down<br>[for 30s]"])
+      s10["Done"]
+      s10_end(((" ")))
       s0 --> s1
       s1 -->|"yes"| s2
       s1 -->|"no"| s5
@@ -303,7 +306,8 @@ enum DiagramKindCharts {
       s6_join --> s9
       s7 --> s6_join
       s8 --> s6_join
-      s9 --> s9_end
+      s9 --> s10
+      s10 --> s10_end
       classDef bar fill:black,stroke:black,color:white
       class s6,s6_join bar
 
@@ -325,8 +329,9 @@ enum DiagramKindCharts {
       s6_join [label="", style=filled, fillcolor=black, fontcolor=white, height=0.08, width=1.5];
       s7 [label="|Check|", shape=record];
       s8 [label="Each word", shape=trapezium];
-      s9 [label="Done"];
-      s9_end [label="", shape=doublecircle, width=0.2, height=0.2, fixedsize=true];
+      s9 [label="Cool down\n[for 30s]", shape=oval];
+      s10 [label="Done"];
+      s10_end [label="", shape=doublecircle, width=0.2, height=0.2, fixedsize=true];
       s0 -> s1;
       s1 -> s2 [label="yes"];
       s1 -> s5 [label="no"];
@@ -340,7 +345,8 @@ enum DiagramKindCharts {
       s6_join -> s9;
       s7 -> s6_join;
       s8 -> s6_join;
-      s9 -> s9_end;
+      s9 -> s10;
+      s10 -> s10_end;
     }
 
     """#
