@@ -272,6 +272,7 @@ final class MapRun<Context: Sendable, Element: Sendable>: NestedChart {
     let control = RunControl.inert
     for index in input.indices {
       if index % Self.checkInterval == 0, Task.isCancelled {
+        reportEnded(results, stoppedBy: 0, of: input.count)
         throw CancellationError()
       }
       var element = input[index]
@@ -280,9 +281,15 @@ final class MapRun<Context: Sendable, Element: Sendable>: NestedChart {
         _ = try interpreter.runNested(from: start, context: &element, control: control)
         results.add(element, at: index)
       } catch {
-        try results.add(error, at: index)
+        do {
+          try results.add(error, at: index)
+        } catch {
+          reportEnded(results, stoppedBy: 1, of: input.count)
+          throw error
+        }
       }
     }
+    reportEnded(results, stoppedBy: 0, of: input.count)
     try collect(&context, results.finish())
   }
 
@@ -344,19 +351,43 @@ final class MapRun<Context: Sendable, Element: Sendable>: NestedChart {
         group.addTask { await self.work(on: input, claims: claims) }
       }
       while let done = try await group.next() {
+        results.add(done)
         if let stop = done.stop {
           group.cancelAll()
+          reportEnded(results, stoppedBy: 1, of: input.count)
           throw stop
         }
-        results.add(done)
       }
     }
+    reportEnded(results, stoppedBy: 0, of: input.count)
     // Cancelled while elements were left: they never started.
     if results.settled < input.count { throw CancellationError() }
     try collect(&context, results.finish())
   }
 
   func treeWriter() -> any TreeWriting { TreeWriter(expanding: chart) }
+
+  /// Tells a live run, if the map runs in one, how its elements ended: those `results`
+  /// holds finished or failed (with `stopping` more failures that stopped the map), and the
+  /// rest of the `count` were skipped (never started, or cancelled). A run started with
+  /// `run(with:)` or `runSynchronously` lends its states no live run: this is one task-local
+  /// read per map, never per element.
+  @usableFromInline
+  func reportEnded(_ results: MapCollector<Element>, stoppedBy stopping: Int, of count: Int) {
+    guard let reporting = LiveInbox.current as? any MapReporting else { return }
+    let failed = results.failures.count + stopping
+    let finished = results.settled - results.failures.count
+    reporting.mapEnded(
+      self, finished: finished, failed: failed, skipped: max(0, count - finished - failed))
+  }
+}
+
+/// What a live run lends a map's code, through the task-local that lends its waiting states
+/// their mailbox (``LiveInbox``): where the map reports how its elements ended, as a
+/// ``RunEvent/Kind/mapEnded(finished:failed:skipped:)`` of the flow at the map.
+protocol MapReporting: Sendable {
+  /// The map whose record's attachment is `map` ended its elements so.
+  func mapEnded(_ map: AnyObject, finished: Int, failed: Int, skipped: Int)
 }
 
 /// The counters a map's workers share: the next element to take, and the failures so far.

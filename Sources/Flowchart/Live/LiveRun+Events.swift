@@ -161,7 +161,7 @@ extension LiveRun {
         (.payload, 0, kind)
       }
     case .stateFailed, .runFinished, .runFailed, .attemptFailed, .retrying, .caught,
-      .branchFailed, .waitingUntil:
+      .branchFailed, .waitingUntil, .mapEnded:
       (.payload, 0, kind)
     }
   }

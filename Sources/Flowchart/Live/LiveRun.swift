@@ -37,7 +37,7 @@ struct LiveRunState {
 /// they may call the handle. The run's control is a ``LiveRunStateMachine``: each handle
 /// call and each flow's wait is one of its events, made under the lock, and the action it
 /// returns is performed here once the lock is released.
-final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource {
+final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting, EventSource {
   private typealias State = LiveRunState
 
   let graph: Graph<Context>
@@ -321,6 +321,18 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, EventSource 
   }
 
   // MARK: - Input
+
+  func mapEnded(_ map: AnyObject, finished: Int, failed: Int, skipped: Int) {
+    // The flow at the map: as for a waiting state's input, the first flow at a state whose
+    // record holds the map. None when the map is in another chart (a subflow's or a map's).
+    let found = state.withLock { locked in
+      locked.machine.positions.firstFlow { graph.records[Int($0)].attachment === map }
+    }
+    guard let found else { return }
+    emit(
+      .mapEnded(finished: finished, failed: failed, skipped: skipped), at: found.state,
+      flow: found.flow)
+  }
 
   func receive(for slot: InputSlot) async -> ReceivedInput {
     // The flow that asks is at the waiting state (it entered it before the state's code

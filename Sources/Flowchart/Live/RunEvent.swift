@@ -73,6 +73,11 @@ public struct RunEvent: Sendable, CustomStringConvertible {
     /// The branch (its position from zero) of the dispatch state was cancelled, or never
     /// started, because the join policy's quorum was met. Reported when the dispatch joins.
     case branchCancelled(Int)
+    /// The state, a map, ended its elements' runs: `finished` of them finished, `failed`
+    /// failed (those the map tolerated, and the one that stopped it), and `skipped` never
+    /// started or were cancelled when the map stopped. Reported when the map's elements are
+    /// done, before the state's own decision or failure; only by live runs.
+    case mapEnded(finished: Int, failed: Int, skipped: Int)
   }
 
   /// What happened.
@@ -158,6 +163,8 @@ extension RunEvent.Kind: CustomStringConvertible {
       "\(branch(index)) failed (\(error.kind)), tolerated"
     case .branchSkipped(let index): "\(branch(index)) skipped"
     case .branchCancelled(let index): "\(branch(index)) cancelled"
+    case .mapEnded(let finished, let failed, let skipped):
+      "elements: \(finished) finished, \(failed) failed, \(skipped) skipped"
     }
   }
 }
@@ -243,7 +250,7 @@ public struct RunObserver: Sendable {
     case .runFinished, .runFailed: didFinishRun(event)
     case .runStarted, .dispatchStarted, .branchStarted, .branchEnded, .dispatchJoined,
       .waitingForInput, .waitingUntil, .paused, .resumed, .attemptFailed, .retrying, .caught,
-      .branchFailed, .branchSkipped, .branchCancelled:
+      .branchFailed, .branchSkipped, .branchCancelled, .mapEnded:
       break
     }
   }

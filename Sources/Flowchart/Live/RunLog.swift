@@ -158,6 +158,9 @@ public struct RunLog: Sendable, CustomStringConvertible {
       text = "\(event.branchText(index)) of \(name) skipped: a prerequisite did not succeed"
     case .branchCancelled(let index):
       text = "\(event.branchText(index)) of \(name) cancelled: the quorum was met"
+    case .mapEnded(let finished, let failed, let skipped):
+      text =
+        "\(name) ended its elements: \(finished) finished, \(failed) failed, \(skipped) skipped"
     }
     let time = seconds(event.time)
     let padded = String(repeating: " ", count: max(0, 8 - time.count)) + time
@@ -365,7 +368,7 @@ struct RunLogRecorder {
       entered[flow] = nil
     case .runStarted, .dispatchStarted, .branchStarted, .dispatchJoined, .waitingForInput,
       .waitingUntil, .paused, .resumed, .retrying, .branchFailed, .branchSkipped,
-      .branchCancelled:
+      .branchCancelled, .mapEnded:
       break
     }
   }

@@ -277,6 +277,8 @@ public struct RunOverlay: Sendable {
     case .branchSkipped(let index): happening = .branchSkipped(index)
     case .branchCancelled(let index): happening = .branchCancelled(index)
     case .dispatchJoined: happening = .dispatchJoined
+    case .mapEnded(let finished, let failed, let skipped):
+      happening = .mapEnded(finished: finished, failed: failed, skipped: skipped)
     case .runFinished: happening = .runFinished
     case .runFailed(let error): happening = .runFailed(Self.failure(error))
     case .runStarted, .dispatchStarted, .waitingForInput, .waitingUntil, .paused, .resumed,

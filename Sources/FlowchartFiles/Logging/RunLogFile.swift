@@ -89,7 +89,7 @@ public final class RunLogFile: RunLogSink {
     /// The record of `line`: its event (if any) as `event`, with the fields that event
     /// has. The events are `runStarted`, `entered`, `decided`, `failed`, `attemptFailed`,
     /// `retrying`, `caught`, `dispatchStarted`, `branchStarted`, `branchEnded`,
-    /// `branchFailed`, `branchSkipped`, `branchCancelled`, `dispatchJoined`, `waiting`,
+    /// `branchFailed`, `branchSkipped`, `branchCancelled`, `dispatchJoined`, `mapEnded`, `waiting`,
     /// `paused`, `resumed`, `runFinished` and `runFailed`.
     public init(_ line: RunLog.Line) {
       self.init(line: line.number, text: line.text)
@@ -121,6 +121,10 @@ public final class RunLogFile: RunLogSink {
       case .branchSkipped(let index): (self.event, branch) = ("branchSkipped", index)
       case .branchCancelled(let index): (self.event, branch) = ("branchCancelled", index)
       case .dispatchJoined: self.event = "dispatchJoined"
+      case .mapEnded(let finished, let failed, let skipped):
+        (self.event, self.finished, self.failed, self.skipped) = (
+          "mapEnded", finished, failed, skipped
+        )
       case .waitingForInput: self.event = "waiting"
       case .waitingUntil(let deadline): (self.event, until) = ("waitingUntil", deadline.description)
       case .paused: self.event = "paused"

@@ -56,7 +56,7 @@ private final class CheckingSink: RunLogSink {
         tally.reference[state, default: .init()].failures += 1
       case .runStarted, .dispatchStarted, .branchStarted, .branchEnded, .dispatchJoined,
         .waitingForInput, .waitingUntil, .paused, .resumed, .runFinished, .runFailed, .retrying,
-        .branchFailed, .branchSkipped, .branchCancelled:
+        .branchFailed, .branchSkipped, .branchCancelled, .mapEnded:
         break
       }
     }

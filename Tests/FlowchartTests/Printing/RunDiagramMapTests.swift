@@ -77,4 +77,70 @@ struct RunDiagramMapTests {
     let text = try Self.chart().mermaidDescription(showing: run)
     #expect(!text.contains("finished"))
   }
+
+  struct ElementFailed: Error {}
+
+  /// A live run's map reports its elements as they ended, in the log and in events, and the
+  /// overlay read from the log draws them: 1 failure tolerated of 5, and with a second
+  /// failure the map stops.
+  @Test(arguments: [
+    (
+      failing: [2], tally: "4 finished · 1 failed · 0 skipped",
+      logged: "4 finished, 1 failed, 0 skipped"
+    )
+  ])
+  func aLiveRunReportsItsMapsElements(failing: [Int], tally: String, logged: String) async throws {
+    let element = try Flowchart<Int> {
+      Action("Handle", isFinal: true) { item in
+        if failing.contains(item) { throw ElementFailed() }
+      }
+    }
+    let chart = try Flowchart<Batch> {
+      Map(
+        "Each item", over: { $0.items }, running: element, maxConcurrency: 1, toleratedFailures: 1
+      ) {
+        batch, results in batch.done = results.outputs.count
+      }
+      Action("Report", isFinal: true)
+    }
+    let handle = chart.start(with: Batch(), isLogged: true)
+    let result = try await handle.result
+    #expect(result.context.done == 4)
+    let lines = handle.log.lines
+    #expect(
+      lines.contains { $0.hasSuffix("'Each item' ended its elements: \(logged)") }, "\(lines)")
+    let text = chart.mermaidDescription(showing: RunOverlay(log: handle.log))
+    #expect(text.contains(tally), "\(text)")
+  }
+
+  @Test func aMapStoppedByAFailureCountsTheRestSkipped() async throws {
+    let element = try Flowchart<Int> {
+      Action("Handle", isFinal: true) { item in
+        if item >= 1 { throw ElementFailed() }
+      }
+    }
+    let chart = try Flowchart<Batch> {
+      Map(
+        "Each item", over: { $0.items }, running: element, maxConcurrency: 1, toleratedFailures: 1
+      ) {
+        batch, results in batch.done = results.outputs.count
+      }
+      Action("Report", isFinal: true)
+    }
+    let handle = chart.start(with: Batch(), isLogged: true)
+    await #expect(throws: RunError.self) { _ = try await handle.result }
+    let lines = handle.log.lines
+    #expect(
+      lines.contains {
+        $0.hasSuffix("'Each item' ended its elements: 1 finished, 2 failed, 2 skipped")
+      },
+      "\(lines)")
+  }
+
+  @Test func aPlainRunReportsNothing() async throws {
+    // `run(with:)` lends its states no live run: the map's report goes nowhere, and the run
+    // is as before.
+    let result = try await Self.chart().run(with: Batch())
+    #expect(result.context.done == 5)
+  }
 }
