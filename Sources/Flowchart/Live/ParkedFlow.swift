@@ -101,6 +101,15 @@ final class TopLevelFlow<Context: Sendable>: @unchecked Sendable {
     return context
   }
 
+  /// Calls `body` with the parked flow's cursor and context, for a snapshot; `nil` when a
+  /// task runs the flow. Only under the run's lock, while the flow is parked.
+  func withParked<T>(_ body: (borrowing Cursor<Context>, Context) -> T) -> T? {
+    guard let context, let taken = cursor.take() else { return nil }
+    let result = body(taken, context)
+    cursor = consume taken
+    return result
+  }
+
   /// Keeps the cursor and the context of a flow that parked at its state.
   @usableFromInline
   func park(cursor: consuming Cursor<Context>, context: Context) {
@@ -250,7 +259,9 @@ extension LiveRun {
   ///   run is then cancelled): the flow goes on in the current task.
   func settle(_ flow: TopLevelFlow<Context>) -> Bool {
     switch self.state.withLock({ $0.machine.settle(flow) }) {
-    case .parked: return true
+    case .parked:
+      servedParked()
+      return true
     case .goOn(let cancellingCurrentTask):
       if cancellingCurrentTask { withUnsafeCurrentTask { $0?.cancel() } }
       return false
