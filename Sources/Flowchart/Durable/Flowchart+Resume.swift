@@ -190,10 +190,6 @@ extension RunSnapshot {
       }
       path.removeLast()
       stepCount -= 1
-      if stepCount > path.count, path.count < RunResult<Context>.pathCapacity {
-        // The kept states were a full ring: the one before the oldest is not known.
-        stepCount = path.count
-      }
     }
     return ResolvedSnapshot(
       flow: CapturedFlow(
@@ -223,9 +219,14 @@ extension RecordedPath {
     if count > states.count { capacity = PathRecorder.maximumCapacity }
     let storage = PathStorage.make(capacity: capacity)
     let mask = capacity - 1
-    let dropped = count - states.count
-    for (offset, state) in states.enumerated() {
-      storage.elements[(dropped + offset) & mask] = state
+    // A flow that parked after a full ring keeps one state fewer than the ring holds (the
+    // waiting state it enters again is not kept): the oldest kept state stands in for the
+    // one before it, which is not known.
+    let kept = min(count, capacity)
+    let missing = kept - states.count
+    for offset in 0..<kept {
+      storage.elements[(count - kept + offset) & mask] =
+        states[max(offset - missing, 0)]
     }
     return RecordedPath(storage: storage, mask: mask, first: states[0], count: count)
   }
