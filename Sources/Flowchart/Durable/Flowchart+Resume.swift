@@ -363,3 +363,39 @@ extension Flowchart {
         step: .retry(point), cursor: cursor, context: flow.context))
   }
 }
+
+extension Flowchart {
+  /// Starts a run with `context`, as
+  /// ``start(with:stepLimit:clock:isPaused:isLogged:observer:isolation:)`` does, giving it
+  /// an id and naming its chart: what its snapshots record (``RunSnapshot/id``,
+  /// ``RunSnapshot/chart``) and what a run store lists it by.
+  ///
+  /// - Parameters:
+  ///   - id: The run's id; a new one by default.
+  ///   - chart: The chart's identity: a name of the owner's choosing that stays the same
+  ///     across versions of the chart (a chart file's path and name, say). A snapshot is
+  ///     resumed only on a chart given the same identity, or none.
+  ///   - Other parameters: As for
+  ///     ``start(with:stepLimit:clock:isPaused:isLogged:observer:isolation:)``.
+  @inlinable
+  public func start<C: Clock>(
+    with context: Context, id: RunID, chart: String, stepLimit: Int? = nil,
+    clock: C = ContinuousClock(), isPaused: Bool = false, isLogged: Bool = false,
+    observer: RunObserver? = nil, isolation: isolated (any Actor)? = #isolation
+  ) -> RunHandle<Context> where C.Duration == Duration {
+    let handle = start(
+      with: context, stepLimit: stepLimit, clock: clock, isPaused: isPaused,
+      log: isLogged ? .standard : nil, observer: observer, isolation: isolation,
+      flow: liveFlow())
+    handle.identify(id: id, chart: chart)
+    return handle
+  }
+}
+
+extension RunHandle {
+  /// Gives the run its id and its chart's identity.
+  @usableFromInline
+  func identify(id: RunID, chart: String) {
+    run.identify(id: id, chart: chart)
+  }
+}

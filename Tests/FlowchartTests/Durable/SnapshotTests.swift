@@ -225,8 +225,7 @@ struct SnapshotTests {
   @Test func theSummaryNamesTheRunAndItsChart() async throws {
     let chart = try Self.chart()
     let id = RunID("order-42")!
-    let handle = chart.start(with: Ledger(), isPaused: true)
-    handle.run.identify(id: id, chart: "orders")
+    let handle = chart.start(with: Ledger(), id: id, chart: "orders", isPaused: true)
     let snapshot = try await handle.snapshot()
     handle.cancel()
     let stored = try snapshot.storedRun { Array(try JSONEncoder().encode($0)) }
