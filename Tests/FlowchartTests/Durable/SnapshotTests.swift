@@ -236,4 +236,43 @@ struct SnapshotTests {
     #expect(
       try JSONDecoder().decode(RunSnapshot<Ledger>.self, from: Data(stored.snapshot)).id == id)
   }
+
+  @Test func aRunInsideADispatchIsCapturedOnceTheDispatchHasJoined() async throws {
+    let started = Gate()
+    let release = Gate()
+    let chart = try Flowchart<Int> {
+      Dispatch("Split") { total, branch in
+        total += branch
+      } branches: {
+        for index in 0..<2 {
+          Branch {
+            Action("Load \(index)") { (total: inout Int) async in
+              if index == 0 {
+                started.open()
+                await release.wait()
+              }
+              total += 1
+            }
+            Action("Store \(index)", isFinal: true) { $0 += 10 }
+          }
+        }
+      }
+      Action("End", isFinal: true) { $0 += 100 }
+    }
+    let handle = chart.start(with: 0)
+    await started.wait()
+    async let taken = handle.snapshot()
+    while handle.run.state.withLock({ $0.snapshots.waiters.isEmpty }) { await Task.yield() }
+    release.open()
+    let snapshot = try await taken
+    #expect(snapshot.position == "End")
+    #expect(snapshot.context == 22)
+    let original = try await handle.result
+    let data = try JSONEncoder().encode(snapshot)
+    let resumed = try await chart.resume(
+      from: try JSONDecoder().decode(RunSnapshot<Int>.self, from: data))
+    #expect(resumed.context == original.context)
+    #expect(resumed.pathNames == original.pathNames)
+    #expect(resumed.stepCount == original.stepCount)
+  }
 }
