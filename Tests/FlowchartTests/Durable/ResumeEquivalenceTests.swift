@@ -6,7 +6,8 @@ import Testing
 // Resume equivalence over seeded random charts: a run snapshotted at a boundary (paused
 // there, or parked at a waiting state), encoded to JSON, decoded and resumed, runs the same
 // states' code in the same order, and ends with the same path, step count, decision and
-// context as the same run left alone. Charts mix synchronous and asynchronous actions,
+// context as the same run left alone, and its flow reports the same decisions (the events
+// of the first run up to the snapshot, then the resumed run's). Charts mix synchronous and asynchronous actions,
 // conditions, waiting states and states that fail their first attempt and are retried.
 // Nothing depends on timing: a state's own code pauses the run (so the run stops at the
 // boundary after it), and a waiting state is sent its value when the run reports it waits.
@@ -119,13 +120,16 @@ private func value(for name: String) -> Int {
 /// Drives a live run to its end, sending each waiting state its value; when `snapshotting`,
 /// stops at the first pause (or at the `parkAt`-th wait) and returns its snapshot instead.
 private func drive(
-  _ handle: RunHandle<Ledger>, snapshotting: Bool, parkAt: Int? = nil
+  _ handle: RunHandle<Ledger>, snapshotting: Bool, parkAt: Int? = nil,
+  decisions: inout [String]
 ) async throws -> RunSnapshot<Ledger>? {
   var events = handle.events(bufferingNewest: .max).makeAsyncIterator()
   handle.resume()
   var waits = 0
   while let event = await events.next() {
     switch event.kind {
+    case .stateDecided(let decision):
+      decisions.append("flow \(event.flow): \(event.stateName) \(decision)")
     case .paused where snapshotting:
       return try await handle.snapshot()
     case .waitingForInput:
@@ -157,7 +161,8 @@ struct ResumeEquivalenceTests {
     let alone = Script(pauseAfter: nil)
     let chart = try randomChart(seed: seed, script: alone)
     let handle = chart.start(with: Ledger(), isPaused: true)
-    _ = try await drive(handle, snapshotting: false)
+    var expectedDecisions: [String] = []
+    _ = try await drive(handle, snapshotting: false, decisions: &expectedDecisions)
     let expected = try await handle.result
     let executed = alone.executed
     let waitCount = chart.positionKeys.count  // an upper bound on the waits visited
@@ -169,18 +174,21 @@ struct ResumeEquivalenceTests {
       let chart = try randomChart(seed: seed, script: script)
       let first = chart.start(with: Ledger(), isPaused: true)
       script.attach(first)
+      var decisions: [String] = []
       guard
-        let snapshot = try await drive(first, snapshotting: true, parkAt: interruption.parkAt)
+        let snapshot = try await drive(
+          first, snapshotting: true, parkAt: interruption.parkAt, decisions: &decisions)
       else {
         // The run ended first: the pause came with its last state, or it waits less often.
         continue
       }
       first.cancel()
       let resumed = try chart.start(resuming: try roundTrip(snapshot), isPaused: true)
-      _ = try await drive(resumed, snapshotting: false)
+      _ = try await drive(resumed, snapshotting: false, decisions: &decisions)
       let result = try await resumed.result
       let context = "seed \(seed), \(interruption), at \(snapshot.position ?? "-")"
       #expect(script.executed == executed, "\(context)")
+      #expect(decisions == expectedDecisions, "\(context)")
       #expect(result.pathNames == expected.pathNames, "\(context)")
       #expect(result.stepCount == expected.stepCount, "\(context)")
       #expect(result.decision == expected.decision, "\(context)")
