@@ -19,6 +19,9 @@ struct LiveRunState {
   /// flow enters next, at the same boundary, reports the same time rather than read the
   /// clock again.
   var lastDecision: (flow: Int32, time: Duration)?
+  /// The snapshot requests waiting, and what they are served from (see
+  /// `LiveRun+Snapshot.swift`): empty unless a snapshot is asked for or the run pauses.
+  var snapshots = SnapshotRequests()
 
   /// Raises or lowers every control's paused flag: an atomic store that calls nothing, made
   /// under the lock so that the flags always agree with the machine.
@@ -56,15 +59,19 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
   private let ending = Lock<Ending>(Ending())
   /// Where the run's failed flows stopped, for a retry.
   let resumePoints = ResumePoints<Context>()
+  /// The wall-clock time by the run's clock, for the time a snapshot is taken.
+  let wallClockNow: @Sendable () -> WallClockTime
 
   init(
     graph: Graph<Context>, isPaused: Bool, observer: RunObserver?,
     loggedContext: Context?, log options: RunLog.Options = .standard,
-    elapsed: @escaping @Sendable () -> Duration
+    elapsed: @escaping @Sendable () -> Duration,
+    wallClockNow: @escaping @Sendable () -> WallClockTime = { .now }
   ) {
     self.graph = graph
     self.observer = observer
     self.elapsed = elapsed
+    self.wallClockNow = wallClockNow
     logging = loggedContext.map { LiveRunLogging(context: $0, options: options) }
     isExpected = observer != nil || loggedContext != nil
     state = Lock(State(machine: LiveRunStateMachine(isPaused: isPaused)))
@@ -77,6 +84,9 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
     guard let logging else { return RunLog(lines: []) }
     return state.withLock { logging.recorder(in: &$0) { $0.log } }
   }
+
+  /// The run's result, once it has ended.
+  var endedResult: Result<RunResult<Context>, RunError>? { ending.withLock { $0.result } }
 
   /// A live run's result, and who awaits it.
   private struct Ending {
@@ -197,11 +207,11 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
       payload = .runFailed(error)
       state = error.state.map { Int32($0.index) }
     }
-    let (reported, readers) = self.state.withLock { locked in
+    let (reported, readers, snapshotWaiters) = self.state.withLock { locked in
       locked.machine.end(succeeded: succeeded)
       let reported = publish(payload: payload, at: state, flow: 0, in: &locked, logging: suffix)
       locked.controls = []
-      return (reported, locked.events.finish())
+      return (reported, locked.events.finish(), endedForSnapshots(in: &locked))
     }
     for reader in readers { reader.resume() }
     var delivered = reported
@@ -213,6 +223,7 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
       return ending.waiters
     }
     for waiter in waiters { waiter.resume(returning: result) }
+    for waiter in snapshotWaiters { waiter.resume(returning: nil) }
   }
 
   /// Waits until the run is resumed, reporting nothing: a run started paused.
@@ -226,6 +237,10 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
     state.withLock { state in
       state.controls.append(control)
       if state.machine.isPaused { control.setPaused(true) }
+      // A snapshot asked for before the top-level flow's control existed holds it too.
+      if !state.snapshots.waiters.isEmpty, control.flags.contains(.parks) {
+        control.setPaused(true)
+      }
     }
   }
 

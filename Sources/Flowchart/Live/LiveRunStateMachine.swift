@@ -580,6 +580,15 @@ struct LiveRunStateMachine<Payloads: LiveRunPayloads>: Sendable {
     }
   }
 
+  /// The top-level flow while it is parked, for a snapshot; `nil` in every other phase.
+  var parkedFlow: Flow? { held.flow }
+
+  /// Puts back the values a resumed run's snapshot held: only before the run's first task
+  /// runs, when the mailbox is empty.
+  mutating func restore(mailbox values: [(state: Int32, value: any Sendable)]) {
+    for (state, value) in values { mailbox[state] = value }
+  }
+
   /// The parked flow goes on in a new task.
   private mutating func unpark() -> StartTask {
     guard let flow = held.flow.take() else {

@@ -104,6 +104,15 @@ final class TopLevelFlow<Context: Sendable>: @unchecked Sendable {
     return context
   }
 
+  /// Calls `body` with the parked flow's cursor and context, for a snapshot; `nil` when a
+  /// task runs the flow. Only under the run's lock, while the flow is parked.
+  func withParked<T>(_ body: (borrowing Cursor<Context>, Context) -> T) -> T? {
+    guard let context, let taken = cursor.take() else { return nil }
+    let result = body(taken, context)
+    cursor = consume taken
+    return result
+  }
+
   /// Keeps the cursor and the context of a flow that parked at its state.
   @usableFromInline
   func park(cursor: consuming Cursor<Context>, context: Context) {
@@ -260,8 +269,12 @@ extension LiveRun {
   ///   run is then cancelled): the flow goes on in the current task.
   func settle(_ flow: TopLevelFlow<Context>) -> Bool {
     switch self.state.withLock({ $0.machine.settle(flow) }) {
-    case .parked: return true
+    case .parked:
+      servedParked()
+      return true
     case .parkedUntil(let deadline, let waker):
+      // A snapshot request waits until the delay's flow goes on: a parked delay's snapshot
+      // is not taken yet (see the Durable runs article).
       startWaker(until: deadline, number: waker, clock: flow.clock, priority: flow.priority)
       return true
     case .goOn(let cancellingCurrentTask):

@@ -278,7 +278,7 @@ extension Interpreter {
     do throws(RunError) {
       while !(try enter(state, path: &cursor.path, flow: cursor.flow, control: control)) {
         try await waitWhilePaused(
-          before: state, path: cursor.path, flow: cursor.flow, control: control)
+          before: state, path: cursor.path, context: context, flow: cursor.flow, control: control)
       }
       try await runDispatch(
         graph.dispatches[Int(node.alternative)], at: state, cursor: &cursor,

@@ -70,13 +70,20 @@ extension RunHandle {
     }
     let resumed = point.updating(update)
     let origin = clock.now
+    let runClock = RunClock(clock)
     let live = LiveRun(
       graph: run.graph, isPaused: isPaused, observer: observer,
       loggedContext: isLogged ? resumed.context : nil,
-      elapsed: { origin.duration(to: clock.now) })
+      elapsed: { origin.duration(to: clock.now) }, wallClockNow: runClock.wallClockNow)
     let chart = Flowchart(graph: run.graph)
     let stepLimit = stopped.stepLimit
-    let runClock = RunClock(clock)
+    if isPaused, resumed.dispatch == nil {
+      let (limit, overflow) = resumed.path.count.addingReportingOverflow(stepLimit)
+      live.keepStart(
+        CapturedFlow(
+          .entering, at: resumed.state, context: resumed.context, path: resumed.path.states,
+          stepCount: resumed.path.count, stepLimit: overflow ? .max : limit))
+    }
     let task = Task {
       await live.withTaskLocals(clock: runClock) {
         await chart.runRetried(

@@ -201,12 +201,20 @@ extension Flowchart {
       let origin = clock.now
       elapsed = { origin.duration(to: clock.now) }
     }
+    let runClock = RunClock(clock)
     let live = LiveRun(
       graph: graph, isPaused: isPaused, observer: observer,
-      loggedContext: log != nil ? context : nil, log: log ?? .standard, elapsed: elapsed)
+      loggedContext: log != nil ? context : nil, log: log ?? .standard, elapsed: elapsed,
+      wallClockNow: runClock.wallClockNow)
     let chart = self
     let first = startIndex
-    let runClock = RunClock(clock)
+    if isPaused {
+      // Held at its start: what a snapshot of it holds until it starts.
+      live.keepStart(
+        CapturedFlow(
+          .entering, at: first, context: context, path: [], stepCount: 0,
+          stepLimit: (try? validatedStepLimit(stepLimit)) ?? 0))
+    }
     let task = Task {
       await live.withTaskLocals(clock: runClock) {
         await chart.runLive(

@@ -98,14 +98,15 @@ extension Interpreter {
         if !node.kind.suspends {
           // The synchronous loop stopped at a boundary because the run is paused.
           try await waitWhilePaused(
-            before: cursor.state, path: cursor.path, flow: cursor.flow, control: control)
+            before: cursor.state, path: cursor.path, context: context, flow: cursor.flow,
+            control: control)
           continue
         }
       }
       let state = cursor.state
       while !(try enter(state, path: &cursor.path, flow: cursor.flow, control: control)) {
         try await waitWhilePaused(
-          before: state, path: cursor.path, flow: cursor.flow, control: control)
+          before: state, path: cursor.path, context: context, flow: cursor.flow, control: control)
       }
       let outcome: Outcome
       switch node.kind {

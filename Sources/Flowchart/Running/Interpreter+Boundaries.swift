@@ -80,12 +80,16 @@ extension Interpreter {
   }
 
   /// Waits at the boundary before `state` while the run is paused; a cancelled task stops
-  /// waiting, and the run stops there.
+  /// waiting, and the run stops there. A live run's top-level flow leaves its position and
+  /// `context` with the run while it waits, for a snapshot (see `LiveRun+Snapshot.swift`).
   @usableFromInline
   func waitWhilePaused(
-    before state: Int32, path: borrowing PathRecorder, flow: Int32, control: RunControl
+    before state: Int32, path: borrowing PathRecorder, context: borrowing Context, flow: Int32,
+    control: RunControl
   ) async throws(RunError) {
+    let left = leavePosition(before: state, path: path, context: context, control: control)
     await control.monitor?.waitWhilePaused(before: state, flow: flow)
+    if left { tookPosition(control: control) }
     if control.isCancelled || Task.isCancelled {
       throw cancellationError(at: state, path: path)
     }

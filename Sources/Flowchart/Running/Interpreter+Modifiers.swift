@@ -100,7 +100,15 @@ extension Interpreter {
     while true {
       let thrown: any Error
       do {
-        let result = try await self.attempt(code, at: state, context: &context)
+        let result =
+          if _slowPath(attempt > 1 && control.isObserved) {
+            // A live run's state can read its attempt (`RunInfo.current`).
+            try await RunAttempt.$current.withValue(attempt) {
+              try await self.attempt(code, at: state, context: &context)
+            }
+          } else {
+            try await self.attempt(code, at: state, context: &context)
+          }
         return try ended(result, at: state, cursor: cursor, context: context, control: control)
       } catch {
         thrown = error

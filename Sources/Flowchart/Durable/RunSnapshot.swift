@@ -1,0 +1,402 @@
+/// A live run as plain data at a state boundary: where its flow stands, its context, the
+/// path so far, the values sent to its waiting states and not yet taken, and what
+/// identifies its chart. What ``RunHandle/snapshot()`` returns, and what
+/// ``Flowchart/start(resuming:chart:migrating:clock:isPaused:isLogged:observer:isolation:)``
+/// and ``Flowchart/resume(from:chart:migrating:clock:isolation:)`` go on from, in this
+/// process or another.
+///
+/// A snapshot is `Codable` when the context is. Its format is versioned
+/// (``formatVersion``, now 1) and documented in the "Durable runs" article: JSON by
+/// default (with Foundation's `JSONEncoder`), but any encoder works. Decoding checks what
+/// it reads (a known format version, one top-level flow, counts that match, no negative
+/// counters, every position named in the table of shapes) and throws a `DecodingError`
+/// that says what is wrong; it never traps, whatever the bytes.
+///
+/// Positions are named by their position keys (``Flowchart/positionKeys``), not by state
+/// numbers, so that a snapshot can be resumed on a changed chart whenever its positions
+/// still fit (see ``ResumeError``).
+public struct RunSnapshot<Context: Sendable>: Sendable {
+  /// The format version this version of the package writes, and the only one it reads.
+  public static var currentFormatVersion: Int { 1 }
+
+  /// The format version of the snapshot: ``currentFormatVersion`` for a snapshot made here.
+  public let formatVersion: Int
+  /// The run's id.
+  public let id: RunID
+  /// The identity of the chart the run runs, as its owner gave it (empty when none was).
+  public let chart: String
+  /// The chart's ``Flowchart/structuralFingerprint`` when the snapshot was made.
+  public let fingerprint: String
+  /// Where the run stood.
+  public let status: RunStatus
+  /// When the snapshot was made, by the run clock's wall-clock time.
+  public let updated: WallClockTime
+  /// The run's step limit: the resumed run enters at most this many states in all, those
+  /// of ``pathKeys`` included.
+  public let stepLimit: Int
+
+  /// Each flow of the run; the top-level flow first (the only one in format 1).
+  let flows: [FlowSnapshot<Context>]
+  /// Values sent to waiting states and not yet taken.
+  let mailbox: [MailboxEntry]
+  /// The shape of every state a position of the snapshot names, by position key.
+  let shapes: [String: StateShape]
+
+  init(
+    id: RunID, chart: String, fingerprint: String, status: RunStatus, updated: WallClockTime,
+    stepLimit: Int, flows: [FlowSnapshot<Context>], mailbox: [MailboxEntry],
+    shapes: [String: StateShape], formatVersion: Int = Self.currentFormatVersion
+  ) {
+    self.formatVersion = formatVersion
+    self.id = id
+    self.chart = chart
+    self.fingerprint = fingerprint
+    self.status = status
+    self.updated = updated
+    self.stepLimit = stepLimit
+    self.flows = flows
+    self.mailbox = mailbox
+    self.shapes = shapes
+  }
+
+  /// The top-level flow's context: as it was before the state the run resumes at, or as
+  /// the run left it when it finished.
+  public var context: Context { flows[0].context }
+
+  /// The position key of the state the top-level flow is at: the state it enters next, the
+  /// waiting state it waits at, the state it failed at (which runs again), or its final
+  /// state; `nil` for a run that failed before it entered a state.
+  public var position: String? { flows[0].position.key }
+
+  /// How many states the run entered.
+  public var stepCount: Int { flows[0].stepCount }
+
+  /// The position keys of the states the run entered, oldest first (the most recent
+  /// ``RunResult/pathCapacity`` of them).
+  public var pathKeys: [String] { flows[0].path }
+
+  /// The position keys of the waiting states that have a value sent and not yet taken.
+  public var pendingInputs: [String] { mailbox.map(\.state) }
+
+  /// What a run store lists of the run: its id, status, chart, fingerprint and time.
+  public var summary: RunSummary {
+    RunSummary(id: id, status: status, chart: chart, fingerprint: fingerprint, updated: updated)
+  }
+
+  /// The run as a store keeps it: its ``summary`` and the snapshot encoded by `encode`
+  /// (for instance `{ Array(try JSONEncoder().encode($0)) }`; the core has no encoder of
+  /// its own).
+  public func storedRun(encodedWith encode: (RunSnapshot) throws -> [UInt8]) rethrows -> StoredRun {
+    StoredRun(summary: summary, snapshot: try encode(self))
+  }
+}
+
+/// Where one flow stands in a snapshot.
+struct FlowSnapshot<Context: Sendable>: Sendable {
+  /// The flow's number: 0 for the top level.
+  var flow: Int32
+  var position: SnapshotPosition
+  /// The flow's context at its position.
+  var context: Context
+  /// The position keys of the states the flow entered (the kept ones), oldest first.
+  var path: [String]
+  /// How many states the flow entered in all.
+  var stepCount: Int
+  /// The attempt the state at the position is at: always 1 at a boundary, where no retry is
+  /// under way (a state's retries run within the state).
+  var attempt: Int = 1
+  /// The wall-clock instant the flow waits for, when its position waits for a time.
+  var deadline: WallClockTime? = nil
+}
+
+/// What a flow is doing at its position.
+enum SnapshotPosition: Hashable, Sendable {
+  /// About to enter the state (at a boundary, or to run again a state that failed).
+  case entering(String)
+  /// Entered the waiting state, and waits for its value.
+  case waitingForInput(String)
+  /// Ended at the final state with the decision.
+  case finished(String, Decision)
+  /// Failed before it entered any state.
+  case notEntered
+
+  var key: String? {
+    switch self {
+    case .entering(let key), .waitingForInput(let key), .finished(let key, _): key
+    case .notEntered: nil
+    }
+  }
+}
+
+/// A value sent to a waiting state and not yet taken.
+struct MailboxEntry: Sendable {
+  /// The waiting state's position key.
+  var state: String
+  var value: Value
+
+  enum Value: Sendable {
+    /// The value itself, in a snapshot made in this process.
+    case live(any Sendable)
+    /// The value as decoded from an encoded snapshot, to decode as the state's type.
+    case encoded(SnapshotValue)
+  }
+}
+
+// MARK: - Codable
+
+extension RunSnapshot: Encodable where Context: Encodable {
+  /// Encodes the snapshot in its documented format.
+  ///
+  /// - Throws: An `EncodingError` when a value sent to a waiting state and not yet taken
+  ///   is not `Encodable` (the error names the state), or a finished run's key decision is
+  ///   neither a `String` nor an `Int`, or the context fails to encode.
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: SnapshotCodingKey.self)
+    try container.encode(formatVersion, forKey: .formatVersion)
+    try container.encode(id, forKey: .id)
+    try container.encode(chart, forKey: .chart)
+    try container.encode(fingerprint, forKey: .fingerprint)
+    try container.encode(status, forKey: .status)
+    try container.encode(updated, forKey: .updated)
+    try container.encode(stepLimit, forKey: .stepLimit)
+    var flowsContainer = container.nestedUnkeyedContainer(forKey: .flows)
+    for flow in flows {
+      var flowContainer = flowsContainer.nestedContainer(keyedBy: SnapshotCodingKey.self)
+      try flowContainer.encode(flow.flow, forKey: .flow)
+      try flow.position.encode(into: &flowContainer)
+      try flowContainer.encode(flow.context, forKey: .context)
+      try flowContainer.encode(flow.path, forKey: .path)
+      try flowContainer.encode(flow.stepCount, forKey: .stepCount)
+      try flowContainer.encode(flow.attempt, forKey: .attempt)
+      try flowContainer.encodeIfPresent(flow.deadline, forKey: .deadline)
+    }
+    var mailboxContainer = container.nestedUnkeyedContainer(forKey: .mailbox)
+    for entry in mailbox {
+      var entryContainer = mailboxContainer.nestedContainer(keyedBy: SnapshotCodingKey.self)
+      try entryContainer.encode(entry.state, forKey: .state)
+      switch entry.value {
+      case .encoded(let value):
+        try entryContainer.encode(value, forKey: .value)
+      case .live(let value):
+        guard let encodable = value as? any Encodable else {
+          throw EncodingError.invalidValue(
+            value,
+            EncodingError.Context(
+              codingPath: entryContainer.codingPath,
+              debugDescription:
+                "The value waiting for waiting state \(DisplayText.quoted(name: entry.state)) is \(DisplayText.withArticle(typeName: "\(type(of: value))")), which is not Encodable: make the type the state waits for Codable, or snapshot the run once the state has taken the value."
+            ))
+        }
+        try entryContainer.encode(encodable, forKey: .value)
+      }
+    }
+    try container.encode(shapes, forKey: .shapes)
+  }
+}
+
+extension RunSnapshot: Decodable where Context: Decodable {
+  /// Decodes a snapshot, checking what it reads.
+  ///
+  /// - Throws: A `DecodingError` that says what is wrong: an unknown format version, a
+  ///   missing or malformed field, a count that does not match, a negative counter, a
+  ///   position that the snapshot's table of shapes does not name.
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: SnapshotCodingKey.self)
+    func corrupt(_ reason: String) -> DecodingError {
+      .dataCorrupted(
+        DecodingError.Context(
+          codingPath: container.codingPath, debugDescription: "Not a usable run snapshot: \(reason)"
+        ))
+    }
+    let version = try container.decode(Int.self, forKey: .formatVersion)
+    guard version == Self.currentFormatVersion else {
+      throw corrupt(
+        "it is in format version \(version), and this version of Flowchart reads format \(Self.currentFormatVersion) only."
+      )
+    }
+    let id = try container.decode(RunID.self, forKey: .id)
+    let chart = try container.decode(String.self, forKey: .chart)
+    let fingerprint = try container.decode(String.self, forKey: .fingerprint)
+    let status = try container.decode(RunStatus.self, forKey: .status)
+    let updated = try container.decode(WallClockTime.self, forKey: .updated)
+    let stepLimit = try container.decode(Int.self, forKey: .stepLimit)
+    guard stepLimit >= 0 else { throw corrupt("its step limit is negative (\(stepLimit)).") }
+    let shapes = try container.decode([String: StateShape].self, forKey: .shapes)
+    var flowsContainer = try container.nestedUnkeyedContainer(forKey: .flows)
+    var flows: [FlowSnapshot<Context>] = []
+    while !flowsContainer.isAtEnd {
+      let flowContainer = try flowsContainer.nestedContainer(keyedBy: SnapshotCodingKey.self)
+      let number = try flowContainer.decode(Int32.self, forKey: .flow)
+      let position = try SnapshotPosition(from: flowContainer)
+      let context = try flowContainer.decode(Context.self, forKey: .context)
+      let path = try flowContainer.decode([String].self, forKey: .path)
+      let stepCount = try flowContainer.decode(Int.self, forKey: .stepCount)
+      let attempt = try flowContainer.decode(Int.self, forKey: .attempt)
+      let deadline = try flowContainer.decodeIfPresent(WallClockTime.self, forKey: .deadline)
+      guard stepCount >= 0 else {
+        throw corrupt("flow \(number)'s step count is negative (\(stepCount)).")
+      }
+      guard attempt >= 1 else {
+        throw corrupt("flow \(number)'s attempt is \(attempt); attempts count from 1.")
+      }
+      guard path.count == min(stepCount, RunResult<Context>.pathCapacity) else {
+        throw corrupt(
+          "flow \(number) entered \(stepCount) states, so its path keeps \(min(stepCount, RunResult<Context>.pathCapacity)), but it lists \(path.count)."
+        )
+      }
+      guard stepCount <= stepLimit else {
+        throw corrupt(
+          "flow \(number) entered \(stepCount) states, more than the run's step limit of \(stepLimit)."
+        )
+      }
+      if let key = position.key, shapes[key] == nil {
+        throw corrupt(
+          "flow \(number) stands at \(DisplayText.quoted(name: key)), which its table of shapes does not describe."
+        )
+      }
+      flows.append(
+        FlowSnapshot(
+          flow: number, position: position, context: context, path: path, stepCount: stepCount,
+          attempt: attempt, deadline: deadline))
+    }
+    guard flows.count == 1, flows[0].flow == 0 else {
+      throw corrupt(
+        "format 1 holds exactly one flow, the top-level flow (number 0), and this one holds \(flows.count)\(flows.count == 1 ? " numbered \(flows[0].flow)" : "")."
+      )
+    }
+    switch (status, flows[0].position) {
+    case (.waitingForInput(let state), .waitingForInput(let key)) where state.isEmpty == false:
+      _ = key
+    case (.waitingForInput, _), (_, .waitingForInput):
+      throw corrupt(
+        "its status is \(status), but its top-level flow \(flows[0].position.description)."
+      )
+    case (.finished, .finished): break
+    case (.finished, _), (_, .finished):
+      throw corrupt(
+        "its status is \(status), but its top-level flow \(flows[0].position.description)."
+      )
+    default: break
+    }
+    var mailboxContainer = try container.nestedUnkeyedContainer(forKey: .mailbox)
+    var mailbox: [MailboxEntry] = []
+    while !mailboxContainer.isAtEnd {
+      let entryContainer = try mailboxContainer.nestedContainer(keyedBy: SnapshotCodingKey.self)
+      let state = try entryContainer.decode(String.self, forKey: .state)
+      let value = try entryContainer.decode(SnapshotValue.self, forKey: .value)
+      guard shapes[state] != nil else {
+        throw corrupt(
+          "a value waits for \(DisplayText.quoted(name: state)), which its table of shapes does not describe."
+        )
+      }
+      guard !mailbox.contains(where: { $0.state == state }) else {
+        throw corrupt(
+          "two values wait for \(DisplayText.quoted(name: state)); a waiting state keeps one.")
+      }
+      mailbox.append(MailboxEntry(state: state, value: .encoded(value)))
+    }
+    self.init(
+      id: id, chart: chart, fingerprint: fingerprint, status: status, updated: updated,
+      stepLimit: stepLimit, flows: flows, mailbox: mailbox, shapes: shapes, formatVersion: version
+    )
+  }
+}
+
+/// The keys of the snapshot format.
+enum SnapshotCodingKey: String, CodingKey {
+  case formatVersion, id, chart, fingerprint, status, updated, stepLimit, flows, mailbox, shapes
+  case flow, position, at, context, path, stepCount, attempt, deadline, decision
+  case state, value, key
+}
+
+extension SnapshotPosition: CustomStringConvertible {
+  var description: String {
+    switch self {
+    case .entering(let key): "enters \(DisplayText.quoted(name: key)) next"
+    case .waitingForInput(let key): "waits for input at \(DisplayText.quoted(name: key))"
+    case .finished(let key, let decision):
+      "finished at \(DisplayText.quoted(name: key)), deciding \(decision)"
+    case .notEntered: "entered no state"
+    }
+  }
+
+  func encode(into container: inout KeyedEncodingContainer<SnapshotCodingKey>) throws {
+    switch self {
+    case .entering(let key):
+      try container.encode("entering", forKey: .position)
+      try container.encode(key, forKey: .at)
+    case .waitingForInput(let key):
+      try container.encode("waitingForInput", forKey: .position)
+      try container.encode(key, forKey: .at)
+    case .notEntered:
+      try container.encode("notEntered", forKey: .position)
+    case .finished(let key, let decision):
+      try container.encode("finished", forKey: .position)
+      try container.encode(key, forKey: .at)
+      var decisionContainer = container.nestedContainer(
+        keyedBy: SnapshotCodingKey.self, forKey: .decision)
+      if decision.isYes {
+        try decisionContainer.encode("yes", forKey: .value)
+      } else if decision.isNo {
+        try decisionContainer.encode("no", forKey: .value)
+      } else if let key = decision.key {
+        if let text = key as? String {
+          try decisionContainer.encode(text, forKey: .key)
+        } else if let number = key as? Int {
+          try decisionContainer.encode(number, forKey: .key)
+        } else {
+          throw EncodingError.invalidValue(
+            key,
+            EncodingError.Context(
+              codingPath: decisionContainer.codingPath,
+              debugDescription:
+                "The run finished with the key \(DisplayText.key(key)), a \(type(of: key)): a snapshot keeps a String or an Int key only."
+            ))
+        }
+      } else {
+        try decisionContainer.encode("done", forKey: .value)
+      }
+    }
+  }
+
+  init(from container: KeyedDecodingContainer<SnapshotCodingKey>) throws {
+    let kind = try container.decode(String.self, forKey: .position)
+    switch kind {
+    case "entering": self = .entering(try container.decode(String.self, forKey: .at))
+    case "waitingForInput":
+      self = .waitingForInput(try container.decode(String.self, forKey: .at))
+    case "notEntered": self = .notEntered
+    case "finished":
+      let key = try container.decode(String.self, forKey: .at)
+      let decisionContainer = try container.nestedContainer(
+        keyedBy: SnapshotCodingKey.self, forKey: .decision)
+      let decision: Decision
+      if decisionContainer.contains(.key) {
+        if let number = try? decisionContainer.decode(Int.self, forKey: .key) {
+          decision = .key(number)
+        } else {
+          decision = .key(try decisionContainer.decode(String.self, forKey: .key))
+        }
+      } else {
+        switch try decisionContainer.decode(String.self, forKey: .value) {
+        case "yes": decision = .yes
+        case "no": decision = .no
+        case "done": decision = .done
+        case let other:
+          throw DecodingError.dataCorruptedError(
+            forKey: .value, in: decisionContainer,
+            debugDescription:
+              "Not a usable run snapshot: a decision is \"done\", \"yes\", \"no\" or a key, not \(DisplayText.quoted(name: other))."
+          )
+        }
+      }
+      self = .finished(key, decision)
+    default:
+      throw DecodingError.dataCorruptedError(
+        forKey: .position, in: container,
+        debugDescription:
+          "Not a usable run snapshot: a flow's position is \"entering\", \"waitingForInput\", \"finished\" or \"notEntered\", not \(DisplayText.quoted(name: kind))."
+      )
+    }
+  }
+}

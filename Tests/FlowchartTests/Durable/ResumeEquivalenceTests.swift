@@ -1,0 +1,199 @@
+import Foundation
+import Testing
+
+@testable import Flowchart
+
+// Resume equivalence over seeded random charts: a run snapshotted at a boundary (paused
+// there, or parked at a waiting state), encoded to JSON, decoded and resumed, runs the same
+// states' code in the same order, and ends with the same path, step count, decision and
+// context as the same run left alone, and its flow reports the same decisions (the events
+// of the first run up to the snapshot, then the resumed run's). Charts mix synchronous and asynchronous actions,
+// conditions, waiting states and states that fail their first attempt and are retried.
+// Nothing depends on timing: a state's own code pauses the run (so the run stops at the
+// boundary after it), and a waiting state is sent its value when the run reports it waits.
+//
+// `FLOWCHART_RANDOM_SEEDS=N` runs seeds 0..<N (1,000 by default);
+// `FLOWCHART_RANDOM_SEED=S` runs seed S alone.
+
+/// What a random chart's states record as their code runs, and the pause they may ask for.
+private final class Script: Sendable {
+  private struct State {
+    var executed: [String] = []
+    var pauseAfter: Int? = nil
+    var handle: RunHandle<Ledger>? = nil
+  }
+
+  private let state = Lock(State())
+
+  init(pauseAfter: Int?) { state.withLock { $0.pauseAfter = pauseAfter } }
+
+  var executed: [String] { state.withLock { $0.executed } }
+
+  func attach(_ handle: RunHandle<Ledger>) { state.withLock { $0.handle = handle } }
+
+  /// A state's code ran: records it, and pauses the run after the chosen state.
+  func ran(_ name: String) {
+    let handle = state.withLock { state -> RunHandle<Ledger>? in
+      state.executed.append(name)
+      guard state.executed.count == state.pauseAfter else { return nil }
+      return state.handle
+    }
+    handle?.pause()
+  }
+}
+
+/// A chart made from `seed`, whose states report to the script the task-local names.
+private func randomChart(seed: UInt64, script: Script) throws -> Flowchart<Ledger> {
+  var generator = SeededGenerator(seed: seed)
+  var counter = 0
+  func block(depth: Int) -> [Declaration<Ledger>] {
+    var states: [Declaration<Ledger>] = []
+    let length = Int.random(in: 1...4, using: &generator)
+    for position in 0..<length {
+      counter += 1
+      let name = "S\(counter)"
+      let isLast = position == length - 1
+      let factor = counter
+      switch Int.random(in: 0..<(depth < 3 ? 6 : 5), using: &generator) {
+      case 0:
+        states.append(
+          Action(name, isFinal: isLast) { ledger in
+            script.ran(name)
+            ledger.total = ledger.total &* 31 &+ factor
+          }.declaration)
+      case 1:
+        states.append(
+          Action(name, isFinal: isLast) { (ledger: inout Ledger) async in
+            script.ran(name)
+            ledger.notes.append(name)
+          }.declaration)
+      case 2:
+        states.append(
+          Wait(name, for: Int.self, isFinal: isLast) { ledger, value in
+            script.ran(name)
+            ledger.total = ledger.total &+ value
+          }.declaration)
+      case 3:
+        // Fails its first attempt, in every run: the retry runs it again.
+        states.append(
+          Action(name, isFinal: isLast) { (ledger: inout Ledger) async throws in
+            // Recorded (and so pausing) only when it succeeds: a run paused between two
+            // attempts stands at no boundary, and its snapshot waits for the next one.
+            if RunInfo.current?.attempt == 1 { throw Declined() }
+            script.ran(name)
+            ledger.total = ledger.total &+ 7
+          }
+          .retry(1).declaration)
+      case 4:
+        states.append(
+          Action(name, isFinal: isLast) { ledger in
+            script.ran(name)
+            if ledger.total % 3 == 0 { ledger.notes.append("three") }
+          }.declaration)
+      default:
+        let yes = block(depth: depth + 1)
+        let no = block(depth: depth + 1)
+        states.append(
+          Condition(name) {
+            script.ran(name)
+            return $0.total % 2 == 0
+          } yes: {
+            yes
+          } no: {
+            no
+          }.declaration)
+        // A condition with blocks ends the flow.
+        return states
+      }
+    }
+    return states
+  }
+  let declarations = block(depth: 0)
+  return try Flowchart<Ledger> { declarations }
+}
+
+/// The value a waiting state is sent: from its name, the same in every run.
+private func value(for name: String) -> Int {
+  name.unicodeScalars.reduce(0) { $0 &* 7 &+ Int($1.value) }
+}
+
+/// Drives a live run to its end, sending each waiting state its value; when `snapshotting`,
+/// stops at the first pause (or at the `parkAt`-th wait) and returns its snapshot instead.
+private func drive(
+  _ handle: RunHandle<Ledger>, snapshotting: Bool, parkAt: Int? = nil,
+  decisions: inout [String]
+) async throws -> RunSnapshot<Ledger>? {
+  var events = handle.events(bufferingNewest: .max).makeAsyncIterator()
+  handle.resume()
+  var waits = 0
+  while let event = await events.next() {
+    switch event.kind {
+    case .stateDecided(let decision):
+      decisions.append("flow \(event.flow): \(event.stateName) \(decision)")
+    case .paused where snapshotting:
+      return try await handle.snapshot()
+    case .waitingForInput:
+      waits += 1
+      if snapshotting, waits == parkAt { return try await handle.snapshot() }
+      try handle.send(value(for: event.stateName), to: event.stateName)
+    default: break
+    }
+  }
+  return nil
+}
+
+@Suite(.timeLimit(.minutes(10)))
+struct ResumeEquivalenceTests {
+  static var seeds: [UInt64] {
+    let environment = ProcessInfo.processInfo.environment
+    if let seed = environment["FLOWCHART_RANDOM_SEED"].flatMap({ UInt64($0) }) { return [seed] }
+    let count = environment["FLOWCHART_RANDOM_SEEDS"].flatMap { UInt64($0) } ?? 1_000
+    return Array(0..<count)
+  }
+
+  @Test func aResumedRunContinuesAsTheRunLeftAloneAtEveryBoundary() async throws {
+    for seed in Self.seeds {
+      try await check(seed: seed)
+    }
+  }
+
+  private func check(seed: UInt64) async throws {
+    let alone = Script(pauseAfter: nil)
+    let chart = try randomChart(seed: seed, script: alone)
+    let handle = chart.start(with: Ledger(), isPaused: true)
+    var expectedDecisions: [String] = []
+    _ = try await drive(handle, snapshotting: false, decisions: &expectedDecisions)
+    let expected = try await handle.result
+    let executed = alone.executed
+    let waitCount = chart.positionKeys.count  // an upper bound on the waits visited
+    // Paused after each state's code (the boundary after it), then parked at each wait.
+    let interruptions: [(pauseAfter: Int?, parkAt: Int?)] =
+      (1...executed.count).map { ($0, nil) } + (1...waitCount).map { (nil, $0) }
+    for interruption in interruptions {
+      let script = Script(pauseAfter: interruption.pauseAfter)
+      let chart = try randomChart(seed: seed, script: script)
+      let first = chart.start(with: Ledger(), isPaused: true)
+      script.attach(first)
+      var decisions: [String] = []
+      guard
+        let snapshot = try await drive(
+          first, snapshotting: true, parkAt: interruption.parkAt, decisions: &decisions)
+      else {
+        // The run ended first: the pause came with its last state, or it waits less often.
+        continue
+      }
+      first.cancel()
+      let resumed = try chart.start(resuming: try roundTrip(snapshot), isPaused: true)
+      _ = try await drive(resumed, snapshotting: false, decisions: &decisions)
+      let result = try await resumed.result
+      let context = "seed \(seed), \(interruption), at \(snapshot.position ?? "-")"
+      #expect(script.executed == executed, "\(context)")
+      #expect(decisions == expectedDecisions, "\(context)")
+      #expect(result.pathNames == expected.pathNames, "\(context)")
+      #expect(result.stepCount == expected.stepCount, "\(context)")
+      #expect(result.decision == expected.decision, "\(context)")
+      #expect(result.context == expected.context, "\(context)")
+      if script.executed != executed || result.context != expected.context { return }
+    }
+  }
+}

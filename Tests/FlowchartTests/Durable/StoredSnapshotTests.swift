@@ -1,0 +1,122 @@
+import FlowchartTesting
+import Foundation
+import Testing
+
+@testable import Flowchart
+
+// Snapshots written by format 1 of this package, kept as files in `Fixtures/`: each is
+// decoded and resumed to its expected result, so that a change that would break runs
+// already stored cannot pass unnoticed. To write them again (only when the format's version
+// changes, keeping the old files for the old version's test):
+//
+//     FLOWCHART_WRITE_SNAPSHOT_FIXTURES=1 swift test --filter StoredSnapshotTests
+
+private let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+  .appendingPathComponent("Fixtures")
+
+/// The chart of the stored runs: a wait, a decision, and a state that may fail.
+private func storedChart(failing: Bool) throws -> Flowchart<Ledger> {
+  try Flowchart<Ledger> {
+    Action("Charge") { ledger in
+      ledger.total += 1
+      if failing && ledger.notes.isEmpty { throw Declined() }
+    }
+    Wait("Answer", for: Int.self) { $0.total += $1 }
+    Condition("Big?") {
+      $0.total > 3
+    } yes: {
+      Action("Celebrate", isFinal: true) { $0.notes.append("big") }
+    } no: {
+      Action("Shrug", isFinal: true) { $0.notes.append("small") }
+    }
+  }
+}
+
+private struct Fixture: Sendable {
+  var name: String
+  /// Makes the snapshot (only when the fixtures are written).
+  var make: @Sendable () async throws -> RunSnapshot<Ledger>
+  /// What the resumed run is sent, if anything, once it waits at "Answer".
+  var sends: Int?
+  var expectedPath: [String]
+  var expectedContext: Ledger
+}
+
+private func handle(failing: Bool = false, notes: [String] = ["kept"]) throws -> RunHandle<Ledger> {
+  try storedChart(failing: failing).start(
+    with: Ledger(total: 0, notes: notes), id: RunID("stored-run-1")!, chart: "stored",
+    clock: TestClock(), isPaused: true)
+}
+
+private let allFixtures: [Fixture] = [
+  Fixture(
+    name: "held-at-start",
+    make: { try await handle().snapshot() }, sends: 5,
+    expectedPath: ["Charge", "Answer", "Big?", "Celebrate"],
+    expectedContext: Ledger(total: 6, notes: ["kept", "big"])),
+  Fixture(
+    name: "value-waiting",
+    make: {
+      let run = try handle()
+      try run.send(1, to: "Answer")
+      return try await run.snapshot()
+    }, sends: nil,
+    expectedPath: ["Charge", "Answer", "Big?", "Shrug"],
+    expectedContext: Ledger(total: 2, notes: ["kept", "small"])),
+  Fixture(
+    name: "waiting-for-input",
+    make: {
+      let run = try handle()
+      var events = run.events().makeAsyncIterator()
+      run.resume()
+      await waitForInput(run, events: &events)
+      return try await run.snapshot()
+    }, sends: 2,
+    expectedPath: ["Charge", "Answer", "Big?", "Shrug"],
+    expectedContext: Ledger(total: 3, notes: ["kept", "small"])),
+  Fixture(
+    name: "failed",
+    make: {
+      let run = try handle(failing: true, notes: [])
+      run.resume()
+      _ = try? await run.result
+      return try await run.snapshot()
+    }, sends: 4,
+    expectedPath: ["Charge", "Charge", "Answer", "Big?", "Celebrate"],
+    expectedContext: Ledger(total: 5, notes: ["big"])),
+  Fixture(
+    name: "finished",
+    make: {
+      let run = try handle()
+      try run.send(7, to: "Answer")
+      run.resume()
+      _ = try await run.result
+      return try await run.snapshot()
+    }, sends: nil,
+    expectedPath: ["Charge", "Answer", "Big?", "Celebrate"],
+    expectedContext: Ledger(total: 8, notes: ["kept", "big"])),
+]
+
+@Suite(.timeLimit(.minutes(1)))
+struct StoredSnapshotTests {
+  @Test(arguments: allFixtures.map(\.name))
+  func aStoredSnapshotDecodesAndResumesToItsResult(_ name: String) async throws {
+    let fixture = try #require(allFixtures.first { $0.name == name })
+    let file = fixtures.appendingPathComponent("\(name).json")
+    if ProcessInfo.processInfo.environment["FLOWCHART_WRITE_SNAPSHOT_FIXTURES"] == "1" {
+      let encoder = JSONEncoder()
+      encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+      try encoder.encode(try await fixture.make()).write(to: file)
+    }
+    let snapshot = try JSONDecoder().decode(RunSnapshot<Ledger>.self, from: Data(contentsOf: file))
+    #expect(snapshot.formatVersion == 1)
+    #expect(snapshot.id == RunID("stored-run-1"))
+    #expect(snapshot.chart == "stored")
+    let chart = try storedChart(failing: false)
+    let run = try chart.start(resuming: snapshot, chart: "stored", clock: TestClock())
+    if let value = fixture.sends { try run.send(value, to: "Answer") }
+    let result = try await run.result
+    #expect(result.pathNames == fixture.expectedPath)
+    #expect(result.context == fixture.expectedContext)
+  }
+}
