@@ -262,8 +262,12 @@ extension Flowchart {
   ///     renamed.
   ///   - clock: The clock of the run's events, timeouts and backoffs, and of the
   ///     wall-clock time of its snapshots.
-  ///   - isPaused, isLogged, observer, isolation: As for
-  ///     ``start(with:stepLimit:clock:isPaused:isLogged:observer:isolation:)``.
+  ///   - isPaused: Whether the run starts paused, so that you can subscribe to its events
+  ///     before it goes on; resume it with ``RunHandle/resume()``.
+  ///   - isLogged: Whether the run keeps a log (``RunHandle/log``), from where it goes on.
+  ///   - observer: Called with each event as it happens.
+  ///   - isolation: The actor the run's synchronous stretches run on; the caller's by
+  ///     default.
   /// - Returns: The handle of the resumed run.
   /// - Throws: A ``ResumeError`` when the snapshot does not fit the chart; nothing is
   ///   started then.
@@ -371,15 +375,24 @@ extension Flowchart {
   /// ``RunSnapshot/chart``) and what a run store lists it by.
   ///
   /// - Parameters:
-  ///   - id: The run's id; a new one by default.
+  ///   - context: The run's context at its first state.
+  ///   - id: The run's id; a new random one by default.
   ///   - chart: The chart's identity: a name of the owner's choosing that stays the same
   ///     across versions of the chart (a chart file's path and name, say). A snapshot is
   ///     resumed only on a chart given the same identity, or none.
-  ///   - Other parameters: As for
-  ///     ``start(with:stepLimit:clock:isPaused:isLogged:observer:isolation:)``.
+  ///   - stepLimit: The most states the run may enter; the chart's default when `nil`.
+  ///   - clock: The clock of the run's events, timeouts and backoffs, and of the
+  ///     wall-clock time of its snapshots.
+  ///   - isPaused: Whether the run starts paused, so that you can subscribe to its events
+  ///     before its first state; resume it with ``RunHandle/resume()``.
+  ///   - isLogged: Whether the run keeps a log (``RunHandle/log``).
+  ///   - observer: Called with each event as it happens.
+  ///   - isolation: The actor the run's synchronous stretches run on; the caller's by
+  ///     default.
+  /// - Returns: The run's handle, at once.
   @inlinable
   public func start<C: Clock>(
-    with context: Context, id: RunID, chart: String, stepLimit: Int? = nil,
+    with context: Context, id: RunID = RunID(), chart: String, stepLimit: Int? = nil,
     clock: C = ContinuousClock(), isPaused: Bool = false, isLogged: Bool = false,
     observer: RunObserver? = nil, isolation: isolated (any Actor)? = #isolation
   ) -> RunHandle<Context> where C.Duration == Duration {
