@@ -255,6 +255,13 @@ extension Tool {
     steps: StepLog
   ) async -> Outcome {
     var outcome = Outcome()
+    do throws(UsageError) {
+      for (name, _) in sent { try checkWaitingState(named: name, in: scripted, command: "run") }
+    } catch {
+      outcome.errorOutput = Help.text(of: error, commands: commands)
+      outcome.exitCode = .usageError
+      return outcome
+    }
     let store: DirectoryRunStore
     do throws(RunStoreError) {
       store = try DirectoryRunStore(directory: directory)

@@ -13,9 +13,8 @@ public enum RunSaving: Hashable, Sendable {
 }
 
 /// A live run that saves its snapshots to a run store, at the boundaries its ``RunSaving``
-/// chose: what ``Flowchart/Flowchart/start(with:id:chart:store:saving:stepLimit:clock:isLogged:observer:isolation:)``
-/// and ``Flowchart/Flowchart/start(resuming:in:chart:migrating:saving:clock:isLogged:observer:isolation:)``
-/// return.
+/// chose: what `chart.start(with:id:chart:store:saving:)` and
+/// `chart.start(resuming:in:chart:)` return.
 ///
 /// The run saves while this object is held: once it is released (and every copy of
 /// ``handle`` with it), a run that waits is cancelled and its store keeps its last save, so
@@ -48,7 +47,7 @@ public final class DurableRunHandle<Context: Codable & Sendable>: Sendable {
     self.saves = saves
   }
 
-  /// Sends `value` to the waiting state named `stateName`, as ``Flowchart/RunHandle/send(_:to:)-(_,String)``
+  /// Sends `value` to the waiting state named `stateName`, as `RunHandle.send(_:to:)`
   /// does, so that a later ``rested()`` waits for the run to rest again.
   @discardableResult
   public func send<Value: Sendable>(_ value: Value, to stateName: String) throws(InputError)
@@ -58,7 +57,7 @@ public final class DurableRunHandle<Context: Codable & Sendable>: Sendable {
     return try handle.send(value, to: stateName)
   }
 
-  /// Lets a paused run go on, as ``Flowchart/RunHandle/resume()`` does, so that a later
+  /// Lets a paused run go on, as `RunHandle.resume()` does, so that a later
   /// ``rested()`` waits for the run to rest again.
   public func resume() {
     saves.willMove()
@@ -214,7 +213,7 @@ func savingObserver(
 extension Flowchart where Context: Codable {
   /// Starts a run with `context` that saves its snapshots to `store`, at the boundaries
   /// `saving` chooses: a durable run, which another process can list in the store and
-  /// resume with ``start(resuming:in:chart:migrating:saving:clock:isLogged:observer:isolation:)``.
+  /// resume with `start(resuming:in:chart:)`.
   ///
   /// ```swift
   /// let store = try DirectoryRunStore(directory: "/var/lib/orders/runs")
@@ -228,9 +227,9 @@ extension Flowchart where Context: Codable {
   ///   - chart: The chart's identity, which stays the same across its versions: a snapshot
   ///     is resumed only on a chart given the same identity.
   ///   - store: Where the run's snapshots go.
-  ///   - saving: When the run saves: ``RunSaving/whenItRests`` by default.
+  ///   - saving: When the run saves: `RunSaving.whenItRests` by default.
   ///   - Other parameters: As for `start(with:id:chart:stepLimit:clock:isPaused:isLogged:observer:isolation:)`.
-  /// - Returns: The run, saving; hold it while it runs (see ``DurableRunHandle``).
+  /// - Returns: The run, saving; hold it while it runs (see `DurableRunHandle`).
   public func start<C: Clock>(
     with context: Context, id: RunID = RunID(), chart: String, store: some RunStore,
     saving: RunSaving = .whenItRests, stepLimit: Int? = nil, clock: C = ContinuousClock(),
@@ -249,7 +248,7 @@ extension Flowchart where Context: Codable {
   /// boundaries `saving` chooses: in this process or in another, after a restart.
   ///
   /// A run that waited for input waits again at its waiting state: send it the value by
-  /// the state's name with ``DurableRunHandle/send(_:to:)``.
+  /// the state's name with the handle's `send(_:to:)`.
   ///
   /// ```swift
   /// for run in try await store.list(matching: .waitingForInput(at: "Approve")) {
@@ -267,7 +266,7 @@ extension Flowchart where Context: Codable {
   ///     `start(resuming:chart:migrating:clock:isPaused:isLogged:observer:isolation:)`).
   ///   - saving: When the run saves.
   ///   - Other parameters: As for `start(resuming:chart:migrating:clock:isPaused:isLogged:observer:isolation:)`.
-  /// - Throws: A ``StoredSnapshotError`` when the store holds no such run, holds a run of
+  /// - Throws: A `StoredSnapshotError` when the store holds no such run, holds a run of
   ///   another chart, or holds a snapshot that does not decode; a `ResumeError` when the
   ///   snapshot does not fit the chart (each position that no longer does, and why); the
   ///   store's error when it cannot read. Nothing is started then, and the store is left as

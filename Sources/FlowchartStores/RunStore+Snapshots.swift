@@ -37,10 +37,10 @@ public struct StoredSnapshotError: Error, Hashable, Sendable, CustomStringConver
 
 extension RunStore {
   /// Saves `snapshot` under its id, encoded as JSON, with the summary it carries
-  /// (``RunSnapshot/summary``): its status, its chart's identity and fingerprint, and when it
+  /// (`RunSnapshot.summary`): its status, its chart's identity and fingerprint, and when it
   /// was made. Replaces what was saved under the id before, atomically.
   ///
-  /// - Throws: A ``StoredSnapshotError`` of kind ``StoredSnapshotError/Kind/unencodable``
+  /// - Throws: A `StoredSnapshotError` of kind `unencodable`
   ///   when the snapshot does not encode; the store's own error when it cannot save.
   public func save<Context: Encodable>(_ snapshot: RunSnapshot<Context>) async throws {
     let run: StoredRun
@@ -63,9 +63,8 @@ extension RunStore {
   ///   - context: The type of the run's context.
   ///   - chart: The identity of the chart the run must be of; `nil` takes a run of any
   ///     chart. A run saved without an identity matches any.
-  /// - Throws: A ``StoredSnapshotError``: ``StoredSnapshotError/Kind/noRun`` when the store
-  ///   holds no run under `id`, ``StoredSnapshotError/Kind/otherChart(stored:)`` when the run
-  ///   is of another chart, ``StoredSnapshotError/Kind/undecodable`` (with the decoder's
+  /// - Throws: A `StoredSnapshotError`: of kind `noRun` when the store holds no run under
+  ///   `id`, `otherChart(stored:)` when the run is of another chart, `undecodable` (with the decoder's
   ///   message) when its snapshot does not decode; the store's own error when it cannot
   ///   read the run.
   public func snapshot<Context: Decodable>(
@@ -110,7 +109,9 @@ extension RunStore {
 func describe(_ error: any Error) -> String {
   func path(_ keys: [any CodingKey]) -> String {
     keys.isEmpty
-      ? "" : " (at " + keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".") + ")"
+      ? ""
+      : " (at "
+        + keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".") + ")"
   }
   switch error {
   case let error as DecodingError:

@@ -149,6 +149,28 @@ import Testing
     #expect(before == after)
   }
 
+  @Test func runStoreRefusesASendToNoWaitingStateAndSavesNothing() async throws {
+    let (files, chart, store) = try setUp()
+    _ = files
+    let refused = await Tool.run(["run", chart, "--store", store, "--send", "Aprove=true"])
+    #expect(refused.exitCode == .usageError)
+    #expect(
+      refused.errorOutput.hasPrefix(
+        "Error: The value 'Aprove=…' is invalid for '--send <state=json>': the chart has no waiting state 'Aprove'; its waiting states are 'Approve'.\n"
+      ))
+    #expect(!FileManager.default.fileExists(atPath: store))
+  }
+
+  @Test func runStoreWithASendFinishesAtOnce() async throws {
+    let (files, chart, store) = try setUp()
+    _ = files
+    let finished = await Tool.run(["run", chart, "--store", store, "--send", "Approve=1"])
+    #expect(finished.exitCode == .success, "\(finished.errorOutput)")
+    #expect(finished.output.hasPrefix("Final state: Ship\n"))
+    let listed = await Tool.run(["runs", store])
+    #expect(listed.output.contains("  finished  \(chart)  "))
+  }
+
   @Test func theToolsHelpNamesTheWaitingExitCode() async {
     let help = await Tool.run(["--help"])
     #expect(
