@@ -41,8 +41,10 @@ let package = Package(
     // The `flowchart` command-line tool: `swift run flowchart --help`. Its directory is not
     // named `flowchart`, which would clash with `Flowchart` on case-insensitive file systems.
     .executableTarget(
-      name: "FlowchartCLI", dependencies: ["Flowchart", "FlowchartFiles", "FlowchartStepFunctions"]),
-    .testTarget(name: "FlowchartCLITests", dependencies: ["FlowchartCLI", "FlowchartFiles"]),
+      name: "FlowchartCLI",
+      dependencies: ["Flowchart", "FlowchartFiles", "FlowchartStepFunctions", "FlowchartStores"]),
+    .testTarget(
+      name: "FlowchartCLITests", dependencies: ["FlowchartCLI", "FlowchartFiles", "FlowchartStores"]),
     // AWS Step Functions: a compiled chart as an Amazon States Language definition, and "run
     // one state of this chart on this JSON" for the tasks. Foundation is allowed here.
     .target(name: "FlowchartStepFunctions", dependencies: ["Flowchart", "FlowchartFiles"]),
@@ -89,6 +91,9 @@ let package = Package(
     .executableTarget(
       name: "FileChart", dependencies: ["Flowchart", "FlowchartFiles"],
       path: "Playgrounds/FileChart"),
+    .executableTarget(
+      name: "DurableOrder", dependencies: ["Flowchart", "FlowchartStores"],
+      path: "Playgrounds/DurableOrder"),
     // Benchmarks: `swift run -c release flowchart-benchmarks` (see BENCHMARKS.md).
     .executableTarget(
       name: "flowchart-benchmarks",

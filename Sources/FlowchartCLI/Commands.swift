@@ -31,7 +31,14 @@ extension Tool {
         stepLimit: arguments.value(of: "--step-limit"), log: arguments.isSet("--log"),
         files: RunFiles(
           logFile: arguments.value(of: "--log-file"), report: arguments.value(of: "--report")),
-        output: output)
+        store: arguments.value(of: "--store"), output: output)
+    case "runs":
+      return await listRuns(in: file)
+    case "resume":
+      return await resumeRun(
+        in: file, id: arguments.positionals.dropFirst().first ?? "",
+        inputs: arguments.values(of: "--send"), decisions: arguments.values(of: "--decide"),
+        log: arguments.isSet("--log"), output: output)
     case "export":
       return exportChart(file, resourcesPath: arguments.value(of: "--resources"))
     case "handle":

@@ -15,7 +15,7 @@ extension Tool {
   static func runChart(
     _ path: String, context contextText: String, decisions: [String], inputs: [String] = [],
     stepLimit stepLimitText: String? = nil, log: Bool, files: RunFiles = RunFiles(),
-    output: OutputSink? = nil
+    store: String? = nil, output: OutputSink? = nil
   ) async -> Outcome {
     var outcome = Outcome()
     let context: ChartValue
@@ -27,6 +27,12 @@ extension Tool {
       forcedNames = try decisions.map(parseDecision)
       sent = try inputs.map(parseInput)
       stepLimit = try stepLimitText.map(parseStepLimit) ?? defaultStepLimit
+      if store != nil, files.needsLog {
+        throw UsageError(
+          message:
+            "--store cannot be combined with --log-file or --report yet: run the chart without --store to log it to a file.",
+          command: "run")
+      }
     } catch {
       outcome.errorOutput = Help.text(of: error, commands: commands)
       outcome.exitCode = .usageError
@@ -36,7 +42,8 @@ extension Tool {
     guard let chart = load(path, decisions: inner, reportingTo: &outcome) else { return outcome }
     return await run(
       chart, inner: inner, context: context, decisions: forcedNames, inputs: sent,
-      stepLimit: stepLimit, log: log, files: files, output: output)
+      stepLimit: stepLimit, log: log, files: files, store: store.map { (path, $0) },
+      output: output)
   }
 
   /// Runs `chart`, loaded, as `flowchart run` does: forces `decisions`, sends `inputs`, stops
@@ -46,7 +53,8 @@ extension Tool {
     _ chart: Flowchart<ChartValue>, inner: InnerDecisions, context: ChartValue,
     decisions forcedNames: [(name: String, decision: String)],
     inputs sent: [(name: String, value: ChartValue)], stepLimit: Int, log: Bool,
-    files: RunFiles = RunFiles(), output: OutputSink?
+    files: RunFiles = RunFiles(), store: (chart: String, directory: String)? = nil,
+    output: OutputSink?
   ) async -> Outcome {
     var outcome = Outcome()
     let logOptions: RunLog.Options
@@ -72,6 +80,11 @@ extension Tool {
       outcome.errorOutput = Help.text(of: error, commands: commands)
       outcome.exitCode = .usageError
       return outcome
+    }
+    if let store {
+      return await runStored(
+        scripted, path: store.chart, context: context, inputs: sent, stepLimit: stepLimit,
+        store: store.directory, steps: steps)
     }
     let result: Result<RunResult<ChartValue>, RunError>
     var runLog: RunLog?
@@ -117,20 +130,7 @@ extension Tool {
         outcome.exitCode = .failure
       }
     }
-    switch result {
-    case .success(let result):
-      outcome.say("Final state: \(result.finalStateName)")
-      outcome.say("Decision: \(result.decision)")
-      if let value = result.outcome(as: String.self) { outcome.say("Outcome: \(value)") }
-      outcome.say("Path: \(result.pathNames.joined(separator: " -> "))")
-      outcome.say("Context: \(result.context.jsonText)")
-    case .failure(let error) where error.kind == .stepLimitExceeded:
-      outcome.complain("Error: \(stepLimitMessage(error, limit: stepLimit))")
-      outcome.exitCode = .failure
-    case .failure(let error):
-      outcome.complain("Error: \(failureMessage(error))")
-      outcome.exitCode = .failure
-    }
+    describe(result, stepLimit: stepLimit, into: &outcome)
     return outcome
   }
 
@@ -339,7 +339,7 @@ extension Tool {
 
 /// Writes the lines of `--log` as the run reports its steps: each to the output sink at once
 /// when there is one, or kept for the outcome when there is not.
-private final class StepLog: Sendable {
+final class StepLog: Sendable {
   private struct State {
     /// How many branches of each dispatch have folded back, modulo its branch count.
     var folds: [StateID: Int] = [:]

@@ -15,6 +15,8 @@ enum Tool {
       0   Success: the command did what it was asked; every file is valid.
       1   A chart file is invalid or cannot be read, or a run did not reach a final
           state. The problems are on standard error.
+      2   A run saved with --store (or resumed) waits for input or for a time: its id
+          is printed (`Run ID: <id>`); go on with `flowchart resume`.
       64  Usage error: an unknown command or option, a missing or invalid argument.
     """
 
@@ -93,6 +95,11 @@ enum Tool {
         with an error that names the limit and the state it was about to enter, and exits
         with 1: a loop whose exit is never taken ends rather than run forever. With --log,
         each step is printed as the run takes it.
+
+        With --store, the run is saved in a run store when it waits, fails or finishes.
+        A run that waits prints `Run ID: <id>` on a line of its own and exits with 2;
+        `flowchart resume <store> <id> --send '<state>=<json>'` goes on with it, in
+        another process, and `flowchart runs <store>` lists the store's runs.
         """,
       arguments: [fileArgument],
       options: [
@@ -126,7 +133,10 @@ enum Tool {
           help:
             "Write a report of the run to an HTML file that needs nothing else: the diagram with the run drawn on it (as SVG when Graphviz's dot is on PATH), its states, a timeline and its log."
         ),
+        OptionSpec(name: "--store", valueName: "directory", help: storeHelp),
       ]),
+    runsCommand,
+    resumeCommand,
     exportCommand,
     handleCommand,
   ]
