@@ -85,17 +85,17 @@ enum DurableBenchmarks {
     ] {
       let (context, size) = try DurableContext.sized(target, encoder: encoder)
       let label = target >= 1024 * 100 ? "100 KiB" : "1 KiB"
-      labels.append("\(label): \(size) bytes")
-      try await measureSnapshot(
+      let snapshotSize = try await measureSnapshot(
         context, label: label, operations: operations, configuration, encoder: encoder,
         decoder: decoder, into: &report)
+      labels.append("\(label): \(size) bytes, its snapshot \(snapshotSize) bytes")
       try await measureRestore(
         context, label: label, heldOperations: operations, standingOperations: restores,
         configuration, encoder: encoder, decoder: decoder, into: &report)
     }
-    try await measureSaving(configuration, encoder: encoder, into: &report)
+    let saved = try await measureSaving(configuration, encoder: encoder, into: &report)
     report.notes.append(
-      "durable: a Codable context of records (bare JSON \(labels.joined(separator: ", "))), "
+      "durable: a Codable context of records (bare JSON \(labels.joined(separator: "; "))), "
         + "JSONEncoder and JSONDecoder on both sides. Snapshot: `handle.snapshot()` of a run "
         + "parked at a waiting state + encode, vs encoding the bare context. Restore, held: "
         + "decode + `chart.start(resuming:isPaused: true)` (resolves the snapshot on the "
@@ -104,7 +104,9 @@ enum DurableBenchmarks {
         + "again (its first task included), vs the same decode. Save at every wait: a chart "
         + "waiting every 10 states, driven through its handle; at each wait the saving side "
         + "takes `snapshot()`, encodes it and saves it in an InMemoryRunStore before sending "
-        + "the value (the driver saves: the core has no store option on a run). Each row "
+        + "the value (the driver saves: the core has no store option on a run). Its "
+        + "snapshot keeps the path, the last \(RunResult<DurableContext>.pathCapacity) states "
+        + "entered: the last save is \(saved.snapshot) bytes, of a context of \(saved.context). Each row "
         + "checks its sides did the same work (decoded contexts equal, same results).")
   }
 
@@ -146,12 +148,14 @@ enum DurableBenchmarks {
     }
   }
 
+  /// Adds the snapshot row of `context`; returns the size of its encoded snapshot.
   private static func measureSnapshot(
     _ context: DurableContext, label: String, operations: Int, _ configuration: Configuration,
     encoder: JSONEncoder, decoder: JSONDecoder, into report: inout Report
-  ) async throws {
+  ) async throws -> Int {
     let chart = try parkingChart()
     let handle = try await parkedRun(chart, with: context)
+    let size = try encoder.encode(try await handle.snapshot()).count
     let samples = try await Interleaver.run(
       repetitions: configuration.repetitions,
       [
@@ -191,6 +195,7 @@ enum DurableBenchmarks {
         workload:
           "snapshot of a parked run + JSON encode vs encoding the bare context, \(label) context",
         unit: "µs/snapshot", flowchart: samples[0], baseline: samples[1], targetRatio: 1.5))
+    return size
   }
 
   private static func measureRestore(
@@ -351,14 +356,16 @@ enum DurableBenchmarks {
     return (elapsed / Double(waits) / 1_000, result)
   }
 
+  /// Adds the row of a run saving at every wait; returns the size of its last save.
   private static func measureSaving(
     _ configuration: Configuration, encoder: JSONEncoder, into report: inout Report
-  ) async throws {
+  ) async throws -> (snapshot: Int, context: Int) {
     let waits = configuration.isQuick ? 20 : 1_000
     let (context, _) = try DurableContext.sized(1024, encoder: encoder)
     let chart = try loopChart(waits: waits)
     let decoder = JSONDecoder()
     let results = Lock<[RunResult<DurableContext>]>([])
+    let lastSave = Lock(0)
     let samples = try await Interleaver.run(
       repetitions: configuration.repetitions,
       [
@@ -379,6 +386,7 @@ enum DurableBenchmarks {
               "save at every wait: the last save is not the run at its last wait")
           }
           results.withLock { $0.append(result) }
+          lastSave.withLock { $0 = run.snapshot.count }
           return time
         },
         {
@@ -403,6 +411,7 @@ enum DurableBenchmarks {
         workload:
           "live run waiting every 10 states, snapshot + encode + InMemoryRunStore save at every wait vs no save, \(compactCount(waits)) waits, 1 KiB context",
         unit: "µs/wait", flowchart: samples[0], baseline: samples[1]))
+    return (lastSave.withLock { $0 }, try encoder.encode(context).count)
   }
 }
 
