@@ -106,7 +106,7 @@ enum DurableBenchmarks {
         + "takes `snapshot()`, encodes it and saves it in an InMemoryRunStore before sending "
         + "the value (the driver saves: the core has no store option on a run). Its "
         + "snapshot keeps the path, the last \(RunResult<DurableContext>.pathCapacity) states "
-        + "entered: the last save is \(saved.snapshot) bytes, of a context of \(saved.context). Each row "
+        + "entered: the last save is \(saved.snapshot) bytes, for a context of \(saved.context) bytes. Each row "
         + "checks its sides did the same work (decoded contexts equal, same results).")
   }
 
