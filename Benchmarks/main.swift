@@ -28,7 +28,9 @@
 //   LivePauseBenchmarks.swift: pause → resume latency;
 // - SuspensionBenchmarks.swift: memory of many live runs suspended on a Wait (`memory` group);
 // - StoreBenchmarks.swift: saving through the directory and SQLite run stores against the same
-//   writes by hand (`stores` group; the SQLite row with `--traits SQLite`).
+//   writes by hand (`stores` group; the SQLite row with `--traits SQLite`);
+// - DurableBenchmarks.swift: snapshots and restores against the bare context, and a live run
+//   saving at every wait against one that does not (`durable` group).
 //
 // Profiling: a run that selects only synchronous groups starts no Swift task, so
 // `valgrind --tool=callgrind <executable> --filter sync --transitions 1000000
@@ -43,7 +45,7 @@ struct Options: Sendable {
   /// The workload groups, in the order they run.
   static let groups = [
     "sync", "sync-capturing", "async", "dispatch", "composition", "live", "compile", "print",
-    "memory", "load", "load-growth", "tool", "growth", "stores",
+    "memory", "load", "load-growth", "tool", "growth", "stores", "durable",
   ]
 
   static let usage = """
@@ -177,6 +179,9 @@ struct BenchmarkRunner: Sendable {
       case "tool": try ToolBenchmarks.measureValidate(configuration, into: &report)
       case "growth": try GrowthBenchmarks.measure(configuration, into: &report)
       case "stores": try StoreBenchmarks.measure(configuration, into: &report)
+      case "durable":
+        report.append(
+          try waitForTask(configuration) { try await DurableBenchmarks.measure($0, into: &$1) })
       case "live":
         report.append(
           try waitForTask(configuration) { try await LiveBenchmarks.measure($0, into: &$1) })
