@@ -14,7 +14,7 @@ private final class RecordingOutput: Sendable {
 }
 
 /// `flowchart run --step-limit`, and `--log` written as the run goes.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct ToolStepLimitTests {
   /// A loop of data only whose exit needs a `stop` the context never has.
   static let endless = """

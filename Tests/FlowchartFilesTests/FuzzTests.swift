@@ -75,7 +75,7 @@ struct Mutator {
 struct FuzzTests {
   /// Each mutated sample loads, or throws a `DefinitionError` whose every problem names the
   /// file and a line; loading never crashes or hangs.
-  @Test(.timeLimit(.minutes(2)), arguments: ChartSyntax.allCases)
+  @Test(.timeLimit(.minutes(5)), arguments: ChartSyntax.allCases)
   func mutatedFilesLoadOrThrowALocatedError(syntax: ChartSyntax) async throws {
     let count =
       ProcessInfo.processInfo.environment["FLOWCHART_FILES_MUTATIONS"].flatMap(Int.init) ?? 10_000

@@ -22,7 +22,7 @@ private struct FrozenClock: Clock {
 }
 
 /// A live run's log written to a file as JSON lines, and read back.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct RunLogFileTests {
   private func temporaryURL() -> URL {
     FileManager.default.temporaryDirectory.appendingPathComponent(

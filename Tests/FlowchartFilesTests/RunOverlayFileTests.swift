@@ -26,7 +26,7 @@ private struct StoppedClock: Clock {
 
 /// A run log file read back as a run drawn on its chart: the same drawing as the run's own
 /// log, and clear errors for a file that cannot be drawn.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct RunOverlayFileTests {
   // swift-format-ignore
   private func shop() throws -> Flowchart<Basket> {

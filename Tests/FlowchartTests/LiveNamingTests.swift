@@ -3,7 +3,7 @@ import Testing
 
 /// What a live run's events, log and handle show: branches by their names, positions by
 /// their states' names, an optional by its value, and an action that finished as finished.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct LiveNamingTests {
   struct Order: Sendable {
     var reserved: Bool?

@@ -20,7 +20,7 @@ private final class SyncJournal: Sendable {
 /// Task.framework's prerequisites and a concurrency limit: a branch starts once the
 /// branches it waits for have ended, from their merged contexts; at most `maxConcurrency`
 /// branches run at once.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct DispatchPrerequisiteTests {
   struct Order: Sendable, Equatable {
     var done: Set<String> = []

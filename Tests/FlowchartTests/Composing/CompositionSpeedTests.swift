@@ -5,7 +5,7 @@ import Testing
 /// outer state, whose boundaries read the cancellation; a map's elements run in at most
 /// `maxConcurrency` worker tasks that share its tolerance, and a cancelled map ends the run
 /// cancelled however many failures it tolerates.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct CompositionSpeedTests {
   struct Odd: Error {}
 
@@ -150,7 +150,7 @@ struct CompositionSpeedTests {
 
 /// A limited dispatch whose branches wait for none runs them in worker tasks that apply the
 /// join policy themselves: the same outcomes as one task per branch.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct LimitedDispatchCompositionTests {
   struct Broken: Error {}
 

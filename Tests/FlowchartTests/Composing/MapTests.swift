@@ -3,7 +3,7 @@ import Testing
 
 /// Flow's `FlowArrayGroupDispatcher` demo and Step Functions' Map: one run per element,
 /// outputs in input order, a concurrency limit and a failure tolerance.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct MapTests {
   struct Upload: Sendable {
     var source: any Sendable

@@ -3,7 +3,7 @@ import Testing
 
 /// A chart used as one state of another: as an action, a condition and a multiple
 /// condition; its context mapping, its errors, its cancellation and its printing.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct SubflowTests {
   struct Payment: Sendable, Equatable {
     var amount = 0

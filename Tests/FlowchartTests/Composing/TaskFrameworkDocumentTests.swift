@@ -9,7 +9,7 @@ import Testing
 /// Concurrency is shown without timing: a branch that must run while another is still
 /// running waits for a gate that only the other can open, so a dispatch that ran them one
 /// after the other would never end, and the suite's time limit would fail the test.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct TaskFrameworkDocumentTests {
   /// What each task left, merged at the join: Task.framework's results.
   struct Work: Sendable, Equatable {

@@ -6,7 +6,7 @@ import Testing
 /// Values the API accepts that used to trap or cost without bound (issue 27): each test
 /// failed before its fix. ``ExtremeValueTests`` drives every parameter at its extremes in
 /// child processes; these check the behaviour and the wording.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct BoundedValueTests {
   struct Box: Sendable {
     var count = 0

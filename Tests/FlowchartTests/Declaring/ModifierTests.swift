@@ -29,7 +29,7 @@ final class AttemptCounter: Sendable {
   var value: Int { count.withLock { $0 } }
 }
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct ModifierTests {
   // MARK: - Catch routes
 

@@ -3,7 +3,7 @@ import Testing
 
 @testable import Flowchart
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct ChartVersionTests {
   /// A snapshot of `SnapshotTests.chart()`'s run waiting for input at "Answer".
   private func waitingSnapshot(chart identity: String = "") async throws -> RunSnapshot<Ledger> {

@@ -73,7 +73,7 @@ private func mutate(_ value: Any, using generator: inout SeededGenerator) -> Any
   }
 }
 
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct HostileSnapshotTests {
   @Test func anUnknownFormatVersionIsRefused() throws {
     let data = try edited("waiting-for-input") { $0["formatVersion"] = 2 }

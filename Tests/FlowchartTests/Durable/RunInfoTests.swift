@@ -2,7 +2,7 @@ import Testing
 
 @testable import Flowchart
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct RunInfoTests {
   @Test func aLiveRunsStateReadsTheRunsIdAndItsAttempt() async throws {
     let seen = Shared<[RunInfo?]>([])

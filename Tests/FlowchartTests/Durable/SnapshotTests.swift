@@ -38,7 +38,7 @@ func waitForInput(_ handle: RunHandle<Ledger>, events: inout RunEventStream.Iter
   }
 }
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct SnapshotTests {
   static func chart() throws -> Flowchart<Ledger> {
     try Flowchart<Ledger> {

@@ -97,7 +97,7 @@ private let allFixtures: [Fixture] = [
     expectedContext: Ledger(total: 8, notes: ["kept", "big"])),
 ]
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct StoredSnapshotTests {
   @Test(arguments: allFixtures.map(\.name))
   func aStoredSnapshotDecodesAndResumesToItsResult(_ name: String) async throws {

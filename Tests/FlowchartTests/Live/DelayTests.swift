@@ -55,7 +55,7 @@ private func startUntilDelay(
   return (handle, waiting)
 }
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct DelayTests {
   @Test func aLiveRunParksAtADelayAndGoesOnWhenTheClockPassesItsDeadline() async throws {
     let clock = TestClock()

@@ -5,7 +5,7 @@ import Testing
 /// drop policy, and the end of a subscription. None of these depends on when the reader
 /// happens to run: each run either has room for all its events or holds still while the
 /// test reads.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct LiveEventDeliveryTests {
   /// A chain of `count` actions, each adding 1.
   private func chain(_ count: Int) throws -> Flowchart<Int> {

@@ -5,7 +5,7 @@ import Testing
 /// limits share them, and events whose kinds carry more than a number keep their kinds as
 /// the ring wraps. Each run holds still (at a gate) while a reader must not read, so nothing
 /// depends on when the reader runs.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct LiveEventRecordPerfTests {
   struct Broken: Error {}
 

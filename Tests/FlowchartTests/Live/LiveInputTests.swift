@@ -6,7 +6,7 @@ private struct Order: Sendable {
   var metadata = ""
 }
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct LiveInputTests {
   private func chart() throws -> Flowchart<Order> {
     try Flowchart<Order> {

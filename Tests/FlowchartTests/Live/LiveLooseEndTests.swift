@@ -59,7 +59,7 @@ extension RunEvent {
 /// Loose ends of live runs and modifiers: a pause between a retry's attempts, the retry of a
 /// run after (or at) a dispatch that tolerated or cancelled branches, a run whose handles
 /// are all gone, catch routes out of loops, and the key a multiple condition reports.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct LiveLooseEndTests {
   struct Order: Sendable, Equatable {
     var log: [String] = []

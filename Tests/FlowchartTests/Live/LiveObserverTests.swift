@@ -3,7 +3,7 @@ import Testing
 
 /// `RunObserver.didReport`: every event a stream gets, in the same order, including those no
 /// other callback names (attempts, retries, catches, branches that did not succeed).
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct LiveObserverTests {
   struct Broken: Error {}
 

@@ -29,7 +29,7 @@ extension RunHandle {
   }
 }
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct LiveParkingTests {
   private func chart() throws -> Flowchart<Tally> {
     try Flowchart<Tally> {

@@ -71,7 +71,7 @@ private final class RecordingSink: RunLogSink {
 }
 
 /// How much of a run's log stays in memory, what it counts, and what its sink receives.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct LiveRunLogBoundTests {
   /// A loop of `rounds` rounds: "Add one" takes 1 ms by `clock`, then "Enough?" decides.
   private func loop(rounds: Int, clock: ManualClock) throws -> Flowchart<Tally> {

@@ -10,7 +10,7 @@ private struct Workout: Sendable {
   var sets = 0
 }
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct LiveRunLogTests {
   // swift-format-ignore
   private func workout(_ clock: ManualClock, failing: Bool = false) throws -> Flowchart<Workout> {

@@ -1,7 +1,7 @@
 import Flowchart
 import Testing
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct LiveRunTests {
   // MARK: - Events
 
@@ -330,7 +330,7 @@ struct LiveRunTests {
   }
 }
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct LivePauseRoundTests {
   @Test func pausesAndResumesAnEndlessRunManyTimes() async throws {
     // The first pause comes right after the resume that lets the run start: it pauses the

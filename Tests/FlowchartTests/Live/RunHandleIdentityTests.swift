@@ -1,7 +1,7 @@
 import Flowchart
 import Testing
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct RunHandleIdentityTests {
   struct Broken: Error {}
 

@@ -2,7 +2,7 @@ import Flowchart
 import Testing
 
 /// Waiting states that decide: wait for a value, apply it, then branch on it.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct WaitDecisionTests {
   struct Order: Sendable, Equatable {
     var log: [String] = []

@@ -35,7 +35,7 @@ private func innerChart() throws -> Flowchart<Int> {
 }
 
 /// The rule: a run whose task was cancelled before the run ended ends `.cancelled`.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct CancellationRuleTests {
   // MARK: - Asynchronous runs
 

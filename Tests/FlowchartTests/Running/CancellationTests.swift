@@ -17,7 +17,7 @@ private struct Signal: Sendable {
   }
 }
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct CancellationTests {
   @Test func cancellingDuringAnAsynchronousStateStopsTheRunThere() async throws {
     let started = Signal()

@@ -54,7 +54,7 @@ private final class CallCounter: Sendable {
 
 /// Join policies: how many branches of a dispatch must succeed, what happens to the
 /// others, and the report that says so; synchronously and concurrently.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct DispatchJoinPolicyTests {
   struct Work: Sendable, Equatable {
     var done: [String] = []

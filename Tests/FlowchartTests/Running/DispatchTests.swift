@@ -77,7 +77,7 @@ struct DispatchTests {
     return result
   }()
 
-  @Test(.timeLimit(.minutes(1)), arguments: finishOrders)
+  @Test(.timeLimit(.minutes(5)), arguments: finishOrders)
   func joinFoldsBranchesInDeclarationOrderWhateverOrderTheyFinish(order: [Int]) async throws {
     let turnstile = Turnstile(order: order)
     let chart = try Flowchart<Work>(
@@ -225,7 +225,7 @@ struct DispatchTests {
     #expect(result.context.log == ["one"])
   }
 
-  @Test(.timeLimit(.minutes(1)))
+  @Test(.timeLimit(.minutes(5)))
   func failingBranchCancelsItsSiblingsAndFailsTheDispatch() async throws {
     let cancelled = FinishOrder()
     // The failing branch fails only once the slow one has started, whatever the scheduler

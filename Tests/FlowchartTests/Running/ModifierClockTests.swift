@@ -9,7 +9,7 @@ final class AttemptTimes: Sendable {
   var all: [Duration] { times.withLock { $0 } }
 }
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct ModifierClockTests {
   /// Lets `retries` backoff delays pass, each as soon as the run sleeps on it.
   private func passDelays(_ retries: Int, on clock: TestClock) async throws {

@@ -3,7 +3,7 @@ import Testing
 
 /// The events and log lines of a dispatch's branches that did not succeed: tolerated
 /// failures, skipped branches, and branches cancelled once the quorum was met.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct RetryDispatchEventTests {
   struct Broken: Error {}
 

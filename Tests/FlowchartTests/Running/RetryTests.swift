@@ -23,7 +23,7 @@ private final class Flaky: Sendable {
 }
 
 /// Retry of a failed or cancelled live run: Task.framework's retry.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct RetryTests {
   struct Order: Sendable, Equatable {
     var log: [String] = []
