@@ -107,6 +107,24 @@ extension RunSnapshot {
         )
         position = nil
       }
+    case .waitingUntil(let key):
+      if let deadline = top.deadline {
+        position = state(at: key, role: "the run waits for a time").map {
+          (.waitingUntil(deadline), $0)
+        }
+      } else {
+        misfit(
+          key,
+          "\(DisplayText.quoted(name: key)), where the run waits for a time, has no deadline: the snapshot is damaged."
+        )
+      }
+      if let found = position, graph.records[Int(found.state)].attachment as? DelaySlot == nil {
+        misfit(
+          key,
+          "\(DisplayText.quoted(name: key)), where the run waits for a time, is no longer a delay."
+        )
+        position = nil
+      }
     case .finished(let key, let decision):
       position = state(at: key, role: "the run finished").map { (.finished(decision), $0) }
     case .notEntered:
@@ -190,6 +208,15 @@ extension RunSnapshot {
       }
       path.removeLast()
       stepCount -= 1
+    }
+    if case .waitingUntil = position.kind {
+      // The flow parked at the delay it entered: it goes on from there, keeping its deadline.
+      guard path.last == position.state, stepCount > 0 else {
+        throw ResumeError(
+          summary:
+            "The snapshot of run \(id) waits for a time at \(DisplayText.quoted(name: top.position.key ?? "")) but its path does not end there: the snapshot is damaged.",
+          misfits: [])
+      }
     }
     return ResolvedSnapshot(
       flow: CapturedFlow(
@@ -291,6 +318,9 @@ extension Flowchart {
           CapturedFlow(
             .entering, at: flow.state, context: flow.context, path: flow.path,
             stepCount: flow.stepCount, stepLimit: flow.stepLimit))
+      case .waitingUntil:
+        // Still at the delay, with its deadline: entering it again would set a new one.
+        live.keepStart(flow)
       case .finished, .notEntered: break
       }
     }
@@ -350,6 +380,10 @@ extension Flowchart {
             decision: decision, context: flow.context, path: flow.path.map(StateID.init),
             stepCount: flow.stepCount, graph: graph)))
       return
+    case .waitingUntil(let deadline):
+      await goOnAtDelay(
+        live, from: flow, until: deadline, path: path, clock: clock, isolation: isolation)
+      return
     case .entering, .waitingForInput, .notEntered: break
     }
     let point = FlowResumePoint(state: flow.state, context: flow.context, path: path, dispatch: nil)
@@ -361,6 +395,30 @@ extension Flowchart {
         body: liveFlow(), interpreter: interpreter,
         control: RunControl(monitor: live, parks: true), isolation: isolation, clock: clock,
         step: .retry(point), cursor: cursor, context: flow.context))
+  }
+}
+
+extension Flowchart {
+  /// Goes on from a delay the snapshot's flow was parked at, until `deadline`, by the
+  /// resumed run's clock: a deadline passed fires at once (the flow takes the delay's exit
+  /// in this task); one not passed parks the flow again, and its waker waits only the rest.
+  /// The delay's code does not run again: it would set a new deadline.
+  private func goOnAtDelay(
+    _ live: LiveRun<Context>, from flow: CapturedFlow<Context>, until deadline: WallClockTime,
+    path: RecordedPath, clock: RunClock, isolation: isolated (any Actor)?
+  ) async {
+    var cursor = Cursor<Context>(at: flow.state, stepLimit: flow.stepLimit)
+    cursor.path.append(path)
+    let top = TopLevelFlow(
+      body: liveFlow(), interpreter: Interpreter(graph: graph, stepLimit: flow.stepLimit),
+      control: RunControl(monitor: live, parks: true), isolation: isolation, clock: clock,
+      step: .parked, cursor: cursor, context: flow.context)
+    if clock.wallClockNow() < deadline, live.parks(at: flow.state, flow: 0, until: deadline),
+      live.settle(top)
+    {
+      return
+    }
+    await live.go(on: top)
   }
 }
 

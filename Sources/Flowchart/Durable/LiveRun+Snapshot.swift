@@ -38,6 +38,8 @@ struct SnapshotRequests {
 struct CapturedFlow<Context: Sendable>: Sendable {
   enum Position: Sendable {
     case entering, waitingForInput
+    /// Entered a delay, and waits until the wall-clock instant.
+    case waitingUntil(WallClockTime)
     case finished(Decision)
     case notEntered
   }
@@ -193,13 +195,22 @@ extension LiveRun {
     for waiter in waiters { waiter.resume(returning: run) }
   }
 
-  /// The parked flow's position, when the flow is parked.
+  /// The parked flow's position, when the flow is parked: at a waiting state, or at a
+  /// delay with its deadline (kept in the machine's `delays`, even once due while the run
+  /// is paused: a resumed run then goes on at once).
   private func parkedCapture(in locked: inout LiveRunState) -> CapturedRun<Context>? {
-    guard case .parked(let state) = locked.machine.phase, let held = locked.machine.parkedFlow,
-      let flow = (held as? TopLevelFlow<Context>)?.captured()
+    guard case .parked(let state) = locked.machine.phase, let held = locked.machine.parkedFlow
     else { return nil }
-    return captured(
-      flow, status: .waitingForInput(state: graph.records[Int(state)].name), in: &locked)
+    let name = graph.records[Int(state)].name
+    if let delay = locked.machine.delays[0], delay.state == state {
+      guard let flow = (held as? TopLevelFlow<Context>)?.captured(.waitingUntil(delay.until))
+      else { return nil }
+      return captured(flow, status: .waitingUntil(delay.until, state: name), in: &locked)
+    }
+    guard let flow = (held as? TopLevelFlow<Context>)?.captured(.waitingForInput) else {
+      return nil
+    }
+    return captured(flow, status: .waitingForInput(state: name), in: &locked)
   }
 
   /// The run ended: the snapshot requests waiting get `nil`, and make the snapshot from the
@@ -303,8 +314,14 @@ extension LiveRun {
       switch flow.position {
       case .entering: .entering(key(flow.state))
       case .waitingForInput: .waitingForInput(key(flow.state))
+      case .waitingUntil: .waitingUntil(key(flow.state))
       case .finished(let decision): .finished(key(flow.state), decision)
       case .notEntered: .notEntered
+      }
+    let deadline: WallClockTime? =
+      switch flow.position {
+      case .waitingUntil(let deadline): deadline
+      case .entering, .waitingForInput, .finished, .notEntered: nil
       }
     let mailbox = run.mailbox.sorted { $0.state < $1.state }.map {
       MailboxEntry(state: key($0.state), value: .live($0.value))
@@ -315,17 +332,18 @@ extension LiveRun {
       flows: [
         FlowSnapshot(
           flow: 0, position: position, context: flow.context,
-          path: flow.path.map { keys[Int($0)] }, stepCount: flow.stepCount)
+          path: flow.path.map { keys[Int($0)] }, stepCount: flow.stepCount,
+          deadline: deadline)
       ],
       mailbox: mailbox, shapes: shapes)
   }
 }
 
 extension TopLevelFlow {
-  /// The parked flow's position: at the waiting state it entered.
-  func captured() -> CapturedFlow<Context>? {
+  /// The parked flow's position: at the waiting state or the delay it entered.
+  func captured(_ position: CapturedFlow<Context>.Position) -> CapturedFlow<Context>? {
     withParked { cursor, context in
-      CapturedFlow(.waitingForInput, at: cursor.state, path: cursor.path, context: context)
+      CapturedFlow(position, at: cursor.state, path: cursor.path, context: context)
     }
   }
 }

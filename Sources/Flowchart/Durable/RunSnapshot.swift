@@ -105,7 +105,8 @@ struct FlowSnapshot<Context: Sendable>: Sendable {
   /// The attempt the state at the position is at: always 1 at a boundary, where no retry is
   /// under way (a state's retries run within the state).
   var attempt: Int = 1
-  /// The wall-clock instant the flow waits for, when its position waits for a time.
+  /// The wall-clock instant the flow waits for, when its position waits for a time
+  /// (``SnapshotPosition/waitingUntil(_:)``).
   var deadline: WallClockTime? = nil
 }
 
@@ -115,6 +116,9 @@ enum SnapshotPosition: Hashable, Sendable {
   case entering(String)
   /// Entered the waiting state, and waits for its value.
   case waitingForInput(String)
+  /// Entered the delay, and waits for its deadline (the flow's
+  /// ``FlowSnapshot/deadline``).
+  case waitingUntil(String)
   /// Ended at the final state with the decision.
   case finished(String, Decision)
   /// Failed before it entered any state.
@@ -122,7 +126,9 @@ enum SnapshotPosition: Hashable, Sendable {
 
   var key: String? {
     switch self {
-    case .entering(let key), .waitingForInput(let key), .finished(let key, _): key
+    case .entering(let key), .waitingForInput(let key), .waitingUntil(let key),
+      .finished(let key, _):
+      key
     case .notEntered: nil
     }
   }
@@ -236,6 +242,11 @@ extension RunSnapshot: Decodable where Context: Decodable {
       guard stepCount >= 0 else {
         throw corrupt("flow \(number)'s step count is negative (\(stepCount)).")
       }
+      if case .waitingUntil(let key) = position, deadline == nil {
+        throw corrupt(
+          "flow \(number) waits for a time at \(DisplayText.quoted(name: key)), but has no deadline."
+        )
+      }
       guard attempt >= 1 else {
         throw corrupt("flow \(number)'s attempt is \(attempt); attempts count from 1.")
       }
@@ -268,6 +279,13 @@ extension RunSnapshot: Decodable where Context: Decodable {
     case (.waitingForInput(let state), .waitingForInput(let key)) where state.isEmpty == false:
       _ = key
     case (.waitingForInput, _), (_, .waitingForInput):
+      throw corrupt(
+        "its status is \(status), but its top-level flow \(flows[0].position.description)."
+      )
+    // A run held at its start (resumed paused) at a delay is paused there.
+    case (.waitingUntil(_, let state), .waitingUntil) where state.isEmpty == false: break
+    case (.paused, .waitingUntil): break
+    case (.waitingUntil, _), (_, .waitingUntil):
       throw corrupt(
         "its status is \(status), but its top-level flow \(flows[0].position.description)."
       )
@@ -314,6 +332,7 @@ extension SnapshotPosition: CustomStringConvertible {
     switch self {
     case .entering(let key): "enters \(DisplayText.quoted(name: key)) next"
     case .waitingForInput(let key): "waits for input at \(DisplayText.quoted(name: key))"
+    case .waitingUntil(let key): "waits for a time at \(DisplayText.quoted(name: key))"
     case .finished(let key, let decision):
       "finished at \(DisplayText.quoted(name: key)), deciding \(decision)"
     case .notEntered: "entered no state"
@@ -327,6 +346,9 @@ extension SnapshotPosition: CustomStringConvertible {
       try container.encode(key, forKey: .at)
     case .waitingForInput(let key):
       try container.encode("waitingForInput", forKey: .position)
+      try container.encode(key, forKey: .at)
+    case .waitingUntil(let key):
+      try container.encode("waitingUntil", forKey: .position)
       try container.encode(key, forKey: .at)
     case .notEntered:
       try container.encode("notEntered", forKey: .position)
@@ -365,6 +387,7 @@ extension SnapshotPosition: CustomStringConvertible {
     case "entering": self = .entering(try container.decode(String.self, forKey: .at))
     case "waitingForInput":
       self = .waitingForInput(try container.decode(String.self, forKey: .at))
+    case "waitingUntil": self = .waitingUntil(try container.decode(String.self, forKey: .at))
     case "notEntered": self = .notEntered
     case "finished":
       let key = try container.decode(String.self, forKey: .at)
@@ -395,7 +418,7 @@ extension SnapshotPosition: CustomStringConvertible {
       throw DecodingError.dataCorruptedError(
         forKey: .position, in: container,
         debugDescription:
-          "Not a usable run snapshot: a flow's position is \"entering\", \"waitingForInput\", \"finished\" or \"notEntered\", not \(DisplayText.quoted(name: kind))."
+          "Not a usable run snapshot: a flow's position is \"entering\", \"waitingForInput\", \"waitingUntil\", \"finished\" or \"notEntered\", not \(DisplayText.quoted(name: kind))."
       )
     }
   }
