@@ -3,7 +3,8 @@
 // A snapshot is taken at a boundary (see `Cursor.swift`), where a flow's whole position is
 // its cursor and its context. Where the top-level flow stands decides how:
 // - held at its start (started paused): the start kept by `keepStart(_:)`;
-// - parked at a waiting state: the parked flow's cursor and context (`TopLevelFlow`);
+// - parked at a waiting state: the parked flow's cursor and context (`TopLevelFlow`); at a
+//   delay, with the deadline the run's state machine keeps (`delays[0]`);
 // - waiting at a boundary while the run is paused: what the flow left there as it began to
 //   wait (`reachedBoundary(_:)`, called by `Interpreter.waitWhilePaused`);
 // - ended: its result, or the resume point a retry would start from;
@@ -97,7 +98,8 @@ extension RunHandle {
   /// another process (see ``RunSnapshot``).
   ///
   /// A run that stands at a boundary is captured at once: held at its start, paused,
-  /// waiting for input at its top level (parked), failed, cancelled, or finished. A running
+  /// waiting for input or for a delay's deadline at its top level (parked; a delay's
+  /// snapshot keeps its deadline), failed, cancelled, or finished. A running
   /// run is held at its next boundary, captured there, and let go on (unless it was paused
   /// meanwhile): nothing is reported, and the run goes on as it would have. The state whose
   /// code is running finishes first, its exit taken; a dispatch that is running joins its
