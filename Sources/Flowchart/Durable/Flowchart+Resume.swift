@@ -96,6 +96,17 @@ extension RunSnapshot {
     let top = flows[0]
     var position: (kind: CapturedFlow<Context>.Position, state: Int32)?
     switch top.position {
+    case .entering(let key) where top.attempt > 1:
+      position = state(at: key, role: "the run is between two attempts").map {
+        (.retrying(attempt: top.attempt, until: top.deadline ?? updated), $0)
+      }
+      if let found = position, !graph.retries(found.state) {
+        misfit(
+          key,
+          "\(DisplayText.quoted(name: key)), where the run is between two attempts (attempt \(top.attempt) is next), no longer retries: give it its retry back, or map the position to a state that retries with `migrating:`."
+        )
+        position = nil
+      }
     case .entering(let key):
       position = state(at: key, role: "the run goes on").map { (.entering, $0) }
     case .waitingForInput(let key):
@@ -209,14 +220,17 @@ extension RunSnapshot {
       path.removeLast()
       stepCount -= 1
     }
-    if case .waitingUntil = position.kind {
-      // The flow parked at the delay it entered: it goes on from there, keeping its deadline.
+    switch position.kind {
+    case .waitingUntil, .retrying:
+      // The flow parked at the delay it entered, or is between two attempts of the state it
+      // entered: it goes on from there, keeping its deadline.
       guard path.last == position.state, stepCount > 0 else {
         throw ResumeError(
           summary:
-            "The snapshot of run \(id) waits for a time at \(DisplayText.quoted(name: top.position.key ?? "")) but its path does not end there: the snapshot is damaged.",
+            "The snapshot of run \(id) stands at \(DisplayText.quoted(name: top.position.key ?? "")) but its path does not end there: the snapshot is damaged.",
           misfits: [])
       }
+    case .entering, .waitingForInput, .finished, .notEntered: break
     }
     return ResolvedSnapshot(
       flow: CapturedFlow(
@@ -310,7 +324,13 @@ extension Flowchart {
       elapsed: { origin.duration(to: clock.now) }, wallClockNow: runClock.wallClockNow)
     live.identify(id: snapshot.id, chart: chart ?? snapshot.chart)
     live.state.withLock { $0.machine.restore(mailbox: resolved.mailbox) }
-    let path = RecordedPath.restored(states: flow.path, count: flow.stepCount)
+    let path: RecordedPath
+    if case .retrying = flow.position {
+      // The state is entered again, at its next attempt: the path before it.
+      path = RecordedPath.restored(states: flow.path.dropLast(), count: flow.stepCount - 1)
+    } else {
+      path = RecordedPath.restored(states: flow.path, count: flow.stepCount)
+    }
     if isPaused {
       switch flow.position {
       case .entering, .waitingForInput:
@@ -318,8 +338,9 @@ extension Flowchart {
           CapturedFlow(
             .entering, at: flow.state, context: flow.context, path: flow.path,
             stepCount: flow.stepCount, stepLimit: flow.stepLimit))
-      case .waitingUntil:
-        // Still at the delay, with its deadline: entering it again would set a new one.
+      case .waitingUntil, .retrying:
+        // Still at the delay, or between two attempts, with its deadline: entering the
+        // state afresh would set a new one.
         live.keepStart(flow)
       case .finished, .notEntered: break
       }
@@ -384,17 +405,22 @@ extension Flowchart {
       await goOnAtDelay(
         live, from: flow, until: deadline, path: path, clock: clock, isolation: isolation)
       return
-    case .entering, .waitingForInput, .notEntered: break
+    case .entering, .waitingForInput, .retrying, .notEntered: break
     }
     let point = FlowResumePoint(state: flow.state, context: flow.context, path: path, dispatch: nil)
     var cursor = Cursor<Context>(at: flow.state, stepLimit: flow.stepLimit)
     cursor.path.append(path)
     let interpreter = Interpreter(graph: graph, stepLimit: flow.stepLimit)
-    await live.go(
-      on: TopLevelFlow(
-        body: liveFlow(), interpreter: interpreter,
-        control: RunControl(monitor: live, parks: true), isolation: isolation, clock: clock,
-        step: .retry(point), cursor: cursor, context: flow.context))
+    let top = TopLevelFlow(
+      body: liveFlow(), interpreter: interpreter,
+      control: RunControl(monitor: live, parks: true), isolation: isolation, clock: clock,
+      step: .retry(point), cursor: cursor, context: flow.context)
+    if case .retrying(let attempt, let deadline) = flow.position {
+      let retry = ResumedRetry(state: flow.state, attempt: attempt, deadline: deadline)
+      await ResumedRetry.$current.withValue(retry) { await live.go(on: top) }
+    } else {
+      await live.go(on: top)
+    }
   }
 }
 
@@ -455,5 +481,43 @@ extension RunHandle {
   @usableFromInline
   func identify(id: RunID, chart: String) {
     run.identify(id: id, chart: chart)
+  }
+}
+
+/// The retry a resumed run's first state is in the middle of: the attempt it runs next, once
+/// the backoff's wall-clock deadline has passed. Set around the first task of a run resumed
+/// between two attempts; the state takes it once (`Interpreter.runModified`).
+final class ResumedRetry: Sendable {
+  let state: Int32
+  let attempt: Int
+  let deadline: WallClockTime
+  private let isTaken = Lock(false)
+
+  @TaskLocal static var current: ResumedRetry?
+
+  init(state: Int32, attempt: Int, deadline: WallClockTime) {
+    self.state = state
+    self.attempt = attempt
+    self.deadline = deadline
+  }
+
+  /// The retry, for the modified state `state` when it is the one resumed and the retry was
+  /// not taken yet; `nil` otherwise.
+  static func take(at state: Int32) -> ResumedRetry? {
+    guard let retry = current, retry.state == state else { return nil }
+    let first = retry.isTaken.withLock { taken in
+      defer { taken = true }
+      return !taken
+    }
+    return first ? retry : nil
+  }
+}
+
+extension Graph {
+  /// Whether `state` is a modified state with a retry rule.
+  func retries(_ state: Int32) -> Bool {
+    let node = nodeBase[Int(state)]
+    guard node.kind == .modified else { return false }
+    return ModifiedCode.of(node).modifiers.retry != nil
   }
 }

@@ -41,6 +41,9 @@ struct CapturedFlow<Context: Sendable>: Sendable {
     case entering, waitingForInput
     /// Entered a delay, and waits until the wall-clock instant.
     case waitingUntil(WallClockTime)
+    /// Between two attempts of a retried state it entered: attempt `attempt` runs next,
+    /// once the backoff's wall-clock deadline has passed.
+    case retrying(attempt: Int, until: WallClockTime)
     case finished(Decision)
     case notEntered
   }
@@ -317,14 +320,17 @@ extension LiveRun {
       case .entering: .entering(key(flow.state))
       case .waitingForInput: .waitingForInput(key(flow.state))
       case .waitingUntil: .waitingUntil(key(flow.state))
+      case .retrying: .entering(key(flow.state))
       case .finished(let decision): .finished(key(flow.state), decision)
       case .notEntered: .notEntered
       }
-    let deadline: WallClockTime? =
+    let (attempt, deadline): (Int, WallClockTime?) =
       switch flow.position {
-      case .waitingUntil(let deadline): deadline
-      case .entering, .waitingForInput, .finished, .notEntered: nil
+      case .waitingUntil(let deadline): (1, deadline)
+      case .retrying(let attempt, let deadline): (attempt, deadline)
+      case .entering, .waitingForInput, .finished, .notEntered: (1, nil)
       }
+
     let mailbox = run.mailbox.sorted { $0.state < $1.state }.map {
       MailboxEntry(state: key($0.state), value: .live($0.value))
     }
@@ -334,7 +340,7 @@ extension LiveRun {
       flows: [
         FlowSnapshot(
           flow: 0, position: position, context: flow.context,
-          path: flow.path.map { keys[Int($0)] }, stepCount: flow.stepCount,
+          path: flow.path.map { keys[Int($0)] }, stepCount: flow.stepCount, attempt: attempt,
           deadline: deadline)
       ],
       mailbox: mailbox, shapes: shapes)
@@ -363,6 +369,23 @@ extension Interpreter {
       return false
     }
     live.reachedBoundary(CapturedFlow(.entering, at: state, path: path, context: copy context))
+    return true
+  }
+
+  /// The top-level flow of a live run is between two attempts of `state`, before attempt
+  /// `attempt`, whose backoff ends at `deadline`: leaves its position with the run (the
+  /// context from before the state). Only on a retry's path.
+  @inline(never)
+  func leaveRetryPosition(
+    at state: Int32, attempt: Int, until deadline: WallClockTime, path: borrowing PathRecorder,
+    context: Context, control: RunControl
+  ) -> Bool {
+    guard let live = control.monitor as? LiveRun<Context>, control.flags.contains(.parks) else {
+      return false
+    }
+    live.reachedBoundary(
+      CapturedFlow(
+        .retrying(attempt: attempt, until: deadline), at: state, path: path, context: context))
     return true
   }
 

@@ -102,8 +102,10 @@ struct FlowSnapshot<Context: Sendable>: Sendable {
   var path: [String]
   /// How many states the flow entered in all.
   var stepCount: Int
-  /// The attempt the state at the position is at: always 1 at a boundary, where no retry is
-  /// under way (a state's retries run within the state).
+  /// The attempt the state at the position runs next: 1 at a boundary; above 1 when the
+  /// flow is between two attempts of a retried state it entered (its position is
+  /// ``SnapshotPosition/entering(_:)``, its path ends with the state, and ``deadline`` is
+  /// when the backoff delay ends).
   var attempt: Int = 1
   /// The wall-clock instant the flow waits for, when its position waits for a time
   /// (``SnapshotPosition/waitingUntil(_:)``).
@@ -242,13 +244,29 @@ extension RunSnapshot: Decodable where Context: Decodable {
       guard stepCount >= 0 else {
         throw corrupt("flow \(number)'s step count is negative (\(stepCount)).")
       }
-      if case .waitingUntil(let key) = position, deadline == nil {
+      guard attempt >= 1 else {
+        throw corrupt("flow \(number)'s attempt is \(attempt); attempts count from 1.")
+      }
+      switch position {
+      case .waitingUntil(let key) where deadline == nil:
         throw corrupt(
           "flow \(number) waits for a time at \(DisplayText.quoted(name: key)), but has no deadline."
         )
-      }
-      guard attempt >= 1 else {
-        throw corrupt("flow \(number)'s attempt is \(attempt); attempts count from 1.")
+      case .entering(let key) where attempt > 1 && deadline == nil:
+        throw corrupt(
+          "flow \(number) is between two attempts of \(DisplayText.quoted(name: key)), but has no deadline for the next one."
+        )
+      case .entering(let key) where attempt > 1 && path.last != key:
+        throw corrupt(
+          "flow \(number) is between two attempts of \(DisplayText.quoted(name: key)), but its path does not end there."
+        )
+      case .entering where attempt > 1, .waitingUntil: break
+      case .entering, .waitingForInput, .finished, .notEntered:
+        guard attempt == 1, deadline == nil else {
+          throw corrupt(
+            "flow \(number) \(position.description), so it has no attempt under way and no deadline."
+          )
+        }
       }
       guard path.count == min(stepCount, RunResult<Context>.pathCapacity) else {
         throw corrupt(
