@@ -108,6 +108,8 @@ extension RunHandle {
   /// code is running finishes first, its exit taken; a dispatch that is running joins its
   /// branches first. So the call waits as long as that state takes (a state that waits for
   /// input in its task, such as a waiting state with a timeout, until its value comes).
+  /// A run between two attempts of a retried state (in its backoff delay, or paused
+  /// there) is captured at once, with the attempt that runs next and the backoff's deadline.
   ///
   /// A failed or cancelled run is captured where a retry starts: at the state that failed,
   /// with the context from before it (see ``retry(clock:isPaused:isLogged:observer:updating:isolation:)``).
