@@ -9,7 +9,8 @@ import Testing
 // states' code in the same order, and ends with the same path, step count, decision and
 // context as the same run left alone, and its flow reports the same decisions (the events
 // of the first run up to the snapshot, then the resumed run's). Charts mix synchronous and asynchronous actions,
-// conditions, waiting states, delays, and states that fail their first attempt and are retried.
+// conditions, waiting states, delays, and states that fail their first attempt and are retried
+// after a backoff.
 // Nothing depends on timing: a state's own code pauses the run (so the run stops at the
 // boundary after it), a waiting state is sent its value when the run reports it waits, and
 // each run has a `TestClock` that the test moves past a delay once the run's waker sleeps on
@@ -82,13 +83,13 @@ private func randomChart(seed: UInt64, script: Script) throws -> Flowchart<Ledge
         // Fails its first attempt, in every run: the retry runs it again.
         states.append(
           Action(name, isFinal: isLast) { (ledger: inout Ledger) async throws in
-            // Recorded (and so pausing) only when it succeeds: a run paused between two
-            // attempts stands at no boundary, and its snapshot waits for the next one.
+            // Recorded (and so pausing) only when it succeeds; the point between its two
+            // attempts is snapshotted by the `retryAt` interruptions.
             if RunInfo.current?.attempt == 1 { throw Declined() }
             script.ran(name)
             ledger.total = ledger.total &+ 7
           }
-          .retry(1).declaration)
+          .retry(1, backoff: .fixed(.seconds(30))).declaration)
       case 4:
         states.append(
           Action(name, isFinal: isLast) { ledger in
@@ -126,16 +127,23 @@ private func value(for name: String) -> Int {
 
 /// Drives a live run to its end, sending each waiting state its value; when `snapshotting`,
 /// moving `clock` past each delay once the run sleeps on it; when `snapshotting`, stops at the
-/// first pause (or at the `parkAt`-th wait, or the `delayAt`-th delay) and returns its
-/// snapshot instead.
+/// first pause (or at the `parkAt`-th wait, the `delayAt`-th delay, or the `retryAt`-th
+/// backoff between two attempts) and returns its snapshot instead. A run resumed between two
+/// attempts first has its clock moved to `backoffEnds`, once it sleeps there.
 private func drive(
   _ handle: RunHandle<Ledger>, clock: TestClock, snapshotting: Bool, parkAt: Int? = nil,
-  delayAt: Int? = nil, decisions: inout [String]
+  delayAt: Int? = nil, retryAt: Int? = nil, backoffEnds: WallClockTime? = nil,
+  decisions: inout [String]
 ) async throws -> RunSnapshot<Ledger>? {
   var events = handle.events(bufferingNewest: .max).makeAsyncIterator()
   handle.resume()
+  if let backoffEnds, clock.wallClockNow < backoffEnds {
+    try await clock.waitForSleepers(1)
+    clock.advance(by: clock.wallClockNow.duration(to: backoffEnds))
+  }
   var waits = 0
   var delays = 0
+  var retries = 0
   while let event = await events.next() {
     switch event.kind {
     case .stateDecided(let decision):
@@ -151,6 +159,11 @@ private func drive(
       if snapshotting, delays == delayAt { return try await handle.snapshot() }
       try await clock.waitForSleepers(1)
       clock.advance(by: clock.wallClockNow.duration(to: deadline))
+    case .retrying(_, let delay):
+      retries += 1
+      if snapshotting, retries == retryAt { return try await handle.snapshot() }
+      try await clock.waitForSleepers(1)
+      clock.advance(by: delay)
     default: break
     }
   }
@@ -167,12 +180,19 @@ struct ResumeEquivalenceTests {
   }
 
   @Test func aResumedRunContinuesAsTheRunLeftAloneAtEveryBoundary() async throws {
+    var captured: [String: Int] = [:]
     for seed in Self.seeds {
-      try await check(seed: seed)
+      try await check(seed: seed, captured: &captured)
+    }
+    // Over many seeds, every kind of point is snapshotted and resumed.
+    if Self.seeds.count >= 100 {
+      for kind in ["entering", "waitingForInput", "waitingUntil", "betweenAttempts"] {
+        #expect(captured[kind, default: 0] > 0, "no snapshot \(kind)")
+      }
     }
   }
 
-  private func check(seed: UInt64) async throws {
+  private func check(seed: UInt64, captured: inout [String: Int]) async throws {
     let alone = Script(pauseAfter: nil)
     let chart = try randomChart(seed: seed, script: alone)
     let clock = TestClock()
@@ -183,11 +203,12 @@ struct ResumeEquivalenceTests {
     let expected = try await handle.result
     let executed = alone.executed
     let waitCount = chart.positionKeys.count  // an upper bound on the waits visited
-    // Paused after each state's code (the boundary after it), parked at each wait, then
-    // parked at each delay.
-    let interruptions: [(pauseAfter: Int?, parkAt: Int?, delayAt: Int?)] =
-      executed.indices.map { ($0 + 1, nil, nil) } + (1...waitCount).map { (nil, $0, nil) }
-      + (1...waitCount).map { (nil, nil, $0) }
+    // Paused after each state's code (the boundary after it), parked at each wait, parked
+    // at each delay, then between the two attempts of each retried state.
+    let interruptions: [(pauseAfter: Int?, parkAt: Int?, delayAt: Int?, retryAt: Int?)] =
+      executed.indices.map { ($0 + 1, nil, nil, nil) }
+      + (1...waitCount).map { (nil, $0, nil, nil) } + (1...waitCount).map { (nil, nil, $0, nil) }
+      + (1...waitCount).map { (nil, nil, nil, $0) }
     for interruption in interruptions {
       let script = Script(pauseAfter: interruption.pauseAfter)
       let chart = try randomChart(seed: seed, script: script)
@@ -198,18 +219,31 @@ struct ResumeEquivalenceTests {
       guard
         let snapshot = try await drive(
           first, clock: firstClock, snapshotting: true, parkAt: interruption.parkAt,
-          delayAt: interruption.delayAt, decisions: &decisions)
+          delayAt: interruption.delayAt, retryAt: interruption.retryAt, decisions: &decisions)
       else {
         // The run ended first: the pause came with its last state, or it waits less often.
         continue
       }
       first.cancel()
+      let kind =
+        switch snapshot.flows[0].position {
+        case .entering where snapshot.flows[0].attempt > 1: "betweenAttempts"
+        case .entering: "entering"
+        case .waitingForInput: "waitingForInput"
+        case .waitingUntil: "waitingUntil"
+        case .finished: "finished"
+        case .notEntered: "notEntered"
+        }
+      captured[kind, default: 0] += 1
       // Another process, later: on the first run's wall-clock time, or past a delay's deadline.
       let clock = TestClock(
         wallClockStart: firstClock.wallClockNow.advanced(by: .seconds(seed % 2 == 0 ? 0 : 120)))
       let resumed = try chart.start(
         resuming: try roundTrip(snapshot), clock: clock, isPaused: true)
-      _ = try await drive(resumed, clock: clock, snapshotting: false, decisions: &decisions)
+      let backoffEnds = snapshot.flows[0].attempt > 1 ? snapshot.flows[0].deadline : nil
+      _ = try await drive(
+        resumed, clock: clock, snapshotting: false, backoffEnds: backoffEnds,
+        decisions: &decisions)
       let result = try await resumed.result
       let context = "seed \(seed), \(interruption), at \(snapshot.position ?? "-")"
       #expect(script.executed == executed, "\(context)")
