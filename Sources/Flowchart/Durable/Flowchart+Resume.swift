@@ -100,7 +100,15 @@ extension RunSnapshot {
       position = state(at: key, role: "the run is between two attempts").map {
         (.retrying(attempt: top.attempt, until: top.deadline ?? updated), $0)
       }
-      if let found = position, !graph.retries(found.state) {
+      if let found = position, let count = graph.retryCount(found.state),
+        top.attempt - 1 > count || top.attempt == .max
+      {
+        misfit(
+          key,
+          "\(DisplayText.quoted(name: key)) retries \(count) time\(count == 1 ? "" : "s"), so it has no attempt \(top.attempt): the snapshot is damaged, or the state's retry was lowered; map the position with `migrating:`."
+        )
+        position = nil
+      } else if let found = position, graph.retryCount(found.state) == nil {
         misfit(
           key,
           "\(DisplayText.quoted(name: key)), where the run is between two attempts (attempt \(top.attempt) is next), no longer retries: give it its retry back, or map the position to a state that retries with `migrating:`."
@@ -514,10 +522,10 @@ final class ResumedRetry: Sendable {
 }
 
 extension Graph {
-  /// Whether `state` is a modified state with a retry rule.
-  func retries(_ state: Int32) -> Bool {
+  /// How many times `state` retries, when it is a modified state with a retry rule.
+  func retryCount(_ state: Int32) -> Int? {
     let node = nodeBase[Int(state)]
-    guard node.kind == .modified else { return false }
-    return ModifiedCode.of(node).modifiers.retry != nil
+    guard node.kind == .modified else { return nil }
+    return ModifiedCode.of(node).modifiers.retry?.count
   }
 }

@@ -145,6 +145,25 @@ struct RetrySnapshotTests {
     }
   }
 
+  @Test func anAttemptTheStateNeverReachesIsAMisfit() async throws {
+    let (snapshot, _) = try await snapshotBetweenAttempts()
+    for attempt in [5, Int.max] {
+      let json = String(decoding: try JSONEncoder().encode(snapshot), as: UTF8.self)
+        .replacingOccurrences(of: #""attempt":2"#, with: "\"attempt\":\(attempt)")
+      let damaged = try JSONDecoder().decode(RunSnapshot<Ledger>.self, from: Data(json.utf8))
+      #expect(damaged.flows[0].attempt == attempt)
+      #expect {
+        _ = try uploading(Shared([])).start(
+          resuming: damaged, chart: "upload", clock: TestClock())
+      } throws: { error in
+        guard let error = error as? ResumeError else { return false }
+        return error.misfits.map(\.reason) == [
+          "'Upload' retries 3 times, so it has no attempt \(attempt): the snapshot is damaged, or the state's retry was lowered; map the position with `migrating:`."
+        ]
+      }
+    }
+  }
+
   @Test func aSnapshotBetweenAttemptsWithoutADeadlineIsRefused() async throws {
     let (snapshot, _) = try await snapshotBetweenAttempts()
     let json = String(decoding: try JSONEncoder().encode(snapshot), as: UTF8.self)
