@@ -96,6 +96,25 @@ extension RunSnapshot {
     let top = flows[0]
     var position: (kind: CapturedFlow<Context>.Position, state: Int32)?
     switch top.position {
+    case .entering(let key) where top.attempt > 1:
+      position = state(at: key, role: "the run is between two attempts").map {
+        (.retrying(attempt: top.attempt, until: top.deadline ?? updated), $0)
+      }
+      if let found = position, let count = graph.retryCount(found.state),
+        top.attempt - 1 > count || top.attempt == .max
+      {
+        misfit(
+          key,
+          "\(DisplayText.quoted(name: key)) retries \(count) time\(count == 1 ? "" : "s"), so it has no attempt \(top.attempt): the snapshot is damaged, or the state's retry was lowered; map the position with `migrating:`."
+        )
+        position = nil
+      } else if let found = position, graph.retryCount(found.state) == nil {
+        misfit(
+          key,
+          "\(DisplayText.quoted(name: key)), where the run is between two attempts (attempt \(top.attempt) is next), no longer retries: give it its retry back, or map the position to a state that retries with `migrating:`."
+        )
+        position = nil
+      }
     case .entering(let key):
       position = state(at: key, role: "the run goes on").map { (.entering, $0) }
     case .waitingForInput(let key):
@@ -104,6 +123,24 @@ extension RunSnapshot {
         misfit(
           key,
           "\(DisplayText.quoted(name: key)), where the run waits for input, no longer waits for input."
+        )
+        position = nil
+      }
+    case .waitingUntil(let key):
+      if let deadline = top.deadline {
+        position = state(at: key, role: "the run waits for a time").map {
+          (.waitingUntil(deadline), $0)
+        }
+      } else {
+        misfit(
+          key,
+          "\(DisplayText.quoted(name: key)), where the run waits for a time, has no deadline: the snapshot is damaged."
+        )
+      }
+      if let found = position, graph.records[Int(found.state)].attachment as? DelaySlot == nil {
+        misfit(
+          key,
+          "\(DisplayText.quoted(name: key)), where the run waits for a time, is no longer a delay."
         )
         position = nil
       }
@@ -190,6 +227,18 @@ extension RunSnapshot {
       }
       path.removeLast()
       stepCount -= 1
+    }
+    switch position.kind {
+    case .waitingUntil, .retrying:
+      // The flow parked at the delay it entered, or is between two attempts of the state it
+      // entered: it goes on from there, keeping its deadline.
+      guard path.last == position.state, stepCount > 0 else {
+        throw ResumeError(
+          summary:
+            "The snapshot of run \(id) stands at \(DisplayText.quoted(name: top.position.key ?? "")) but its path does not end there: the snapshot is damaged.",
+          misfits: [])
+      }
+    case .entering, .waitingForInput, .finished, .notEntered: break
     }
     return ResolvedSnapshot(
       flow: CapturedFlow(
@@ -287,7 +336,13 @@ extension Flowchart {
       elapsed: { origin.duration(to: clock.now) }, wallClockNow: runClock.wallClockNow)
     live.identify(id: snapshot.id, chart: chart ?? snapshot.chart)
     live.state.withLock { $0.machine.restore(mailbox: resolved.mailbox) }
-    let path = RecordedPath.restored(states: flow.path, count: flow.stepCount)
+    let path: RecordedPath
+    if case .retrying = flow.position {
+      // The state is entered again, at its next attempt: the path before it.
+      path = RecordedPath.restored(states: flow.path.dropLast(), count: flow.stepCount - 1)
+    } else {
+      path = RecordedPath.restored(states: flow.path, count: flow.stepCount)
+    }
     if isPaused {
       switch flow.position {
       case .entering, .waitingForInput:
@@ -295,6 +350,10 @@ extension Flowchart {
           CapturedFlow(
             .entering, at: flow.state, context: flow.context, path: flow.path,
             stepCount: flow.stepCount, stepLimit: flow.stepLimit))
+      case .waitingUntil, .retrying:
+        // Still at the delay, or between two attempts, with its deadline: entering the
+        // state afresh would set a new one.
+        live.keepStart(flow)
       case .finished, .notEntered: break
       }
     }
@@ -354,17 +413,50 @@ extension Flowchart {
             decision: decision, context: flow.context, path: flow.path.map(StateID.init),
             stepCount: flow.stepCount, graph: graph)))
       return
-    case .entering, .waitingForInput, .notEntered: break
+    case .waitingUntil(let deadline):
+      await goOnAtDelay(
+        live, from: flow, until: deadline, path: path, clock: clock, isolation: isolation)
+      return
+    case .entering, .waitingForInput, .retrying, .notEntered: break
     }
     let point = FlowResumePoint(state: flow.state, context: flow.context, path: path, dispatch: nil)
     var cursor = Cursor<Context>(at: flow.state, stepLimit: flow.stepLimit)
     cursor.path.append(path)
     let interpreter = Interpreter(graph: graph, stepLimit: flow.stepLimit)
-    await live.go(
-      on: TopLevelFlow(
-        body: liveFlow(), interpreter: interpreter,
-        control: RunControl(monitor: live, parks: true), isolation: isolation, clock: clock,
-        step: .retry(point), cursor: cursor, context: flow.context))
+    let top = TopLevelFlow(
+      body: liveFlow(), interpreter: interpreter,
+      control: RunControl(monitor: live, parks: true), isolation: isolation, clock: clock,
+      step: .retry(point), cursor: cursor, context: flow.context)
+    if case .retrying(let attempt, let deadline) = flow.position {
+      let retry = ResumedRetry(state: flow.state, attempt: attempt, deadline: deadline)
+      await ResumedRetry.$current.withValue(retry) { await live.go(on: top) }
+    } else {
+      await live.go(on: top)
+    }
+  }
+}
+
+extension Flowchart {
+  /// Goes on from a delay the snapshot's flow was parked at, until `deadline`, by the
+  /// resumed run's clock: a deadline passed fires at once (the flow takes the delay's exit
+  /// in this task); one not passed parks the flow again, and its waker waits only the rest.
+  /// The delay's code does not run again: it would set a new deadline.
+  private func goOnAtDelay(
+    _ live: LiveRun<Context>, from flow: CapturedFlow<Context>, until deadline: WallClockTime,
+    path: RecordedPath, clock: RunClock, isolation: isolated (any Actor)?
+  ) async {
+    var cursor = Cursor<Context>(at: flow.state, stepLimit: flow.stepLimit)
+    cursor.path.append(path)
+    let top = TopLevelFlow(
+      body: liveFlow(), interpreter: Interpreter(graph: graph, stepLimit: flow.stepLimit),
+      control: RunControl(monitor: live, parks: true), isolation: isolation, clock: clock,
+      step: .parked, cursor: cursor, context: flow.context)
+    if clock.wallClockNow() < deadline, live.parks(at: flow.state, flow: 0, until: deadline),
+      live.settle(top)
+    {
+      return
+    }
+    await live.go(on: top)
   }
 }
 
@@ -410,5 +502,43 @@ extension RunHandle {
   @usableFromInline
   func identify(id: RunID, chart: String) {
     run.identify(id: id, chart: chart)
+  }
+}
+
+/// The retry a resumed run's first state is in the middle of: the attempt it runs next, once
+/// the backoff's wall-clock deadline has passed. Set around the first task of a run resumed
+/// between two attempts; the state takes it once (`Interpreter.runModified`).
+final class ResumedRetry: Sendable {
+  let state: Int32
+  let attempt: Int
+  let deadline: WallClockTime
+  private let isTaken = Lock(false)
+
+  @TaskLocal static var current: ResumedRetry?
+
+  init(state: Int32, attempt: Int, deadline: WallClockTime) {
+    self.state = state
+    self.attempt = attempt
+    self.deadline = deadline
+  }
+
+  /// The retry, for the modified state `state` when it is the one resumed and the retry was
+  /// not taken yet; `nil` otherwise.
+  static func take(at state: Int32) -> ResumedRetry? {
+    guard let retry = current, retry.state == state else { return nil }
+    let first = retry.isTaken.withLock { taken in
+      defer { taken = true }
+      return !taken
+    }
+    return first ? retry : nil
+  }
+}
+
+extension Graph {
+  /// How many times `state` retries, when it is a modified state with a retry rule.
+  func retryCount(_ state: Int32) -> Int? {
+    let node = nodeBase[Int(state)]
+    guard node.kind == .modified else { return nil }
+    return ModifiedCode.of(node).modifiers.retry?.count
   }
 }

@@ -3,7 +3,8 @@
 // A snapshot is taken at a boundary (see `Cursor.swift`), where a flow's whole position is
 // its cursor and its context. Where the top-level flow stands decides how:
 // - held at its start (started paused): the start kept by `keepStart(_:)`;
-// - parked at a waiting state: the parked flow's cursor and context (`TopLevelFlow`);
+// - parked at a waiting state: the parked flow's cursor and context (`TopLevelFlow`); at a
+//   delay, with the deadline the run's state machine keeps (`delays[0]`);
 // - waiting at a boundary while the run is paused: what the flow left there as it began to
 //   wait (`reachedBoundary(_:)`, called by `Interpreter.waitWhilePaused`);
 // - ended: its result, or the resume point a retry would start from;
@@ -38,6 +39,11 @@ struct SnapshotRequests {
 struct CapturedFlow<Context: Sendable>: Sendable {
   enum Position: Sendable {
     case entering, waitingForInput
+    /// Entered a delay, and waits until the wall-clock instant.
+    case waitingUntil(WallClockTime)
+    /// Between two attempts of a retried state it entered: attempt `attempt` runs next,
+    /// once the backoff's wall-clock deadline has passed.
+    case retrying(attempt: Int, until: WallClockTime)
     case finished(Decision)
     case notEntered
   }
@@ -95,12 +101,15 @@ extension RunHandle {
   /// another process (see ``RunSnapshot``).
   ///
   /// A run that stands at a boundary is captured at once: held at its start, paused,
-  /// waiting for input at its top level (parked), failed, cancelled, or finished. A running
+  /// waiting for input or for a delay's deadline at its top level (parked; a delay's
+  /// snapshot keeps its deadline), failed, cancelled, or finished. A running
   /// run is held at its next boundary, captured there, and let go on (unless it was paused
   /// meanwhile): nothing is reported, and the run goes on as it would have. The state whose
   /// code is running finishes first, its exit taken; a dispatch that is running joins its
   /// branches first. So the call waits as long as that state takes (a state that waits for
   /// input in its task, such as a waiting state with a timeout, until its value comes).
+  /// A run between two attempts of a retried state (in its backoff delay, or paused
+  /// there) is captured at once, with the attempt that runs next and the backoff's deadline.
   ///
   /// A failed or cancelled run is captured where a retry starts: at the state that failed,
   /// with the context from before it (see ``retry(clock:isPaused:isLogged:observer:updating:isolation:)``).
@@ -193,13 +202,22 @@ extension LiveRun {
     for waiter in waiters { waiter.resume(returning: run) }
   }
 
-  /// The parked flow's position, when the flow is parked.
+  /// The parked flow's position, when the flow is parked: at a waiting state, or at a
+  /// delay with its deadline (kept in the machine's `delays`, even once due while the run
+  /// is paused: a resumed run then goes on at once).
   private func parkedCapture(in locked: inout LiveRunState) -> CapturedRun<Context>? {
-    guard case .parked(let state) = locked.machine.phase, let held = locked.machine.parkedFlow,
-      let flow = (held as? TopLevelFlow<Context>)?.captured()
+    guard case .parked(let state) = locked.machine.phase, let held = locked.machine.parkedFlow
     else { return nil }
-    return captured(
-      flow, status: .waitingForInput(state: graph.records[Int(state)].name), in: &locked)
+    let name = graph.records[Int(state)].name
+    if let delay = locked.machine.delays[0], delay.state == state {
+      guard let flow = (held as? TopLevelFlow<Context>)?.captured(.waitingUntil(delay.until))
+      else { return nil }
+      return captured(flow, status: .waitingUntil(delay.until, state: name), in: &locked)
+    }
+    guard let flow = (held as? TopLevelFlow<Context>)?.captured(.waitingForInput) else {
+      return nil
+    }
+    return captured(flow, status: .waitingForInput(state: name), in: &locked)
   }
 
   /// The run ended: the snapshot requests waiting get `nil`, and make the snapshot from the
@@ -303,9 +321,18 @@ extension LiveRun {
       switch flow.position {
       case .entering: .entering(key(flow.state))
       case .waitingForInput: .waitingForInput(key(flow.state))
+      case .waitingUntil: .waitingUntil(key(flow.state))
+      case .retrying: .entering(key(flow.state))
       case .finished(let decision): .finished(key(flow.state), decision)
       case .notEntered: .notEntered
       }
+    let (attempt, deadline): (Int, WallClockTime?) =
+      switch flow.position {
+      case .waitingUntil(let deadline): (1, deadline)
+      case .retrying(let attempt, let deadline): (attempt, deadline)
+      case .entering, .waitingForInput, .finished, .notEntered: (1, nil)
+      }
+
     let mailbox = run.mailbox.sorted { $0.state < $1.state }.map {
       MailboxEntry(state: key($0.state), value: .live($0.value))
     }
@@ -315,17 +342,18 @@ extension LiveRun {
       flows: [
         FlowSnapshot(
           flow: 0, position: position, context: flow.context,
-          path: flow.path.map { keys[Int($0)] }, stepCount: flow.stepCount)
+          path: flow.path.map { keys[Int($0)] }, stepCount: flow.stepCount, attempt: attempt,
+          deadline: deadline)
       ],
       mailbox: mailbox, shapes: shapes)
   }
 }
 
 extension TopLevelFlow {
-  /// The parked flow's position: at the waiting state it entered.
-  func captured() -> CapturedFlow<Context>? {
+  /// The parked flow's position: at the waiting state or the delay it entered.
+  func captured(_ position: CapturedFlow<Context>.Position) -> CapturedFlow<Context>? {
     withParked { cursor, context in
-      CapturedFlow(.waitingForInput, at: cursor.state, path: cursor.path, context: context)
+      CapturedFlow(position, at: cursor.state, path: cursor.path, context: context)
     }
   }
 }
@@ -343,6 +371,23 @@ extension Interpreter {
       return false
     }
     live.reachedBoundary(CapturedFlow(.entering, at: state, path: path, context: copy context))
+    return true
+  }
+
+  /// The top-level flow of a live run is between two attempts of `state`, before attempt
+  /// `attempt`, whose backoff ends at `deadline`: leaves its position with the run (the
+  /// context from before the state). Only on a retry's path.
+  @inline(never)
+  func leaveRetryPosition(
+    at state: Int32, attempt: Int, until deadline: WallClockTime, path: borrowing PathRecorder,
+    context: Context, control: RunControl
+  ) -> Bool {
+    guard let live = control.monitor as? LiveRun<Context>, control.flags.contains(.parks) else {
+      return false
+    }
+    live.reachedBoundary(
+      CapturedFlow(
+        .retrying(attempt: attempt, until: deadline), at: state, path: path, context: context))
     return true
   }
 

@@ -21,7 +21,9 @@ public struct RunInfo: Sendable, Hashable {
   /// The run's id (see ``RunHandle/runID``): a resumed run keeps its snapshot's.
   public let runID: RunID
   /// The attempt the state is at: 1, then 2 and up while a ``FlowComponent/retry(_:backoff:if:fileID:line:)``
-  /// rule retries it. A state run again after a resume starts again at 1.
+  /// rule retries it. A run resumed from a snapshot taken between two attempts goes on
+  /// with the next one; a state whose code was running when the snapshot was taken runs
+  /// again from 1.
   public let attempt: Int
 
   /// The run the current task runs a state of, if it is a live run.

@@ -102,10 +102,13 @@ struct FlowSnapshot<Context: Sendable>: Sendable {
   var path: [String]
   /// How many states the flow entered in all.
   var stepCount: Int
-  /// The attempt the state at the position is at: always 1 at a boundary, where no retry is
-  /// under way (a state's retries run within the state).
+  /// The attempt the state at the position runs next: 1 at a boundary; above 1 when the
+  /// flow is between two attempts of a retried state it entered (its position is
+  /// ``SnapshotPosition/entering(_:)``, its path ends with the state, and ``deadline`` is
+  /// when the backoff delay ends).
   var attempt: Int = 1
-  /// The wall-clock instant the flow waits for, when its position waits for a time.
+  /// The wall-clock instant the flow waits for, when its position waits for a time
+  /// (``SnapshotPosition/waitingUntil(_:)``).
   var deadline: WallClockTime? = nil
 }
 
@@ -115,6 +118,9 @@ enum SnapshotPosition: Hashable, Sendable {
   case entering(String)
   /// Entered the waiting state, and waits for its value.
   case waitingForInput(String)
+  /// Entered the delay, and waits for its deadline (the flow's
+  /// ``FlowSnapshot/deadline``).
+  case waitingUntil(String)
   /// Ended at the final state with the decision.
   case finished(String, Decision)
   /// Failed before it entered any state.
@@ -122,7 +128,9 @@ enum SnapshotPosition: Hashable, Sendable {
 
   var key: String? {
     switch self {
-    case .entering(let key), .waitingForInput(let key), .finished(let key, _): key
+    case .entering(let key), .waitingForInput(let key), .waitingUntil(let key),
+      .finished(let key, _):
+      key
     case .notEntered: nil
     }
   }
@@ -239,6 +247,27 @@ extension RunSnapshot: Decodable where Context: Decodable {
       guard attempt >= 1 else {
         throw corrupt("flow \(number)'s attempt is \(attempt); attempts count from 1.")
       }
+      switch position {
+      case .waitingUntil(let key) where deadline == nil:
+        throw corrupt(
+          "flow \(number) waits for a time at \(DisplayText.quoted(name: key)), but has no deadline."
+        )
+      case .entering(let key) where attempt > 1 && deadline == nil:
+        throw corrupt(
+          "flow \(number) is between two attempts of \(DisplayText.quoted(name: key)), but has no deadline for the next one."
+        )
+      case .entering(let key) where attempt > 1 && path.last != key:
+        throw corrupt(
+          "flow \(number) is between two attempts of \(DisplayText.quoted(name: key)), but its path does not end there."
+        )
+      case .entering where attempt > 1, .waitingUntil: break
+      case .entering, .waitingForInput, .finished, .notEntered:
+        guard attempt == 1, deadline == nil else {
+          throw corrupt(
+            "flow \(number) \(position.description), so it has no attempt under way and no deadline."
+          )
+        }
+      }
       guard path.count == min(stepCount, RunResult<Context>.pathCapacity) else {
         throw corrupt(
           "flow \(number) entered \(stepCount) states, so its path keeps \(min(stepCount, RunResult<Context>.pathCapacity)), but it lists \(path.count)."
@@ -268,6 +297,13 @@ extension RunSnapshot: Decodable where Context: Decodable {
     case (.waitingForInput(let state), .waitingForInput(let key)) where state.isEmpty == false:
       _ = key
     case (.waitingForInput, _), (_, .waitingForInput):
+      throw corrupt(
+        "its status is \(status), but its top-level flow \(flows[0].position.description)."
+      )
+    // A run held at its start (resumed paused) at a delay is paused there.
+    case (.waitingUntil(_, let state), .waitingUntil) where state.isEmpty == false: break
+    case (.paused, .waitingUntil): break
+    case (.waitingUntil, _), (_, .waitingUntil):
       throw corrupt(
         "its status is \(status), but its top-level flow \(flows[0].position.description)."
       )
@@ -314,6 +350,7 @@ extension SnapshotPosition: CustomStringConvertible {
     switch self {
     case .entering(let key): "enters \(DisplayText.quoted(name: key)) next"
     case .waitingForInput(let key): "waits for input at \(DisplayText.quoted(name: key))"
+    case .waitingUntil(let key): "waits for a time at \(DisplayText.quoted(name: key))"
     case .finished(let key, let decision):
       "finished at \(DisplayText.quoted(name: key)), deciding \(decision)"
     case .notEntered: "entered no state"
@@ -327,6 +364,9 @@ extension SnapshotPosition: CustomStringConvertible {
       try container.encode(key, forKey: .at)
     case .waitingForInput(let key):
       try container.encode("waitingForInput", forKey: .position)
+      try container.encode(key, forKey: .at)
+    case .waitingUntil(let key):
+      try container.encode("waitingUntil", forKey: .position)
       try container.encode(key, forKey: .at)
     case .notEntered:
       try container.encode("notEntered", forKey: .position)
@@ -365,6 +405,7 @@ extension SnapshotPosition: CustomStringConvertible {
     case "entering": self = .entering(try container.decode(String.self, forKey: .at))
     case "waitingForInput":
       self = .waitingForInput(try container.decode(String.self, forKey: .at))
+    case "waitingUntil": self = .waitingUntil(try container.decode(String.self, forKey: .at))
     case "notEntered": self = .notEntered
     case "finished":
       let key = try container.decode(String.self, forKey: .at)
@@ -395,7 +436,7 @@ extension SnapshotPosition: CustomStringConvertible {
       throw DecodingError.dataCorruptedError(
         forKey: .position, in: container,
         debugDescription:
-          "Not a usable run snapshot: a flow's position is \"entering\", \"waitingForInput\", \"finished\" or \"notEntered\", not \(DisplayText.quoted(name: kind))."
+          "Not a usable run snapshot: a flow's position is \"entering\", \"waitingForInput\", \"waitingUntil\", \"finished\" or \"notEntered\", not \(DisplayText.quoted(name: kind))."
       )
     }
   }

@@ -273,9 +273,9 @@ extension LiveRun {
       servedParked()
       return true
     case .parkedUntil(let deadline, let waker):
-      // A snapshot request waits until the delay's flow goes on: a parked delay's snapshot
-      // is not taken yet (see the Durable runs article).
       startWaker(until: deadline, number: waker, clock: flow.clock, priority: flow.priority)
+      // A snapshot of a flow parked at a delay holds its deadline.
+      servedParked()
       return true
     case .goOn(let cancellingCurrentTask):
       if cancellingCurrentTask { withUnsafeCurrentTask { $0?.cancel() } }

@@ -97,6 +97,14 @@ extension Interpreter {
     let code = ModifiedCode.of(node)
     let original = context
     var attempt = 1
+    // A run resumed from a snapshot taken between two attempts of this state goes on with
+    // the next attempt, after the rest of its backoff delay.
+    if _slowPath(control.flags.contains(.parks)), let resumed = ResumedRetry.take(at: state) {
+      try await waitBeforeAttempt(
+        resumed.attempt, at: state, sleeping: nil, until: resumed.deadline, cursor: cursor,
+        context: original, control: control)
+      attempt = resumed.attempt
+    }
     while true {
       let thrown: any Error
       do {
@@ -126,26 +134,9 @@ extension Interpreter {
           monitor.modifierEvent(.retrying(attempt + 1, after: delay), at: state, flow: cursor.flow)
         }
         context = original
-        if delay > .zero {
-          do {
-            try await RunClock.ofRun.sleep(delay)
-          } catch {
-            throw failure(error, at: state, path: cursor.path, control: control)
-          }
-        }
-        // Between two attempts is a boundary for a pause: the delay runs its course on the
-        // run's clock, paused or not, and a paused run starts the next attempt only once it
-        // is resumed. A run cancelled while paused stops here, at this state.
-        if _slowPath(control.flags.contains(.paused)) {
-          await control.monitor?.waitWhilePaused(before: state, flow: cursor.flow)
-          if control.isCancelled || Task.isCancelled {
-            throw error(
-              .cancelled, at: state, path: cursor.path,
-              reason:
-                "The run was cancelled while paused in \(modifiedDescription(state)), before its attempt \(attempt + 1)."
-            )
-          }
-        }
+        try await waitBeforeAttempt(
+          attempt + 1, at: state, sleeping: delay, until: nil, cursor: cursor, context: original,
+          control: control)
         attempt += 1
       case .caught(let index):
         context = original
@@ -161,6 +152,48 @@ extension Interpreter {
       case .fail:
         context = original
         throw finalFailure(thrown, attempts: attempt, at: state, path: cursor.path)
+      }
+    }
+  }
+
+  /// Waits before attempt `next` of the modified state `state`: for its backoff `delay`, or
+  /// (resumed from a snapshot) until `deadline` on the run's wall-clock time; then, in a
+  /// paused run, until it is resumed.
+  ///
+  /// Between two attempts is a boundary for a pause: the delay runs its course on the run's
+  /// clock, paused or not, and a paused run starts the next attempt only once it is resumed.
+  /// A run cancelled while paused stops here, at this state. The top-level flow of a live
+  /// run leaves its position with the run meanwhile (the state, the next attempt, the
+  /// backoff's absolute deadline, the context from before the state), for a snapshot.
+  private func waitBeforeAttempt(
+    _ next: Int, at state: Int32, sleeping delay: Duration?, until deadline: WallClockTime?,
+    cursor: borrowing Cursor<Context>, context: Context, control: RunControl
+  ) async throws(RunError) {
+    var left = false
+    if _slowPath(control.flags.contains(.parks)) {
+      let until = deadline ?? RunClock.ofRun.wallClockNow().advanced(by: delay ?? .zero)
+      left = leaveRetryPosition(
+        at: state, attempt: next, until: until, path: cursor.path, context: context,
+        control: control)
+    }
+    defer { if left { tookPosition(control: control) } }
+    do {
+      if let delay, delay > .zero {
+        try await RunClock.ofRun.sleep(delay)
+      } else if let deadline {
+        try await RunClock.ofRun.sleep(until: deadline)
+      }
+    } catch {
+      throw failure(error, at: state, path: cursor.path, control: control)
+    }
+    if _slowPath(control.flags.contains(.paused)) {
+      await control.monitor?.waitWhilePaused(before: state, flow: cursor.flow)
+      if control.isCancelled || Task.isCancelled {
+        throw self.error(
+          .cancelled, at: state, path: cursor.path,
+          reason:
+            "The run was cancelled while paused in \(modifiedDescription(state)), before its attempt \(next)."
+        )
       }
     }
   }

@@ -1,3 +1,4 @@
+import FlowchartTesting
 import Foundation
 import Testing
 
@@ -8,9 +9,14 @@ import Testing
 // states' code in the same order, and ends with the same path, step count, decision and
 // context as the same run left alone, and its flow reports the same decisions (the events
 // of the first run up to the snapshot, then the resumed run's). Charts mix synchronous and asynchronous actions,
-// conditions, waiting states and states that fail their first attempt and are retried.
+// conditions, waiting states, delays, and states that fail their first attempt and are retried
+// after a backoff.
 // Nothing depends on timing: a state's own code pauses the run (so the run stops at the
-// boundary after it), and a waiting state is sent its value when the run reports it waits.
+// boundary after it), a waiting state is sent its value when the run reports it waits, and
+// each run has a `TestClock` that the test moves past a delay once the run's waker sleeps on
+// it. A run resumed from a snapshot at a delay runs on a clock whose wall-clock time starts
+// where the first run's stood (so it waits the rest of the delay), or past its deadline (so it
+// goes on at once), by seed.
 //
 // `FLOWCHART_RANDOM_SEEDS=N` runs seeds 0..<N (1,000 by default);
 // `FLOWCHART_RANDOM_SEED=S` runs seed S alone.
@@ -54,7 +60,7 @@ private func randomChart(seed: UInt64, script: Script) throws -> Flowchart<Ledge
       let name = "S\(counter)"
       let isLast = position == length - 1
       let factor = counter
-      switch Int.random(in: 0..<(depth < 3 ? 6 : 5), using: &generator) {
+      switch Int.random(in: 0..<(depth < 3 ? 7 : 6), using: &generator) {
       case 0:
         states.append(
           Action(name, isFinal: isLast) { ledger in
@@ -77,19 +83,21 @@ private func randomChart(seed: UInt64, script: Script) throws -> Flowchart<Ledge
         // Fails its first attempt, in every run: the retry runs it again.
         states.append(
           Action(name, isFinal: isLast) { (ledger: inout Ledger) async throws in
-            // Recorded (and so pausing) only when it succeeds: a run paused between two
-            // attempts stands at no boundary, and its snapshot waits for the next one.
+            // Recorded (and so pausing) only when it succeeds; the point between its two
+            // attempts is snapshotted by the `retryAt` interruptions.
             if RunInfo.current?.attempt == 1 { throw Declined() }
             script.ran(name)
             ledger.total = ledger.total &+ 7
           }
-          .retry(1).declaration)
+          .retry(1, backoff: .fixed(.seconds(30))).declaration)
       case 4:
         states.append(
           Action(name, isFinal: isLast) { ledger in
             script.ran(name)
             if ledger.total % 3 == 0 { ledger.notes.append("three") }
           }.declaration)
+      case 5:
+        states.append(Delay(name, for: .seconds(60), isFinal: isLast).declaration)
       default:
         let yes = block(depth: depth + 1)
         let no = block(depth: depth + 1)
@@ -118,14 +126,24 @@ private func value(for name: String) -> Int {
 }
 
 /// Drives a live run to its end, sending each waiting state its value; when `snapshotting`,
-/// stops at the first pause (or at the `parkAt`-th wait) and returns its snapshot instead.
+/// moving `clock` past each delay once the run sleeps on it; when `snapshotting`, stops at the
+/// first pause (or at the `parkAt`-th wait, the `delayAt`-th delay, or the `retryAt`-th
+/// backoff between two attempts) and returns its snapshot instead. A run resumed between two
+/// attempts first has its clock moved to `backoffEnds`, once it sleeps there.
 private func drive(
-  _ handle: RunHandle<Ledger>, snapshotting: Bool, parkAt: Int? = nil,
+  _ handle: RunHandle<Ledger>, clock: TestClock, snapshotting: Bool, parkAt: Int? = nil,
+  delayAt: Int? = nil, retryAt: Int? = nil, backoffEnds: WallClockTime? = nil,
   decisions: inout [String]
 ) async throws -> RunSnapshot<Ledger>? {
   var events = handle.events(bufferingNewest: .max).makeAsyncIterator()
   handle.resume()
+  if let backoffEnds, clock.wallClockNow < backoffEnds {
+    try await clock.waitForSleepers(1)
+    clock.advance(by: clock.wallClockNow.duration(to: backoffEnds))
+  }
   var waits = 0
+  var delays = 0
+  var retries = 0
   while let event = await events.next() {
     switch event.kind {
     case .stateDecided(let decision):
@@ -136,6 +154,16 @@ private func drive(
       waits += 1
       if snapshotting, waits == parkAt { return try await handle.snapshot() }
       try handle.send(value(for: event.stateName), to: event.stateName)
+    case .waitingUntil(let deadline):
+      delays += 1
+      if snapshotting, delays == delayAt { return try await handle.snapshot() }
+      try await clock.waitForSleepers(1)
+      clock.advance(by: clock.wallClockNow.duration(to: deadline))
+    case .retrying(_, let delay):
+      retries += 1
+      if snapshotting, retries == retryAt { return try await handle.snapshot() }
+      try await clock.waitForSleepers(1)
+      clock.advance(by: delay)
     default: break
     }
   }
@@ -152,39 +180,70 @@ struct ResumeEquivalenceTests {
   }
 
   @Test func aResumedRunContinuesAsTheRunLeftAloneAtEveryBoundary() async throws {
+    var captured: [String: Int] = [:]
     for seed in Self.seeds {
-      try await check(seed: seed)
+      try await check(seed: seed, captured: &captured)
+    }
+    // Over many seeds, every kind of point is snapshotted and resumed.
+    if Self.seeds.count >= 100 {
+      for kind in ["entering", "waitingForInput", "waitingUntil", "betweenAttempts"] {
+        #expect(captured[kind, default: 0] > 0, "no snapshot \(kind)")
+      }
     }
   }
 
-  private func check(seed: UInt64) async throws {
+  private func check(seed: UInt64, captured: inout [String: Int]) async throws {
     let alone = Script(pauseAfter: nil)
     let chart = try randomChart(seed: seed, script: alone)
-    let handle = chart.start(with: Ledger(), isPaused: true)
+    let clock = TestClock()
+    let handle = chart.start(with: Ledger(), clock: clock, isPaused: true)
     var expectedDecisions: [String] = []
-    _ = try await drive(handle, snapshotting: false, decisions: &expectedDecisions)
+    _ = try await drive(
+      handle, clock: clock, snapshotting: false, decisions: &expectedDecisions)
     let expected = try await handle.result
     let executed = alone.executed
     let waitCount = chart.positionKeys.count  // an upper bound on the waits visited
-    // Paused after each state's code (the boundary after it), then parked at each wait.
-    let interruptions: [(pauseAfter: Int?, parkAt: Int?)] =
-      (1...executed.count).map { ($0, nil) } + (1...waitCount).map { (nil, $0) }
+    // Paused after each state's code (the boundary after it), parked at each wait, parked
+    // at each delay, then between the two attempts of each retried state.
+    let interruptions: [(pauseAfter: Int?, parkAt: Int?, delayAt: Int?, retryAt: Int?)] =
+      executed.indices.map { ($0 + 1, nil, nil, nil) }
+      + (1...waitCount).map { (nil, $0, nil, nil) } + (1...waitCount).map { (nil, nil, $0, nil) }
+      + (1...waitCount).map { (nil, nil, nil, $0) }
     for interruption in interruptions {
       let script = Script(pauseAfter: interruption.pauseAfter)
       let chart = try randomChart(seed: seed, script: script)
-      let first = chart.start(with: Ledger(), isPaused: true)
+      let firstClock = TestClock()
+      let first = chart.start(with: Ledger(), clock: firstClock, isPaused: true)
       script.attach(first)
       var decisions: [String] = []
       guard
         let snapshot = try await drive(
-          first, snapshotting: true, parkAt: interruption.parkAt, decisions: &decisions)
+          first, clock: firstClock, snapshotting: true, parkAt: interruption.parkAt,
+          delayAt: interruption.delayAt, retryAt: interruption.retryAt, decisions: &decisions)
       else {
         // The run ended first: the pause came with its last state, or it waits less often.
         continue
       }
       first.cancel()
-      let resumed = try chart.start(resuming: try roundTrip(snapshot), isPaused: true)
-      _ = try await drive(resumed, snapshotting: false, decisions: &decisions)
+      let kind =
+        switch snapshot.flows[0].position {
+        case .entering where snapshot.flows[0].attempt > 1: "betweenAttempts"
+        case .entering: "entering"
+        case .waitingForInput: "waitingForInput"
+        case .waitingUntil: "waitingUntil"
+        case .finished: "finished"
+        case .notEntered: "notEntered"
+        }
+      captured[kind, default: 0] += 1
+      // Another process, later: on the first run's wall-clock time, or past a delay's deadline.
+      let clock = TestClock(
+        wallClockStart: firstClock.wallClockNow.advanced(by: .seconds(seed % 2 == 0 ? 0 : 120)))
+      let resumed = try chart.start(
+        resuming: try roundTrip(snapshot), clock: clock, isPaused: true)
+      let backoffEnds = snapshot.flows[0].attempt > 1 ? snapshot.flows[0].deadline : nil
+      _ = try await drive(
+        resumed, clock: clock, snapshotting: false, backoffEnds: backoffEnds,
+        decisions: &decisions)
       let result = try await resumed.result
       let context = "seed \(seed), \(interruption), at \(snapshot.position ?? "-")"
       #expect(script.executed == executed, "\(context)")

@@ -120,3 +120,109 @@ struct StoredSnapshotTests {
     #expect(result.context == fixture.expectedContext)
   }
 }
+
+/// The chart of the stored run parked at a delay.
+// swift-format-ignore
+private func storedDelayChart() throws -> Flowchart<Ledger> {
+  try Flowchart<Ledger> {
+    Action("Charge") { $0.total += 1 }
+    Delay("Cool off", for: .seconds(3_600))
+    Action("Ship", isFinal: true) { $0.notes.append("shipped") }
+  }
+}
+
+@Suite(.timeLimit(.minutes(1)))
+struct StoredDelaySnapshotTests {
+  /// `parked-at-delay.json`: a run parked at a delay, 20 minutes into its hour, whose
+  /// deadline is 2026-01-01T01:00:00Z.
+  @Test func aStoredSnapshotAtADelayResumesWaitingOnlyTheRest() async throws {
+    let file = fixtures.appendingPathComponent("parked-at-delay.json")
+    if ProcessInfo.processInfo.environment["FLOWCHART_WRITE_SNAPSHOT_FIXTURES"] == "1" {
+      let clock = TestClock()
+      let run = try storedDelayChart().start(
+        with: Ledger(total: 0, notes: ["kept"]), id: RunID("stored-run-2")!, chart: "stored",
+        clock: clock)
+      try await clock.waitForSleepers(1)
+      clock.advance(by: .seconds(1_200))
+      let snapshot = try await run.snapshot()
+      run.cancel()
+      let encoder = JSONEncoder()
+      encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+      try encoder.encode(snapshot).write(to: file)
+    }
+    let snapshot = try JSONDecoder().decode(RunSnapshot<Ledger>.self, from: Data(contentsOf: file))
+    let deadline = TestClock().wallClockStart.advanced(by: .seconds(3_600))
+    #expect(snapshot.status == .waitingUntil(deadline, state: "Cool off"))
+    #expect(snapshot.pathKeys == ["Charge", "Cool off"])
+    // Resumed 50 minutes after the run started: 10 minutes are left.
+    let clock = TestClock(wallClockStart: deadline.advanced(by: .zero - .seconds(600)))
+    let run = try storedDelayChart().start(resuming: snapshot, chart: "stored", clock: clock)
+    try await clock.waitForSleepers(1)
+    #expect(clock.advance(by: .seconds(599)) == 0)
+    #expect(clock.advance(by: .seconds(1)) == 1)
+    let result = try await run.result
+    #expect(result.pathNames == ["Charge", "Cool off", "Ship"])
+    #expect(result.context == Ledger(total: 1, notes: ["kept", "shipped"]))
+    // Resumed after the deadline: it goes on at once.
+    let late = TestClock(wallClockStart: deadline)
+    let ended = try await storedDelayChart().resume(from: snapshot, chart: "stored", clock: late)
+    #expect(ended.context == Ledger(total: 1, notes: ["kept", "shipped"]))
+    #expect(late.now.offset == .zero)
+  }
+}
+
+/// The chart of the stored run between two attempts: "Upload" fails until its third attempt,
+/// ten minutes apart; `attempts` records the attempts its code saw.
+private func storedRetryChart(_ attempts: Shared<[Int]>) throws -> Flowchart<Ledger> {
+  try Flowchart<Ledger> {
+    Action("Prepare") { $0.total += 1 }
+    Action("Upload") { (ledger: inout Ledger) async throws in
+      let attempt = RunInfo.current?.attempt ?? 0
+      attempts.set(attempts.value + [attempt])
+      if attempt < 3 { throw Declined() }
+      ledger.notes.append("uploaded at attempt \(attempt)")
+    }
+    .retry(3, backoff: .fixed(.seconds(600)))
+    Action("Done", isFinal: true) { $0.notes.append("done") }
+  }
+}
+
+@Suite(.timeLimit(.minutes(1)))
+struct StoredRetrySnapshotTests {
+  /// `between-attempts.json`: a run in the backoff after the first attempt of "Upload"
+  /// failed; attempt 2 runs next, at 2026-01-01T00:10:00Z.
+  @Test func aStoredSnapshotBetweenAttemptsResumesWithTheNextAttempt() async throws {
+    let file = fixtures.appendingPathComponent("between-attempts.json")
+    if ProcessInfo.processInfo.environment["FLOWCHART_WRITE_SNAPSHOT_FIXTURES"] == "1" {
+      let clock = TestClock()
+      let run = try storedRetryChart(Shared([])).start(
+        with: Ledger(total: 0, notes: ["kept"]), id: RunID("stored-run-3")!, chart: "stored",
+        clock: clock)
+      try await clock.waitForSleepers(1)
+      let snapshot = try await run.snapshot()
+      run.cancel()
+      let encoder = JSONEncoder()
+      encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+      try encoder.encode(snapshot).write(to: file)
+    }
+    let snapshot = try JSONDecoder().decode(RunSnapshot<Ledger>.self, from: Data(contentsOf: file))
+    let deadline = TestClock().wallClockStart.advanced(by: .seconds(600))
+    #expect(snapshot.status == .running)
+    #expect(snapshot.position == "Upload")
+    #expect(snapshot.pathKeys == ["Prepare", "Upload"])
+    // Resumed two minutes before the backoff ends.
+    let attempts = Shared<[Int]>([])
+    let clock = TestClock(wallClockStart: deadline.advanced(by: .zero - .seconds(120)))
+    let run = try storedRetryChart(attempts).start(
+      resuming: snapshot, chart: "stored", clock: clock)
+    try await clock.waitForSleepers(1)
+    #expect(clock.advance(by: .seconds(119)) == 0)
+    #expect(clock.advance(by: .seconds(1)) == 1)
+    try await clock.waitForSleepers(1)
+    clock.advance(by: .seconds(600))
+    let result = try await run.result
+    #expect(attempts.value == [2, 3])
+    #expect(result.pathNames == ["Prepare", "Upload", "Done"])
+    #expect(result.context == Ledger(total: 1, notes: ["kept", "uploaded at attempt 3", "done"]))
+  }
+}
