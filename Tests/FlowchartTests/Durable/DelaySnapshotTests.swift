@@ -35,7 +35,7 @@ private func hasEnded(_ handle: RunHandle<Ledger>) -> Bool {
   handle.run.state.withLock { $0.machine.hasEnded }
 }
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct DelaySnapshotTests {
   /// A snapshot of the run parked at the delay, 20 minutes into its hour, through JSON.
   private func snapshotAtDelay() async throws -> (RunSnapshot<Ledger>, deadline: WallClockTime) {

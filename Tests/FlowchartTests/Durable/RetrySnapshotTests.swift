@@ -27,7 +27,7 @@ private func uploading(_ attempts: Shared<[Int]>) throws -> Flowchart<Ledger> {
   }
 }
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct RetrySnapshotTests {
   /// A snapshot of the run in the backoff after its first attempt failed, through JSON.
   private func snapshotBetweenAttempts(pausing: Bool = false) async throws -> (

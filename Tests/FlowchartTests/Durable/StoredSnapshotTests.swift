@@ -131,7 +131,7 @@ private func storedDelayChart() throws -> Flowchart<Ledger> {
   }
 }
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct StoredDelaySnapshotTests {
   /// `parked-at-delay.json`: a run parked at a delay, 20 minutes into its hour, whose
   /// deadline is 2026-01-01T01:00:00Z.
@@ -187,7 +187,7 @@ private func storedRetryChart(_ attempts: Shared<[Int]>) throws -> Flowchart<Led
   }
 }
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct StoredRetrySnapshotTests {
   /// `between-attempts.json`: a run in the backoff after the first attempt of "Upload"
   /// failed; attempt 2 runs next, at 2026-01-01T00:10:00Z.
