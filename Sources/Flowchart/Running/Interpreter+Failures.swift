@@ -129,12 +129,12 @@ extension Interpreter {
     if let waiting = waitingModifiersError(state, path: path) { return waiting }
     // A waiting state cannot be made synchronous: only a live run can send it its value.
     let advice =
-      switch graph.records[Int(state)].kind {
+      switch graph.records[Int(state)].kind.code {
       case .waiting:
         "waits for a value sent from outside, so the chart cannot run synchronously: start a live run with `chart.start(with:)` and send the value with `handle.send(_:to:)`."
       case .delay:
         "waits for a time, so the chart cannot run synchronously: use `try await chart.run(with:)` (give it a `clock:` to control the time), or a live run with `chart.start(with:)`."
-      default:
+      case .condition, .multipleCondition, .action, .dispatch, .subflow, .map:
         "is asynchronous, so the chart cannot run synchronously. Use `try await chart.run(with:)`, or make the state's code synchronous."
       }
     return error(
