@@ -38,7 +38,10 @@ extension Tool {
       return await resumeRun(
         in: file, id: arguments.positionals.dropFirst().first ?? "",
         inputs: arguments.values(of: "--send"), decisions: arguments.values(of: "--decide"),
-        log: arguments.isSet("--log"), output: output)
+        log: arguments.isSet("--log"),
+        files: RunFiles(
+          logFile: arguments.value(of: "--log-file"), report: arguments.value(of: "--report")),
+        output: output)
     case "export":
       return exportChart(file, resourcesPath: arguments.value(of: "--resources"))
     case "handle":

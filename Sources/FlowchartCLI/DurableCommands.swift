@@ -54,6 +54,16 @@ extension Tool {
       OptionSpec(
         name: "--log",
         help: "Print each state as the run enters it, and the exit it takes, as the run goes."),
+      OptionSpec(
+        name: "--log-file", valueName: "path",
+        help:
+          "Write the log of the resumed part of the run to a file, one JSON object per line: from where the run goes on (the part before is in the log file of the invocation that ran it). The file is created, or replaced, once the run goes on."
+      ),
+      OptionSpec(
+        name: "--report", valueName: "path",
+        help:
+          "Write a report of the resumed part of the run to an HTML file, as `run --report` does."
+      ),
     ])
 
   /// The run store's directory, as `runs` and `resume` take it.
@@ -130,7 +140,7 @@ extension Tool {
   /// `flowchart resume <store> <run-id> --send <state=json> ... --decide <state=decision> ...`.
   static func resumeRun(
     in directory: String, id text: String, inputs: [String], decisions: [String], log: Bool,
-    output: OutputSink?
+    files: RunFiles = RunFiles(), output: OutputSink?
   ) async -> Outcome {
     var outcome = Outcome()
     let id: RunID
@@ -203,9 +213,31 @@ extension Tool {
       outcome.exitCode = .usageError
       return outcome
     }
+    for (option, file) in [("--log-file", files.logFile), ("--report", files.report)] {
+      guard let file else { continue }
+      let folder = URL(fileURLWithPath: file).deletingLastPathComponent().path
+      var isDirectory: ObjCBool = false
+      guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory),
+        isDirectory.boolValue
+      else {
+        outcome.complain(
+          "Error: '\(file)' cannot be written for \(option): there is no folder '\(folder)'. Give a file in a folder that exists; the stored run is unchanged."
+        )
+        outcome.exitCode = .failure
+        return outcome
+      }
+    }
+    // Created at the run's first line: a refused resume leaves a file of that name alone.
+    let logging = RunLogging(
+      files: files, file: files.logFile.map(StoredRunLogFile.init(creatingAtFirstLine:)),
+      chart: chart)
     let durable: DurableRunHandle<ChartValue>
     do {
-      durable = try await scripted.start(resuming: id, in: store, chart: path)
+      if let log = logging.log {
+        durable = try await scripted.start(resuming: id, in: store, chart: path, log: log)
+      } else {
+        durable = try await scripted.start(resuming: id, in: store, chart: path)
+      }
     } catch let error as ResumeError {
       outcome.complain(
         "Error: Run '\(id)' cannot be resumed: its chart file '\(path)' changed since the run was saved, in a way the run cannot follow. The stored run is unchanged; restore the file's earlier version to resume it."
@@ -224,7 +256,7 @@ extension Tool {
     }
     return await finish(
       durable, sending: sent, store: directory, steps: steps,
-      stepLimit: defaultStepLimit, outcome: outcome)
+      stepLimit: defaultStepLimit, logging: logging, outcome: outcome)
   }
 
   /// Refuses a `--send` to `name` unless one waiting state of `chart` has the name: checked
@@ -252,7 +284,7 @@ extension Tool {
   static func runStored(
     _ scripted: Flowchart<ChartValue>, path: String, context: ChartValue,
     inputs sent: [(name: String, value: ChartValue)], stepLimit: Int, store directory: String,
-    steps: StepLog
+    steps: StepLog, logging: RunLogging
   ) async -> Outcome {
     var outcome = Outcome()
     do throws(UsageError) {
@@ -271,18 +303,24 @@ extension Tool {
       return outcome
     }
     let identity = URL(fileURLWithPath: path).standardizedFileURL.path
-    let durable = scripted.start(
-      with: context, chart: identity, store: store, stepLimit: stepLimit)
+    let durable =
+      if let log = logging.log {
+        scripted.start(
+          with: context, chart: identity, store: store, stepLimit: stepLimit, log: log)
+      } else {
+        scripted.start(with: context, chart: identity, store: store, stepLimit: stepLimit)
+      }
     return await finish(
       durable, sending: sent, store: directory, steps: steps, stepLimit: stepLimit,
-      outcome: outcome)
+      logging: logging, outcome: outcome)
   }
 
   /// Sends `sent` to `durable`, waits until it rests, saved, and says where it rests: the
   /// result of a run that ended, or its id and how to go on for one that waits.
   static func finish(
     _ durable: DurableRunHandle<ChartValue>, sending sent: [(name: String, value: ChartValue)],
-    store directory: String, steps: StepLog, stepLimit: Int, outcome: Outcome
+    store directory: String, steps: StepLog, stepLimit: Int, logging: RunLogging,
+    outcome: Outcome
   ) async -> Outcome {
     var outcome = outcome
     for (name, value) in sent {
@@ -297,12 +335,27 @@ extension Tool {
       status = try await durable.rested()
     } catch {
       outcome.output = steps.unwritten
+      logging.file?.close()
       outcome.complain(
         "Error: Run '\(durable.id)' could not be saved in the store '\(directory)': \(error)")
       outcome.exitCode = .failure
       return outcome
     }
     outcome.output = steps.unwritten
+    logging.file?.close()
+    if let error = logging.file?.error {
+      outcome.complain("Error: \(error)")
+      outcome.exitCode = .failure
+    }
+    if let report = logging.report {
+      // The log so far: to the run's end, or to where it rests.
+      do {
+        try writeReport(of: durable.handle.log, chart: logging.chart, to: report)
+      } catch {
+        outcome.complain("Error: \(error)")
+        outcome.exitCode = .failure
+      }
+    }
     let resume = "flowchart resume \(directory) \(durable.id)"
     switch status {
     case .finished, .failed, .cancelled:
@@ -354,6 +407,95 @@ extension Tool {
     case .failure(let error):
       outcome.complain("Error: \(failureMessage(error))")
       outcome.exitCode = .failure
+    }
+  }
+}
+
+/// What `run --store` and `resume` keep besides their output: the run's log (with the sink
+/// of `--log-file`), and where `--report` writes the report of the chart as loaded.
+struct RunLogging: Sendable {
+  /// The run's log options, when the run is logged (`--log-file` or `--report`).
+  var log: RunLog.Options?
+  /// The file of `--log-file`, if given: closed once the run rests.
+  var file: StoredRunLogFile?
+  /// Where `--report` writes, if given.
+  var report: String?
+  /// The chart as loaded (not the scripted copy, which has the same states): what the
+  /// report draws.
+  var chart: Flowchart<ChartValue>
+
+  /// The logging `files` ask for, writing to `file` if `--log-file` is given.
+  init(files: RunFiles, file: StoredRunLogFile?, chart: Flowchart<ChartValue>) {
+    log = files.needsLog ? RunLog.Options(sink: file) : nil
+    self.file = file
+    report = files.report
+    self.chart = chart
+  }
+}
+
+/// The `--log-file` of a run saved in a store: it holds the run up to where it rests, and is
+/// closed there, so that the lines of a run cut off when the process ends (cancelled as its
+/// handle goes) do not follow. `resume` creates it at the resumed run's first line, so that
+/// a resume that is refused (a chart that changed, an unknown run) leaves a file of that
+/// name as it was, such as the log of the run's first part.
+final class StoredRunLogFile: RunLogSink {
+  private enum State {
+    /// Created at the first line.
+    case notCreated
+    case open(RunLogFile)
+    case failed(RunFileError)
+    case closed
+  }
+
+  private let path: String
+  private let state: Lock<State>
+
+  /// The log file `file`, created at `path`.
+  init(_ file: RunLogFile, path: String) {
+    self.path = path
+    state = Lock(.open(file))
+  }
+
+  /// A log file created at `path` when the first line comes.
+  init(creatingAtFirstLine path: String) {
+    self.path = path
+    state = Lock(.notCreated)
+  }
+
+  func write(_ line: RunLog.Line) {
+    let file = state.withLock { state -> RunLogFile? in
+      switch state {
+      case .open(let file): return file
+      case .failed, .closed: return nil
+      case .notCreated:
+        do {
+          let file = try RunLogFile(writingTo: URL(fileURLWithPath: path))
+          state = .open(file)
+          return file
+        } catch {
+          state = .failed(
+            RunFileError(
+              path: path, message: "cannot be created for --log-file (\(error)); check the folder"))
+          return nil
+        }
+      }
+    }
+    file?.write(line)
+  }
+
+  /// Writes no more lines.
+  func close() {
+    state.withLock { state in
+      if case .failed = state { return }
+      state = .closed
+    }
+  }
+
+  /// Why the file could not be created, once a line came.
+  var error: RunFileError? {
+    state.withLock { state in
+      if case .failed(let error) = state { return error }
+      return nil
     }
   }
 }

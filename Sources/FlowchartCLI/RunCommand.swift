@@ -27,12 +27,6 @@ extension Tool {
       forcedNames = try decisions.map(parseDecision)
       sent = try inputs.map(parseInput)
       stepLimit = try stepLimitText.map(parseStepLimit) ?? defaultStepLimit
-      if store != nil, files.needsLog {
-        throw UsageError(
-          message:
-            "--store cannot be combined with --log-file or --report yet: run the chart without --store to log it to a file.",
-          command: "run")
-      }
     } catch {
       outcome.errorOutput = Help.text(of: error, commands: commands)
       outcome.exitCode = .usageError
@@ -84,7 +78,12 @@ extension Tool {
     if let store {
       return await runStored(
         scripted, path: store.chart, context: context, inputs: sent, stepLimit: stepLimit,
-        store: store.directory, steps: steps)
+        store: store.directory, steps: steps,
+        logging: RunLogging(
+          files: files,
+          file: (logOptions.sink as? RunLogFile).map {
+            StoredRunLogFile($0, path: files.logFile ?? "")
+          }, chart: chart))
     }
     let result: Result<RunResult<ChartValue>, RunError>
     var runLog: RunLog?

@@ -99,7 +99,9 @@ enum Tool {
         With --store, the run is saved in a run store when it waits, fails or finishes.
         A run that waits prints `Run ID: <id>` on a line of its own and exits with 2;
         `flowchart resume <store> <id> --send '<state>=<json>'` goes on with it, in
-        another process, and `flowchart runs <store>` lists the store's runs.
+        another process, and `flowchart runs <store>` lists the store's runs. With
+        --store, --log-file and --report hold the run up to where it rests; `resume`
+        takes them too, for the part it runs.
         """,
       arguments: [fileArgument],
       options: [

@@ -16,8 +16,10 @@ import Foundation
 /// (`fsync`), renamed over the run's file, and the directory is flushed too. A process killed
 /// at any moment of a save leaves the run's previous file whole and readable (or no file, for
 /// a run never saved before): never a torn one. Once `save` returns, the run survives a crash
-/// of the machine as well, as far as the disk keeps what `fsync` flushed (on Apple platforms
-/// `fsync` does not flush the drive's own cache).
+/// of the machine as well, as far as the disk keeps what was flushed. On Apple platforms,
+/// whose `fsync` does not flush the drive's own cache, the flushes are
+/// `fcntl(F_FULLFSYNC)`, which does (slower: each save waits for the drive), falling back to
+/// `fsync` on a file system that does not support it.
 ///
 /// A killed writer leaves its temporary file behind. Listing and loading ignore every file
 /// whose name starts with `.`; ``removeLeftovers()`` deletes the temporary files whose

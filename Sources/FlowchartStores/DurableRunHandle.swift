@@ -244,6 +244,30 @@ extension Flowchart where Context: Codable {
     return DurableRunHandle.saving(handle, to: store, triggers: triggers, saves: saves)
   }
 
+  /// Starts a logged run with `context` that saves its snapshots to `store`:
+  /// `start(with:id:chart:store:saving:stepLimit:clock:isLogged:observer:isolation:)` with
+  /// the run's log kept as `log` says (a sink, such as a `RunLogFile`, takes each line as
+  /// it happens).
+  ///
+  /// - Parameters:
+  ///   - log: How many lines the handle's log keeps, and the sink that takes each line.
+  ///   - Other parameters: As for
+  ///     `start(with:id:chart:store:saving:stepLimit:clock:isLogged:observer:isolation:)`.
+  /// - Returns: The run, saving; hold it while it runs (see `DurableRunHandle`).
+  public func start<C: Clock>(
+    with context: Context, id: RunID = RunID(), chart: String, store: some RunStore,
+    saving: RunSaving = .whenItRests, stepLimit: Int? = nil, clock: C = ContinuousClock(),
+    log: RunLog.Options, observer: RunObserver? = nil,
+    isolation: isolated (any Actor)? = #isolation
+  ) -> DurableRunHandle<Context> where C.Duration == Duration {
+    let saves = Saves()
+    let (observer, triggers) = savingObserver(saving, saves: saves, then: observer)
+    let handle = start(
+      with: context, id: id, chart: chart, stepLimit: stepLimit, clock: clock, log: log,
+      observer: observer, isolation: isolation)
+    return DurableRunHandle.saving(handle, to: store, triggers: triggers, saves: saves)
+  }
+
   /// Resumes the run saved in `store` under `id`, saving its snapshots there again at the
   /// boundaries `saving` chooses: in this process or in another, after a restart.
   ///
@@ -283,6 +307,33 @@ extension Flowchart where Context: Codable {
     let handle = try start(
       resuming: snapshot, chart: chart, migrating: migrating, clock: clock,
       isLogged: isLogged, observer: observer, isolation: isolation)
+    return DurableRunHandle.saving(handle, to: store, triggers: triggers, saves: saves)
+  }
+
+  /// Resumes the run saved in `store` under `id`, logged:
+  /// `start(resuming:in:chart:migrating:saving:clock:isLogged:observer:isolation:)` with
+  /// the resumed run's log kept as `log` says (a sink, such as a `RunLogFile`, takes each
+  /// line as it happens). The log starts where the run goes on: what the run did before it
+  /// was saved is in the log of the process that ran it.
+  ///
+  /// - Parameters:
+  ///   - log: How many lines the handle's log keeps, and the sink that takes each line.
+  ///   - Other parameters: As for
+  ///     `start(resuming:in:chart:migrating:saving:clock:isLogged:observer:isolation:)`.
+  /// - Throws: As `start(resuming:in:chart:migrating:saving:clock:isLogged:observer:isolation:)`
+  ///   does; nothing is started then.
+  public func start<C: Clock>(
+    resuming id: RunID, in store: some RunStore, chart: String,
+    migrating: [String: String] = [:], saving: RunSaving = .whenItRests,
+    clock: C = ContinuousClock(), log: RunLog.Options, observer: RunObserver? = nil,
+    isolation: isolated (any Actor)? = #isolation
+  ) async throws -> DurableRunHandle<Context> where C.Duration == Duration {
+    let snapshot = try await store.snapshot(id, as: Context.self, chart: chart)
+    let saves = Saves()
+    let (observer, triggers) = savingObserver(saving, saves: saves, then: observer)
+    let handle = try start(
+      resuming: snapshot, chart: chart, migrating: migrating, clock: clock, log: log,
+      observer: observer, isolation: isolation)
     return DurableRunHandle.saving(handle, to: store, triggers: triggers, saves: saves)
   }
 }

@@ -60,8 +60,18 @@ enum SystemCalls {
     }
   }
 
-  /// Flushes `descriptor`'s data to the disk.
+  /// Flushes `descriptor`'s data to the disk. On Apple platforms, where `fsync` leaves the
+  /// data in the drive's own cache, with `fcntl(F_FULLFSYNC)`, which has the drive write its
+  /// cache out too; where that is refused (a file system that does not support it, such as
+  /// some network volumes), with `fsync`.
   static func sync(_ descriptor: Int32, path: String) throws(RunStoreError) {
+    #if canImport(Darwin)
+      while true {
+        if fcntl(descriptor, F_FULLFSYNC) != -1 { return }
+        // Not supported here: `fsync` below.
+        if errno != EINTR { break }
+      }
+    #endif
     while fsync(descriptor) != 0 {
       if errno != EINTR { throw failure("fsync", path: path) }
     }

@@ -124,7 +124,7 @@ import Testing
     #expect(
       bad.errorOutput == """
         Error: The value '../etc' is invalid for '<run-id>': A run id cannot start with '.': '../etc'. Give an id that `flowchart runs` lists.
-        Usage: flowchart resume <store> <run-id> [--send <state=json> ...] [--decide <state=decision> ...] [--log]
+        Usage: flowchart resume <store> <run-id> [--send <state=json> ...] [--decide <state=decision> ...] [--log] [--log-file <path>] [--report <path>]
           See 'flowchart resume --help' for more information.
 
         """)
@@ -141,7 +141,7 @@ import Testing
     #expect(
       refused.errorOutput == """
         Error: The value 'Aprove=…' is invalid for '--send <state=json>': the chart has no waiting state 'Aprove'; its waiting states are 'Approve'.
-        Usage: flowchart resume <store> <run-id> [--send <state=json> ...] [--decide <state=decision> ...] [--log]
+        Usage: flowchart resume <store> <run-id> [--send <state=json> ...] [--decide <state=decision> ...] [--log] [--log-file <path>] [--report <path>]
           See 'flowchart resume --help' for more information.
 
         """)
@@ -220,7 +220,7 @@ import Testing
         run is left as it was.
 
         USAGE: flowchart resume <store> <run-id> [--send <state=json> ...] [--decide
-               <state=decision> ...] [--log]
+               <state=decision> ...] [--log] [--log-file <path>] [--report <path>]
 
         ARGUMENTS:
           <store>                 The run store's directory, as given to `run --store`.
@@ -236,6 +236,13 @@ import Testing
                                   visits.
           --log                   Print each state as the run enters it, and the exit it
                                   takes, as the run goes.
+          --log-file <path>       Write the log of the resumed part of the run to a
+                                  file, one JSON object per line: from where the run
+                                  goes on (the part before is in the log file of the
+                                  invocation that ran it). The file is created, or
+                                  replaced, once the run goes on.
+          --report <path>         Write a report of the resumed part of the run to an
+                                  HTML file, as `run --report` does.
           -h, --help              Show help information.
 
         """)

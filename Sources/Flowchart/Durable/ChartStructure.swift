@@ -21,6 +21,8 @@ struct ChartStructure: Sendable {
   let states: [String: Int32]
   /// Each state's shape, by state number.
   let shapes: [StateShape]
+  /// The chart's structural fingerprint: 16 hexadecimal digits.
+  let fingerprint: String
 
   init<Context>(_ graph: Graph<Context>) {
     let count = graph.records.count
@@ -74,10 +76,6 @@ struct ChartStructure: Sendable {
     self.keys = keys
     self.states = states
     self.shapes = shapes
-  }
-
-  /// The chart's structural fingerprint: 16 hexadecimal digits.
-  var fingerprint: String {
     var hash = FNV1a()
     for (key, shape) in zip(keys, shapes) {
       hash.add(key)
@@ -85,7 +83,7 @@ struct ChartStructure: Sendable {
       hash.add(shape.exits.joined(separator: ","))
       hash.add("\n")
     }
-    return hash.hex
+    fingerprint = hash.hex
   }
 
   private static func escaped(_ name: String) -> String {
@@ -131,16 +129,28 @@ struct FNV1a {
   }
 }
 
+extension Graph {
+  /// The chart's structure, made once per graph on first use (a snapshot or a resume asks
+  /// for it each time), then shared.
+  var structure: ChartStructure {
+    if let made = structureCache.withLock({ $0 }) { return made }
+    // Made outside the lock: two threads may both make it, and keep the same.
+    let made = ChartStructure(self)
+    structureCache.withLock { $0 = $0 ?? made }
+    return made
+  }
+}
+
 extension Flowchart {
   /// The chart's structural fingerprint: 16 hexadecimal digits computed from its states,
   /// their kinds, position keys and exits, not from their code. The same in every process
   /// and on every platform; a ``RunSnapshot`` records it, so that resuming can tell
   /// whether the chart changed (see ``start(resuming:chart:migrating:clock:isPaused:isLogged:observer:isolation:)``).
-  public var structuralFingerprint: String { ChartStructure(graph).fingerprint }
+  public var structuralFingerprint: String { graph.structure.fingerprint }
 
   /// The position key of every state, by ``StateID``: the names of the states it is nested
   /// in, from the top level down, then its own, joined with `/` (`"Review/Approve"`), with
   /// an ordinal where a name repeats among the states of one parent (`"Notify#2"`). What a
   /// ``RunSnapshot`` names its positions by, and what a migration maps.
-  public var positionKeys: [String] { ChartStructure(graph).keys }
+  public var positionKeys: [String] { graph.structure.keys }
 }

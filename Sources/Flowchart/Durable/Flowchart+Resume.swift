@@ -44,12 +44,16 @@ extension RunSnapshot {
           "The snapshot is of a run of chart \(DisplayText.quoted(name: chart)), not of \(DisplayText.quoted(name: identity)): resume it with the chart it was made from.",
         misfits: [])
     }
-    let structure = ChartStructure(graph)
+    let structure = graph.structure
     var misfits: [ResumeError.Misfit] = []
     func misfit(_ key: String, _ reason: String) {
       misfits.append(ResumeError.Misfit(position: key, reason: reason))
     }
     func mapped(_ key: String) -> String { migrating[key] ?? key }
+    // The same fingerprint means the same keys, kinds, finality and exits: every key that
+    // names a state of the chart names one of the shape the snapshot recorded, so the shapes
+    // need no comparing (the kind checks below, of waiting states and delays, still run).
+    let unchanged = migrating.isEmpty && fingerprint == structure.fingerprint
     /// The state a position's key names, once checked against the shape it had.
     func state(at key: String, role: String) -> Int32? {
       let target = mapped(key)
@@ -61,7 +65,7 @@ extension RunSnapshot {
         )
         return nil
       }
-      guard let old = shapes[key] else { return state }
+      guard !unchanged, let old = shapes[key] else { return state }
       let new = structure.shapes[Int(state)]
       if old.kind != new.kind {
         misfit(
@@ -326,13 +330,48 @@ extension Flowchart {
     isLogged: Bool = false, observer: RunObserver? = nil,
     isolation: isolated (any Actor)? = #isolation
   ) throws(ResumeError) -> RunHandle<Context> where C.Duration == Duration {
+    try startResumed(
+      snapshot, chart: chart, migrating: migrating, clock: clock, isPaused: isPaused,
+      log: isLogged ? .standard : nil, observer: observer, isolation: isolation)
+  }
+
+  /// Starts a logged live run that goes on from `snapshot`:
+  /// ``start(resuming:chart:migrating:clock:isPaused:isLogged:observer:isolation:)`` with
+  /// the run's log kept as `log` says, from where the run goes on (a sink, such as a file,
+  /// takes each line as it happens).
+  ///
+  /// - Parameters:
+  ///   - log: How many lines ``RunHandle/log`` keeps, and the sink that takes each line as
+  ///     it happens, if any.
+  ///   - Other parameters: As for
+  ///     ``start(resuming:chart:migrating:clock:isPaused:isLogged:observer:isolation:)``.
+  /// - Returns: The handle of the resumed run.
+  /// - Throws: A ``ResumeError`` when the snapshot does not fit the chart; nothing is
+  ///   started then.
+  public func start<C: Clock>(
+    resuming snapshot: RunSnapshot<Context>, chart: String? = nil,
+    migrating: [String: String] = [:], clock: C = ContinuousClock(), isPaused: Bool = false,
+    log: RunLog.Options, observer: RunObserver? = nil,
+    isolation: isolated (any Actor)? = #isolation
+  ) throws(ResumeError) -> RunHandle<Context> where C.Duration == Duration {
+    try startResumed(
+      snapshot, chart: chart, migrating: migrating, clock: clock, isPaused: isPaused, log: log,
+      observer: observer, isolation: isolation)
+  }
+
+  /// The two `start(resuming:…)`: logged as `log` says, or not when it is `nil`.
+  private func startResumed<C: Clock>(
+    _ snapshot: RunSnapshot<Context>, chart: String?, migrating: [String: String], clock: C,
+    isPaused: Bool, log: RunLog.Options?, observer: RunObserver?,
+    isolation: isolated (any Actor)?
+  ) throws(ResumeError) -> RunHandle<Context> where C.Duration == Duration {
     let resolved = try snapshot.resolve(on: graph, chart: chart, migrating: migrating)
     let origin = clock.now
     let runClock = RunClock(clock)
     let flow = resolved.flow
     let live = LiveRun(
       graph: graph, isPaused: isPaused, observer: observer,
-      loggedContext: isLogged ? flow.context : nil,
+      loggedContext: log != nil ? flow.context : nil, log: log ?? .standard,
       elapsed: { origin.duration(to: clock.now) }, wallClockNow: runClock.wallClockNow)
     live.identify(id: snapshot.id, chart: chart ?? snapshot.chart)
     live.state.withLock { $0.machine.restore(mailbox: resolved.mailbox) }
@@ -492,6 +531,32 @@ extension Flowchart {
       with: context, stepLimit: stepLimit, clock: clock, isPaused: isPaused,
       log: isLogged ? .standard : nil, observer: observer, isolation: isolation,
       flow: liveFlow())
+    handle.identify(id: id, chart: chart)
+    return handle
+  }
+}
+
+extension Flowchart {
+  /// Starts a logged run with `context`, giving it an id and naming its chart:
+  /// ``start(with:id:chart:stepLimit:clock:isPaused:isLogged:observer:isolation:)`` with
+  /// the run's log kept as `log` says (a sink, such as a file, takes each line as it
+  /// happens).
+  ///
+  /// - Parameters:
+  ///   - log: How many lines ``RunHandle/log`` keeps, and the sink that takes each line as
+  ///     it happens, if any.
+  ///   - Other parameters: As for
+  ///     ``start(with:id:chart:stepLimit:clock:isPaused:isLogged:observer:isolation:)``.
+  /// - Returns: The run's handle, at once.
+  @inlinable
+  public func start<C: Clock>(
+    with context: Context, id: RunID = RunID(), chart: String, stepLimit: Int? = nil,
+    clock: C = ContinuousClock(), isPaused: Bool = false, log: RunLog.Options,
+    observer: RunObserver? = nil, isolation: isolated (any Actor)? = #isolation
+  ) -> RunHandle<Context> where C.Duration == Duration {
+    let handle = start(
+      with: context, stepLimit: stepLimit, clock: clock, isPaused: isPaused, log: log,
+      observer: observer, isolation: isolation, flow: liveFlow())
     handle.identify(id: id, chart: chart)
     return handle
   }

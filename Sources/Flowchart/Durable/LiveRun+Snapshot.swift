@@ -233,21 +233,21 @@ extension LiveRun {
 
   /// ``RunHandle/snapshot()``.
   func snapshot() async throws(SnapshotError) -> RunSnapshot<Context> {
+    // A run that stands at a boundary (parked, held, paused there, ended) is captured at
+    // once, without suspending the caller: a continuation resumed at once would still send
+    // the caller's task through its executor's queue, which cost more than the capture.
+    switch state.withLock({ capturedNow(in: &$0) }) {
+    case .captured(let run): return makeSnapshot(run)
+    case .ended: return makeSnapshot(try endedCapture())
+    case .moving: break
+    }
     let served = await withCheckedContinuation {
       (continuation: CheckedContinuation<(any Sendable)?, Never>) in
       let now = state.withLock { locked -> (any Sendable)?? in
-        switch locked.machine.phase {
+        switch capturedNow(in: &locked) {
+        case .captured(let run): return .some(run)
         case .ended: return .some(nil)
-        case .parked: return parkedCapture(in: &locked).map { .some($0) }
-        case .held:
-          if let start = locked.snapshots.start as? CapturedFlow<Context> {
-            return .some(captured(start, status: .paused, in: &locked))
-          }
-        case .running, .unwinding:
-          if let boundary = locked.snapshots.boundary as? CapturedFlow<Context> {
-            let status: RunStatus = locked.machine.isPaused ? .paused : .running
-            return .some(captured(boundary, status: status, in: &locked))
-          }
+        case .moving: break
         }
         locked.snapshots.waiters.append(continuation)
         Self.topControl(in: locked)?.setPaused(true)
@@ -257,6 +257,33 @@ extension LiveRun {
     }
     if let run = served as? CapturedRun<Context> { return makeSnapshot(run) }
     return makeSnapshot(try endedCapture())
+  }
+
+  /// Where the run stands now, for a snapshot: captured when it stands at a boundary.
+  private enum Standing {
+    case captured(CapturedRun<Context>)
+    /// The run ended: its snapshot is made from its result.
+    case ended
+    /// The run is between two boundaries: a snapshot waits for the next.
+    case moving
+  }
+
+  /// The run captured, if it stands at a boundary now; under the lock.
+  private func capturedNow(in locked: inout LiveRunState) -> Standing {
+    switch locked.machine.phase {
+    case .ended: return .ended
+    case .parked: return parkedCapture(in: &locked).map(Standing.captured) ?? .moving
+    case .held:
+      if let start = locked.snapshots.start as? CapturedFlow<Context> {
+        return .captured(captured(start, status: .paused, in: &locked))
+      }
+    case .running, .unwinding:
+      if let boundary = locked.snapshots.boundary as? CapturedFlow<Context> {
+        let status: RunStatus = locked.machine.isPaused ? .paused : .running
+        return .captured(captured(boundary, status: status, in: &locked))
+      }
+    }
+    return .moving
   }
 
   /// The run, once it has ended, as a snapshot holds it.
@@ -308,7 +335,7 @@ extension LiveRun {
 
   /// The snapshot of a captured run: its positions named by their keys.
   func makeSnapshot(_ run: CapturedRun<Context>) -> RunSnapshot<Context> {
-    let structure = ChartStructure(graph)
+    let structure = graph.structure
     let keys = structure.keys
     var shapes: [String: StateShape] = [:]
     func key(_ state: Int32) -> String {

@@ -74,6 +74,9 @@ final class Graph<Context: Sendable>: @unchecked Sendable {
   /// modified state), so that a subflow may run the chart in place (see ``CallSite``):
   /// found on first use, once however many subflows run the chart.
   private let inOneLoop = Lock<Bool?>(nil)
+  /// The chart's structure as snapshots see it (`Durable/ChartStructure.swift`), made on
+  /// first use: only snapshots and resumes need it.
+  let structureCache = Lock<ChartStructure?>(nil)
   /// The chart's declared outcomes, if any (see `Live/Outcomes.swift`).
   let outcomes: OutcomeTable?
 

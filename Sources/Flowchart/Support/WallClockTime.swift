@@ -62,15 +62,44 @@ public struct WallClockTime: Hashable, Comparable, Sendable, CustomStringConvert
     let (seconds, nanoseconds) = nanosecondsSince1970.floorDividedAndRemainder(by: 1_000_000_000)
     let (days, secondOfDay) = seconds.floorDividedAndRemainder(by: 86_400)
     let date = CivilDate(daysSince1970: days)
-    var text = "\(date.year.padded(4))-\(date.month.padded(2))-\(date.day.padded(2))"
-    text += "T\((secondOfDay / 3600).padded(2)):\((secondOfDay / 60 % 60).padded(2))"
-    text += ":\((secondOfDay % 60).padded(2))"
-    if nanoseconds != 0 {
-      var fraction = nanoseconds.padded(9)
-      while fraction.last == "0" { fraction.removeLast() }
-      text += ".\(fraction)"
+    // Written digit by digit into one buffer: every snapshot encodes a time, and string
+    // interpolation of each field cost more than the rest of the snapshot's own fields.
+    var text: [UInt8] = []
+    text.reserveCapacity(30)
+    func digits(_ value: Int64, _ width: Int) {
+      // Years 1677 to 2262 (what an Int64 of nanoseconds holds): four digits at most.
+      var divisor: Int64 = 1
+      for _ in 1..<width { divisor *= 10 }
+      var rest = value
+      while divisor > 0 {
+        text.append(UInt8(ascii: "0") + UInt8(rest / divisor % 10))
+        rest %= divisor
+        divisor /= 10
+      }
     }
-    return text + "Z"
+    digits(date.year, 4)
+    text.append(UInt8(ascii: "-"))
+    digits(date.month, 2)
+    text.append(UInt8(ascii: "-"))
+    digits(date.day, 2)
+    text.append(UInt8(ascii: "T"))
+    digits(secondOfDay / 3600, 2)
+    text.append(UInt8(ascii: ":"))
+    digits(secondOfDay / 60 % 60, 2)
+    text.append(UInt8(ascii: ":"))
+    digits(secondOfDay % 60, 2)
+    if nanoseconds != 0 {
+      text.append(UInt8(ascii: "."))
+      var fraction = nanoseconds
+      var width = 9
+      while fraction % 10 == 0 {
+        fraction /= 10
+        width -= 1
+      }
+      digits(fraction, width)
+    }
+    text.append(UInt8(ascii: "Z"))
+    return String(decoding: text, as: UTF8.self)
   }
 
   /// The instant an RFC 3339 timestamp names: `2026-11-27T05:40:00Z`, with an optional
