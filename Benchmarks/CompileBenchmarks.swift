@@ -17,9 +17,11 @@ enum CompileBenchmarks {
     let recipes = ChartShape.allCases.flatMap { shape in
       configuration.chartSizes.map { ChartRecipe(shape, states: $0) }
     }
-    // The floors: each largest chart built by hand (``HandChart``), checked to be the
-    // compiled graph before anything is timed.
-    let floors = recipes.filter { $0.states == configuration.chartSizes.last }
+    // The floors: each chart of the two largest sizes built by hand (``HandChart``), checked
+    // to be the compiled graph before anything is timed. Both sizes, because the largest
+    // chart's floor mostly waits for memory (BENCHMARKS.md, "Floors"): the next size down
+    // compares the work.
+    let floors = recipes.filter { configuration.chartSizes.suffix(2).contains($0.states) }
     for recipe in floors {
       try HandChart(recipe, code).expectSame(
         as: try recipe.compile(code), "compile \(recipe.shape) by hand")
@@ -41,10 +43,17 @@ enum CompileBenchmarks {
     }
     let handBuilt: [() throws -> Double] = floors.map { recipe in
       {
+        // As many builds a sample as the compile's sample of the same chart compiles.
+        let runs = runsPerSample(recipe, configuration)
         var charts: [HandChart] = []
-        let elapsed = Stopwatch.nanoseconds { charts.append(HandChart(recipe, code)) }
+        charts.reserveCapacity(runs)
+        let elapsed = Stopwatch.nanoseconds {
+          for _ in 0..<runs {
+            charts.append(HandChart(recipe, code))
+          }
+        }
         try expect(charts.last?.nodes.count, equals: recipe.states, "built \(recipe.shape)")
-        return elapsed
+        return elapsed / Double(runs)
       }
     }
     let samples = try Interleaver.run(
@@ -82,7 +91,8 @@ enum CompileBenchmarks {
         + "t(\(sizeLabel(configuration, 2))) as 'Baseline': their ratio must "
         + "stay ≤ 12 for sizes ten apart. Retained bytes: glibc `mallinfo2` in-use bytes "
         + "(arenas + mmapped blocks) after compiling, holding the chart, minus before. "
-        + "'vs by hand' rows: the floor builds the same graph from the same names by hand "
+        + "'vs by hand' rows, at the two largest sizes: the floor builds the same graph from "
+        + "the same names by hand "
         + "(nodes in one array holding name, kind, exits and closure, in the compiler's "
         + "numbering; the `GoTo` targets resolved through one dictionary of every name; no "
         + "checks, no locations, no declarations kept), checked against the compiled chart "

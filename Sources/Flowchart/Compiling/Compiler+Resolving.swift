@@ -83,13 +83,18 @@ extension Compiler {
       // Kelvin sign): read every name.
       lengths |= isASCII ? 1 << UInt64(min(name.utf8.count, 63)) : .max
     }
+    // Constants for the filters below: a `var` they captured would be boxed, and every read
+    // of it, once a state, checked for exclusive access at run time (issue 26).
+    let referencedLengths = lengths
+    let referencedNames = referenced
     let candidates = states.indices.lazy
       .filter {
         let state = self.states[$0]
-        return !state.isASCII || lengths & (1 << UInt64(min(Int(state.nameLength), 63))) != 0
+        return !state.isASCII
+          || referencedLengths & (1 << UInt64(min(Int(state.nameLength), 63))) != 0
       }
       .map { (name: self.records[$0].name, state: Int32($0)) }
-      .filter { referenced.contains($0.name) }
+      .filter { referencedNames.contains($0.name) }
     return NameTable(entries: candidates)
   }
 

@@ -8,9 +8,13 @@ struct XMLChartBuilder {
   static let statementElements = ChartVocabulary.statements
   static let testElements = ChartVocabulary.tests
   /// Attributes the root may carry so that editors find the schema.
-  static let rootAttributes: Set<String> = [
+  static let rootAttributes = [
     "xmlns", "xmlns:xsi", "xsi:noNamespaceSchemaLocation", "xsi:schemaLocation",
   ]
+  /// The attributes of the most common elements, made once rather than for every element
+  /// read (issue 26).
+  static let actionAttributes = ["name", "final", "run", "fail", "timeout"]
+  static let conditionAttributes = ["name", "final", "run", "timeout"]
 
   mutating func chart(_ root: XMLElementNode) -> ChartFile {
     var file = ChartFile(path: path, states: [])
@@ -42,12 +46,21 @@ struct XMLChartBuilder {
   }
 
   /// Records unknown attributes, text where none belongs, and children where none belong.
+  ///
+  /// `allowed` is a short list, searched in order: comparing a few short names is cheaper
+  /// than hashing them, and this runs for every element of a file.
   mutating func check(
-    _ element: XMLElementNode, attributes allowed: Set<String>, text: Bool,
+    _ element: XMLElementNode, attributes allowed: [String], text: Bool,
     children: Bool = true
   ) {
-    for name in element.attributes.keys.sorted()
-    where !allowed.contains(name) && !(name == "isFinal" && allowed.contains("final")) {
+    func isAllowed(_ name: String) -> Bool {
+      allowed.contains(name) || (name == "isFinal" && allowed.contains("final"))
+    }
+    // The names are sorted, for the order of the problems, only when one is unknown.
+    let unknown =
+      element.attributes.keys.contains { !isAllowed($0) }
+      ? element.attributes.keys.sorted().filter { !isAllowed($0) } : []
+    for name in unknown {
       let list = allowed.filter { !$0.hasPrefix("xml") && !$0.hasPrefix("xsi") }.sorted()
       problems.unknown(
         name,
@@ -69,7 +82,7 @@ struct XMLChartBuilder {
   }
 
   mutating func required(_ attribute: String, of element: XMLElementNode) -> String? {
-    guard let value = element.attributes[attribute] else {
+    guard let value = element.attribute(attribute) else {
       problems.malformed(
         "<\(element.name)> needs the attribute \(attribute)=\"…\".", at: element.location)
       return nil
@@ -81,9 +94,9 @@ struct XMLChartBuilder {
   /// must agree.
   mutating func isFinal(_ element: XMLElementNode) -> Bool {
     let final = flag("final", of: element)
-    guard element.attributes["isFinal"] != nil else { return final }
+    guard element.attribute("isFinal") != nil else { return final }
     let isFinal = flag("isFinal", of: element)
-    if element.attributes["final"] != nil, final != isFinal {
+    if element.attribute("final") != nil, final != isFinal {
       problems.malformed(
         "final=\"\(final)\" and isFinal=\"\(isFinal)\" on <\(element.name)> disagree: they are the same attribute, so write one of them.",
         at: element.location)
@@ -92,7 +105,7 @@ struct XMLChartBuilder {
   }
 
   mutating func flag(_ attribute: String, of element: XMLElementNode) -> Bool {
-    switch element.attributes[attribute] {
+    switch element.attribute(attribute) {
     case nil, "false": return false
     case "true": return true
     case let value?:
@@ -106,7 +119,7 @@ struct XMLChartBuilder {
   /// A whole-number attribute of at least `minimum`, `nil` when absent (or wrong, which is
   /// recorded).
   mutating func count(_ attribute: String, of element: XMLElementNode, minimum: Int) -> Int? {
-    guard let text = element.attributes[attribute] else { return nil }
+    guard let text = element.attribute(attribute) else { return nil }
     guard text.count <= 9, !text.isEmpty, text.allSatisfy({ $0.isASCII && $0.isNumber }),
       let value = Int(text), value >= minimum
     else {
@@ -187,7 +200,7 @@ struct XMLChartBuilder {
 
   /// The elements whose states take modifiers (a `timeout` attribute, `<retry>` and
   /// `<catch>` children).
-  static let modifiedElements: Set<String> = [
+  static let modifiedElements = [
     "action", "condition", "multipleCondition", "wait", "subflow", "map", "delay",
   ]
 
@@ -195,14 +208,14 @@ struct XMLChartBuilder {
   mutating func statement(_ element: XMLElementNode, depth: Int) -> ChartNode? {
     guard Self.modifiedElements.contains(element.name) else {
       let statement = bareStatement(element, depth: depth)
-      if statement == nil, let name = element.attributes["name"] {
+      if statement == nil, let name = element.attribute("name") {
         problems.droppedStates.insert(name)
       }
       return statement
     }
     let (bare, modifiers) = splitModifiers(element)
     guard var statement = bareStatement(bare, depth: depth) else {
-      if let name = element.attributes["name"] { problems.droppedStates.insert(name) }
+      if let name = element.attribute("name") { problems.droppedStates.insert(name) }
       return nil
     }
     statement.modifiers = modifiers
@@ -213,7 +226,7 @@ struct XMLChartBuilder {
     let at = element.location
     switch element.name {
     case "action":
-      check(element, attributes: ["name", "final", "run", "fail", "timeout"], text: false)
+      check(element, attributes: Self.actionAttributes, text: false)
       var stores: [ChartStore] = []
       for child in element.children {
         guard child.name == "storeValue" else {
@@ -229,11 +242,11 @@ struct XMLChartBuilder {
       }
       guard let name = required("name", of: element) else { return nil }
       let action = ChartAction(
-        name: name, isFinal: isFinal(element), handler: element.attributes["run"],
-        stores: stores, failure: element.attributes["fail"])
+        name: name, isFinal: isFinal(element), handler: element.attribute("run"),
+        stores: stores, failure: element.attribute("fail"))
       return ChartNode(.action(action), at: at)
     case "condition":
-      check(element, attributes: ["name", "final", "run", "timeout"], text: false)
+      check(element, attributes: Self.conditionAttributes, text: false)
       let name = required("name", of: element)
       var yes: [ChartNode]?
       var no: [ChartNode]?
@@ -256,7 +269,7 @@ struct XMLChartBuilder {
       }
       guard let name else { return nil }
       let decision: ChartCondition.Decision
-      switch (element.attributes["run"], tests.count) {
+      switch (element.attribute("run"), tests.count) {
       case (let run?, 0):
         decision = .handler(run)
       case (nil, 1):
@@ -295,7 +308,7 @@ struct XMLChartBuilder {
       }
       guard let name = required("name", of: element) else { return nil }
       let decision: ChartMultipleCondition.Decision
-      switch (element.attributes["run"], element.attributes["value"]) {
+      switch (element.attribute("run"), element.attribute("value")) {
       case (let run?, nil): decision = .handler(run)
       case (nil, let path?): decision = .value(path: path)
       case (.some, .some):
@@ -338,12 +351,12 @@ struct XMLChartBuilder {
         }
         branches.append(
           ChartBranch(
-            name: child.attributes["name"], after: after,
+            name: child.attribute("name"), after: after,
             states: block(statements, depth: depth + 1), at: child.location))
       }
       guard let name = required("name", of: element) else { return nil }
       var join = ChartJoin.all
-      if let text = element.attributes["join"] {
+      if let text = element.attribute("join") {
         if let parsed = ChartJoin(text: text) {
           join = parsed
         } else {
@@ -353,20 +366,20 @@ struct XMLChartBuilder {
         }
       }
       var changes: ChartChanges?
-      if let text = element.attributes["changes"] {
+      if let text = element.attribute("changes") {
         changes = ChartChanges(rawValue: text)
         if changes == nil {
           problems.malformed(
             "changes=\"\(text)\" on <dispatch>: write merge (each branch's changed keys, the default) or discard (drop the branches' changes).",
             at: at, name: name)
-        } else if element.attributes["merge"] != nil {
+        } else if element.attribute("merge") != nil {
           problems.malformed(
             "Dispatch '\(name)' has both merge=\"…\" (a registered merge) and changes=\"\(text)\": keep one.",
             at: at, name: name)
         }
       }
       let dispatch = ChartDispatch(
-        name: name, isFinal: isFinal(element), merge: element.attributes["merge"],
+        name: name, isFinal: isFinal(element), merge: element.attribute("merge"),
         changes: changes, maxConcurrency: count("maxConcurrency", of: element, minimum: 1),
         join: join,
         branches: branches)
@@ -377,7 +390,7 @@ struct XMLChartBuilder {
         children: false)
       guard let name = required("name", of: element) else { return nil }
       let input: ChartWait.Input
-      switch (element.attributes["run"], element.attributes["storeAt"]) {
+      switch (element.attribute("run"), element.attribute("storeAt")) {
       case (let run?, nil): input = .handler(run)
       case (nil, let path?): input = .store(path: path)
       case (.some, .some):
@@ -395,7 +408,7 @@ struct XMLChartBuilder {
         children: false)
       guard let name = required("name", of: element) else { return nil }
       let timing: ChartDelay.Timing
-      switch (element.attributes["seconds"], element.attributes["until"]) {
+      switch (element.attribute("seconds"), element.attribute("until")) {
       case (let text?, nil):
         var reader = ModifierFieldReader(quote: { $0 }, problems: problems)
         let value = reader.seconds(
@@ -406,7 +419,7 @@ struct XMLChartBuilder {
       case (nil, let path?): timing = .until(path: path)
       case (.some, .some), (nil, nil):
         problems.malformed(
-          "Delay '\(name)' needs one of seconds=\"…\" (a number of seconds) or until=\"…\" (the key of the data that holds an RFC 3339 time, such as 2026-01-04T00:00:00Z), not \(element.attributes["seconds"] == nil ? "neither" : "both").",
+          "Delay '\(name)' needs one of seconds=\"…\" (a number of seconds) or until=\"…\" (the key of the data that holds an RFC 3339 time, such as 2026-01-04T00:00:00Z), not \(element.attribute("seconds") == nil ? "neither" : "both").",
           at: at, name: name)
         return nil
       }
@@ -416,18 +429,18 @@ struct XMLChartBuilder {
       check(
         element, attributes: ["name", "final", "chart", "context", "mapping", "timeout"],
         text: false)
-      let name = element.attributes["name"]
+      let name = element.attribute("name")
       let exits = subflowExits(element, name: name, depth: depth)
       guard let name = required("name", of: element), let chart = required("chart", of: element),
         let exits
       else { return nil }
-      if element.attributes["context"] != nil, element.attributes["mapping"] != nil {
+      if element.attribute("context") != nil, element.attribute("mapping") != nil {
         problems.alternatives(.subflowContext, name, both: true, in: .xml, at: at)
         return nil
       }
       let subflow = ChartSubflow(
         name: name, isFinal: isFinal(element), chart: chart,
-        contextPath: element.attributes["context"], mapping: element.attributes["mapping"],
+        contextPath: element.attribute("context"), mapping: element.attribute("mapping"),
         exits: exits)
       return ChartNode(.subflow(subflow), at: at)
     case "map":
@@ -440,7 +453,7 @@ struct XMLChartBuilder {
       guard let name = required("name", of: element), let over = required("over", of: element)
       else { return nil }
       let source: ChartSource
-      switch (element.attributes["chart"], element.children.isEmpty) {
+      switch (element.attribute("chart"), element.children.isEmpty) {
       case (let chart?, true): source = .file(chart)
       case (nil, false): source = .states(block(element.children, depth: depth + 1))
       case (.some, false):
@@ -451,7 +464,7 @@ struct XMLChartBuilder {
         return nil
       }
       let map = ChartMap(
-        name: name, isFinal: isFinal(element), over: over, into: element.attributes["into"],
+        name: name, isFinal: isFinal(element), over: over, into: element.attribute("into"),
         chart: source, maxConcurrency: count("maxConcurrency", of: element, minimum: 1),
         toleratedFailures: count("toleratedFailures", of: element, minimum: 0) ?? 0)
       return ChartNode(.map(map), at: at)

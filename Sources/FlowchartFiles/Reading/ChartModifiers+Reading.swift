@@ -341,6 +341,12 @@ extension XMLChartBuilder {
   /// The element without its modifiers (its `timeout` attribute, its `<retry>` and
   /// `<catch>` children), and the modifiers it declares.
   mutating func splitModifiers(_ element: XMLElementNode) -> (XMLElementNode, ChartModifiers) {
+    // Most states have no modifiers: the element is then its own bare statement, not copied
+    // (its attributes and children) to take nothing out of it.
+    guard
+      element.attributes.keys.contains(where: { $0 == "timeout" })
+        || element.children.contains(where: { $0.name == "retry" || $0.name == "catch" })
+    else { return (element, ChartModifiers()) }
     var bare = element
     var modifiers = ChartModifiers()
     let state = element.attributes["name"]
@@ -357,7 +363,7 @@ extension XMLChartBuilder {
         let allowed =
           child.name == "retry" ? ModifierFieldReader.retryFields : ModifierFieldReader.catchFields
         problems = reader.problems
-        check(child, attributes: Set(allowed), text: false, children: false)
+        check(child, attributes: allowed, text: false, children: false)
         reader.problems = problems
         var fields: [String: (ModifierScalar, SourceLocation)] = [:]
         for (name, value) in child.attributes where allowed.contains(name) {

@@ -363,6 +363,31 @@ struct CompilerDiagnosticsTests {
       saying: ["States 'First', 'Second', 'Third' loop forever"])
   }
 
+  @Test func loopBackFromTheLastStateOfALongForwardChartIsReported() {
+    // Every arrow but the last leads forward, as in the charts whose loop check is one pass
+    // back from the last state (issue 26): that pass must see the one arrow back.
+    let line = #line + 4
+    let error = definitionError {
+      try Flowchart<Switches> {
+        for index in 0..<50 {
+          Action("Step \(index)")
+        }
+        Condition("Again?") {
+          $0.isOn
+        } yes: {
+          GoTo("Step 10")
+        } no: {
+          GoTo("Step 20")
+        }
+      }
+    }
+    expectOnlyProblem(
+      error, .neverReachesFinalState, name: "Step 10", line: line,
+      saying: [
+        "States 'Step 10', 'Step 11', 'Step 12', 'Step 13', 'Step 14' and 36 more loop forever"
+      ])
+  }
+
   // MARK: - Counts
 
   @Test func aCountOfOneReadsInTheSingular() {
