@@ -14,5 +14,7 @@ if ! "$venv/bin/python" -c "import moto, boto3" 2>/dev/null || [ ! -x "$venv/bin
   "$venv/bin/pip" install --quiet --disable-pip-version-check statelint 'moto[stepfunctions]'
 fi
 swift build --product flowchart >/dev/null
+swift build --product HealthOnStepFunctions >/dev/null
+bin="$(swift build --show-bin-path)"
 PATH="$PWD/$venv/bin:$PATH" "$venv/bin/python" .ci/stepfunctions.py \
-  "$(swift build --show-bin-path)/flowchart"
+  "$bin/flowchart" "$bin/HealthOnStepFunctions"

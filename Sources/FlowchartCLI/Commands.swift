@@ -39,10 +39,15 @@ extension Tool {
         in: file, id: arguments.positionals.dropFirst().first ?? "",
         inputs: arguments.values(of: "--send"), decisions: arguments.values(of: "--decide"),
         log: arguments.isSet("--log"), output: output)
+    case "routes":
+      return listRoutes(
+        file, cycles: arguments.value(of: "--cycles"), json: arguments.isSet("--json"))
     case "export":
       return exportChart(file, resourcesPath: arguments.value(of: "--resources"))
     case "handle":
-      return await handleTask(file, payload: arguments.value(of: "--payload"))
+      return await handleTask(
+        file, payload: arguments.value(of: "--payload"),
+        decisions: arguments.values(of: "--decide"))
     default:
       preconditionFailure("every command in Tool.commands has a case: \(name)")
     }

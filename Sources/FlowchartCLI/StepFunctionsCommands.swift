@@ -38,7 +38,10 @@ extension Tool {
       {"context": ..., "exit": ...} to standard output. When the state's code fails,
       writes {"error": ..., "cause": ...} and exits with 1: answer the task with
       SendTaskFailure. A condition bound to code by name needs that code: run it
-      from Swift with StepFunctionsHandler.
+      from Swift with StepFunctionsHandler, or force its decision with --decide, as
+      `run --decide` does (one value per visit of the state in this process, so a
+      worker that answers one task per process gives each visit's decision, in the
+      order the execution visits the state: .ci/stepfunctions.py counts the visits).
       """,
     arguments: [
       ArgumentSpec(name: "file", help: "The chart file, JSON (.json) or XML (.xml).")
@@ -46,7 +49,12 @@ extension Tool {
     options: [
       OptionSpec(
         name: "--payload", valueName: "json",
-        help: "The payload, instead of reading it from standard input.")
+        help: "The payload, instead of reading it from standard input."),
+      OptionSpec(
+        name: "--decide", valueName: "state=decision",
+        help:
+          "Force a state's decision, as run --decide does: yes or no for a condition, a key for a multiple condition. Split at the last '='. Repeat for more states, or for one state's later visits.",
+        isRepeatable: true),
     ])
 
   /// `flowchart export <file> --asl [--resources <file>]`.
@@ -75,10 +83,30 @@ extension Tool {
     return outcome
   }
 
-  /// `flowchart handle <file> [--payload <json>]`.
-  static func handleTask(_ path: String, payload payloadText: String?) async -> Outcome {
+  /// `flowchart handle <file> [--payload <json>] [--decide <state=decision> ...]`.
+  static func handleTask(
+    _ path: String, payload payloadText: String?, decisions: [String] = []
+  ) async -> Outcome {
     var outcome = Outcome()
-    guard let chart = load(path, reportingTo: &outcome) else { return outcome }
+    let forcedNames: [(name: String, decision: String)]
+    do throws(UsageError) {
+      forcedNames = try decisions.map(parseDecision)
+    } catch {
+      return usageFailure(error)
+    }
+    let inner = InnerDecisions()
+    guard let loaded = load(path, decisions: inner, reportingTo: &outcome) else { return outcome }
+    let chart: Flowchart<ChartValue>
+    do throws(UsageError) {
+      let forcing = try forced(forcedNames, in: loaded, inner: inner)
+      do throws(ScriptProblem) {
+        chart = forcing.isEmpty ? loaded : try loaded.scripted(forcing: forcing)
+      } catch {
+        throw UsageError(message: error.message, command: "handle")
+      }
+    } catch {
+      return usageFailure(error)
+    }
     let text =
       payloadText ?? String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
     let payload: ChartValue
@@ -101,6 +129,16 @@ extension Tool {
         + "\n"
       outcome.exitCode = .failure
     }
+    return outcome
+  }
+
+  /// The outcome of a usage error of `handle`: its message and the command's usage.
+  private static func usageFailure(_ error: UsageError) -> Outcome {
+    var usage = error
+    usage.command = "handle"
+    var outcome = Outcome()
+    outcome.errorOutput = Help.text(of: usage, commands: commands)
+    outcome.exitCode = .usageError
     return outcome
   }
 }

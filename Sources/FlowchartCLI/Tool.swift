@@ -137,6 +137,7 @@ enum Tool {
       ]),
     runsCommand,
     resumeCommand,
+    routesCommand,
     exportCommand,
     handleCommand,
   ]
