@@ -11,7 +11,7 @@ history, mapped back through each ASL state's Comment) and its final output must
 Flowchart's path and final context; a failed run must fail on both.
 
 For every exported sample (those whose conditions need Swift code too), every route that
-`flowchart routes --json --cycles 1` lists (FlowchartTesting's route enumeration) is driven
+`flowchart routes --json --cycles 2` lists (FlowchartTesting's route enumeration) is driven
 by forced decisions: Flowchart runs with the route's `--decide` values, and on moto each task
 is answered by `flowchart handle --decide 'State=decision'`, the decision of that visit (this
 script counts the visits of each state in each execution). Routes that decisions alone
@@ -73,6 +73,9 @@ WORKER = sys.argv[2]
 # moto logs every failed execution's whole program; the comparison says what matters.
 logging.getLogger("moto").setLevel(logging.CRITICAL)
 QUEUE = "flowchart"
+# How many times a forced route may come back to a state: a loop's second turn decides
+# differently from its first on the same state.
+ROUTE_CYCLES = "2"
 # The Comment of an ASL state that is a Flowchart state: `kind 'name' (#id)`; the states the
 # export adds (a Choice, a merge, a catch handler) say what they are instead.
 STATE_COMMENT = re.compile(
@@ -312,6 +315,7 @@ def main():
     charts = [
         ".ci/stepfunctions/photo-book.json", ".ci/stepfunctions/approval.json",
         ".ci/stepfunctions/packing.json", ".ci/stepfunctions/returns.json",
+        ".ci/stepfunctions/polling.json",
     ]
     for chart in sorted(glob.glob("Samples/*.json")) + charts:
         definition, refusal = export(chart)
@@ -331,10 +335,14 @@ def main():
         route_contexts = json.load(file)["routeContexts"]
     routes_checked = 0
     routes_skipped = []
-    for chart, definition in definitions.items():
-        if chart in cases or not chart.startswith("Samples/"):
-            continue
-        listed = tool("routes", chart, "--json", "--cycles", "1")
+    # polling.json: a loop whose condition is code, so that a state's visits decide apart.
+    forced_charts = [
+        chart for chart in definitions
+        if chart not in cases and (chart.startswith("Samples/") or chart.endswith("polling.json"))
+    ]
+    for chart in forced_charts:
+        definition = definitions[chart]
+        listed = tool("routes", chart, "--json", "--cycles", ROUTE_CYCLES)
         if listed.returncode != 0:
             raise SystemExit(f"{chart}: flowchart routes failed:\n{listed.stderr}")
         routes = json.loads(listed.stdout)
@@ -357,8 +365,9 @@ def main():
             proof.check(ToolEngine(chart, decide), definition, [context], verbose=True,
                         label=f" down {route['route']}")
             routes_checked += 1
-    print(f"Forced routes: {routes_checked} routes of the samples whose conditions need code "
-          f"matched; {len(routes_skipped)} not drivable by decisions alone:")
+    print(f"Forced routes: {routes_checked} routes of {len(forced_charts)} charts whose "
+          f"conditions need code matched (cycles {ROUTE_CYCLES}); {len(routes_skipped)} "
+          f"not drivable by decisions alone{':' if routes_skipped else '.'}")
     for skipped in routes_skipped:
         print(f"  {skipped}")
 
@@ -393,8 +402,7 @@ def main():
         proof.check(ToolEngine(path), definition, contexts, verbose=False)
     print(f"Random charts (seed {seed}): {count} charts, {proof.runs - sample_runs} runs "
           f"matched ({states} ASL states in all)")
-    charts = len(cases) + count + 1 + len({c for c in definitions if c.startswith("Samples/")
-                                           and c not in cases})
+    charts = len(cases) + count + 1 + len(forced_charts)
     print(f"Step Functions: {proof.runs} runs of {charts} charts matched "
           f"Flowchart's ({proof.failed_runs} failed on both) in {time.time() - started:.1f} s")
 
