@@ -106,6 +106,9 @@ struct ToolRoutesTests {
     #expect(
       outcome.output.contains(
         "Path: Count -> Again? -> Count -> Again? -> Count -> Again? -> Stop\n"))
+    let help = await Tool.run(["help", "run"]).output.split(whereSeparator: \.isWhitespace)
+      .joined(separator: " ")
+    #expect(help.contains("each visit takes the next, in order"))
   }
 
   /// Every route `routes --json` says decisions can drive takes its states when its
