@@ -42,11 +42,11 @@ let package = Package(
     // named `flowchart`, which would clash with `Flowchart` on case-insensitive file systems.
     .executableTarget(
       name: "FlowchartCLI",
-      dependencies: [
-        "Flowchart", "FlowchartFiles", "FlowchartStepFunctions", "FlowchartStores",
-        // `flowchart routes`: FlowchartTesting's route enumeration.
-        "FlowchartTesting",
-      ]),
+      // Never FlowchartTesting: the tool must not link Swift Testing (`libTesting` lives in
+      // the toolchain, Testing.framework in Xcode, so such a binary fails to launch outside
+      // them). `flowchart routes` uses the core's `package` route walk instead. Check with
+      // `ldd $(swift build --show-bin-path)/flowchart | grep -i testing`: it prints nothing.
+      dependencies: ["Flowchart", "FlowchartFiles", "FlowchartStepFunctions", "FlowchartStores"]),
     .testTarget(
       name: "FlowchartCLITests",
       dependencies: ["FlowchartCLI", "FlowchartFiles", "FlowchartStores"]),

@@ -1,10 +1,10 @@
 import Flowchart
 import FlowchartFiles
-import FlowchartTesting
 
 extension Tool {
-  /// The `routes` command: every route through a chart (FlowchartTesting's
-  /// `Flowchart.routes(cycles:)`), with the `--decide` values that drive a run down each.
+  /// The `routes` command: every route through a chart (the core's route walk, the one
+  /// FlowchartTesting's `Flowchart.routes(cycles:)` wraps, so the tool does not link Swift
+  /// Testing), with the `--decide` values that drive a run down each.
   static let routesCommand = CommandSpec(
     name: "routes", abstract: "List every route through a chart, with its decisions.",
     discussion: """
@@ -56,7 +56,7 @@ extension Tool {
     }
     let inner = InnerDecisions()
     guard let chart = load(path, decisions: inner, reportingTo: &outcome) else { return outcome }
-    let routes = chart.routes(cycles: cycles)
+    let routes = chart.walkedRoutes(cycles: cycles)
     guard json else {
       for route in routes { outcome.say(route.description) }
       return outcome
@@ -89,7 +89,7 @@ extension Tool {
   /// with the decisions of that route's states bound to code, which `--decide` reaches by
   /// name (`inner` knows them).
   static func forcing<Context: Sendable>(
-    of route: Route, in chart: Flowchart<Context>, inner: InnerDecisions
+    of route: WalkedRoute, in chart: Flowchart<Context>, inner: InnerDecisions
   ) -> (decide: [String], why: String?) {
     var decide: [String] = []
     for step in route.steps {
@@ -158,7 +158,7 @@ private struct SubflowForcing: ExportedChartVisitor {
   let inner: InnerDecisions
 
   func visit<Element: Sendable>(_ chart: Flowchart<Element>) -> [String]? {
-    for route in chart.routes() where ends(route) {
+    for route in chart.walkedRoutes() where ends(route) {
       let (decide, why) = Tool.forcing(of: route, in: chart, inner: inner)
       guard why == nil else { continue }
       // A state of the subflow's chart that decides from data, not by code, cannot be
@@ -171,7 +171,7 @@ private struct SubflowForcing: ExportedChartVisitor {
   }
 
   /// Whether the subflow takes ``exit`` when its chart ends as `route` does.
-  private func ends(_ route: Route) -> Bool {
+  private func ends(_ route: WalkedRoute) -> Bool {
     let last = route.last
     if exit == .yes { return last.decision == .yes }
     if exit == .no { return last.decision == .no }
