@@ -110,11 +110,14 @@ def parse_run(result):
 
 class ToolEngine:
     """A chart file: run by `flowchart run`, its tasks answered by `flowchart handle`, with
-    the decisions of a route forced (`decide`: state -> its decisions, one per visit)."""
+    the decisions of a route forced (`decide`: state -> its decisions, one per visit) and its
+    failures (`fail`: state -> how each attempt of its code goes, `none` when it runs
+    normally; the attempts after the last run normally)."""
 
-    def __init__(self, chart, decide=None):
+    def __init__(self, chart, decide=None, fail=None):
         self.chart = chart
         self.decide = decide or {}
+        self.fail = fail or {}
 
     def expected(self, context, sent):
         sends = [f"--send={name}={json.dumps(value)}" for name, value in sent.items()]
@@ -122,13 +125,25 @@ class ToolEngine:
             f"--decide={name}={decision}"
             for name, decisions in self.decide.items() for decision in decisions
         ]
+        failures = [
+            f"--fail={name}={how}" for name, values in self.fail.items() for how in values
+        ]
         return parse_run(tool("run", self.chart, "--context", json.dumps(context),
-                              *sends, *decisions))
+                              *sends, *decisions, *failures))
 
-    def handle(self, payload, visit):
+    def handle(self, payload, visit, attempt):
         state = payload.get("state")
         decisions = self.decide.get(state, [])
         forced = []
+        if payload.get("step", "state") == "state" and "nested" not in payload \
+                and state in self.fail:
+            # A state that fails on the route: each task is one attempt, which takes its
+            # `--fail` value; the attempts that run normally take the decisions in turn.
+            values = self.fail[state]
+            if attempt < len(values) and values[attempt] != "none":
+                return tool("handle", self.chart, "--fail", f"{state}={values[attempt]}",
+                            stdin=json.dumps(payload))
+            visit = attempt - sum(1 for how in values[:attempt] if how != "none")
         if payload.get("step", "state") == "state" and visit < len(decisions):
             forced = ["--decide", f"{state}={decisions[visit]}"]
         return tool("handle", self.chart, *forced, stdin=json.dumps(payload))
@@ -142,7 +157,7 @@ class WorkerEngine:
     def expected(self, context, sent):
         return parse_run(worker("run", stdin=json.dumps(context)))
 
-    def handle(self, payload, visit):
+    def handle(self, payload, visit, attempt):
         return worker("handle", stdin=json.dumps(payload))
 
 
@@ -164,6 +179,8 @@ def step_functions_run(sfn, sqs, queue_url, machine_arn, engine, context, sent, 
     arn = execution["executionArn"]
     tasks = 0
     visits = {}
+    # Every attempt of a state's code, retries too (each takes its own `--fail` value).
+    attempts = {}
     # The decision of the top-level state that ended the execution, from its task's answer
     # (the definition's OutputPath keeps only the context).
     decision = None
@@ -181,9 +198,12 @@ def step_functions_run(sfn, sqs, queue_url, machine_arn, engine, context, sent, 
             # The visit of this state this task is (each visit's decision is forced).
             key = json.dumps([payload.get("nested"), payload.get("state")])
             visit = visits.get(key, 0)
-            if payload.get("step", "state") == "state" and payload.get("retryCount", 0) == 0:
-                visits[key] = visit + 1
-            answer = engine.handle(payload, visit)
+            attempt = attempts.get(key, 0)
+            if payload.get("step", "state") == "state":
+                attempts[key] = attempt + 1
+                if payload.get("retryCount", 0) == 0:
+                    visits[key] = visit + 1
+            answer = engine.handle(payload, visit, attempt)
             tasks += 1
             reply = json.loads(answer.stdout)
             if answer.returncode == 0 and "nested" not in payload and reply.get("exit") == "end":
@@ -340,12 +360,17 @@ def main():
         chart for chart in definitions
         if chart not in cases and (chart.startswith("Samples/") or chart.endswith("polling.json"))
     ]
-    for chart in forced_charts:
+    # The charts of `cases` too, for their routes that need a state to fail (no data makes
+    # payment.json's attempts fail, retry or time out): forced by `--fail`, one per attempt.
+    routes_failing = 0
+    for chart in forced_charts + [chart for chart in cases if chart in definitions]:
         definition = definitions[chart]
         listed = tool("routes", chart, "--json", "--cycles", ROUTE_CYCLES)
         if listed.returncode != 0:
             raise SystemExit(f"{chart}: flowchart routes failed:\n{listed.stderr}")
         routes = json.loads(listed.stdout)
+        if chart in cases:
+            routes = [route for route in routes if route["fail"]]
         for route in routes:
             if not route["decidable"]:
                 routes_skipped.append(f"{chart}: {route['route']} ({route['why']})")
@@ -354,6 +379,10 @@ def main():
             for value in route["decide"]:
                 name, decision = value.rsplit("=", 1)
                 decide.setdefault(name, []).append(decision)
+            fail = {}
+            for value in route["fail"]:
+                name, how = value.rsplit("=", 1)
+                fail.setdefault(name, []).append(how)
             context = route_contexts.get(chart, {})
             if route.get("sends"):
                 # The values for the route's waiting states come from routeContexts.
@@ -362,12 +391,14 @@ def main():
                     routes_skipped.append(f"{chart}: {route['route']} (no value for "
                                           f"{', '.join(route['sends'])} in routeContexts)")
                     continue
-            proof.check(ToolEngine(chart, decide), definition, [context], verbose=True,
+            proof.check(ToolEngine(chart, decide, fail), definition, [context], verbose=True,
                         label=f" down {route['route']}")
             routes_checked += 1
-    print(f"Forced routes: {routes_checked} routes of {len(forced_charts)} charts whose "
-          f"conditions need code matched (cycles {ROUTE_CYCLES}); {len(routes_skipped)} "
-          f"not drivable by decisions alone{':' if routes_skipped else '.'}")
+            routes_failing += bool(fail)
+    print(f"Forced routes: {routes_checked} routes matched (cycles {ROUTE_CYCLES}): every "
+          f"route of {len(forced_charts)} charts whose conditions need code, and "
+          f"{routes_failing} routes with forced failures (--fail); {len(routes_skipped)} "
+          f"not drivable by --decide and --fail{':' if routes_skipped else '.'}")
     for skipped in routes_skipped:
         print(f"  {skipped}")
 

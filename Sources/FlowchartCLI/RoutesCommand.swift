@@ -17,12 +17,15 @@ extension Tool {
       "states" (the names a run enters, as run prints its path), "decide" (the --decide
       values that force the route's decisions, in visit order: give them to `flowchart
       run` in that order, and a state named more than once takes one per visit),
-      "endsInFailure", "sends" (the waiting states it passes, each needing a value from
-      run --send), and "decidable": false, with "why", when the route needs more than
-      decisions (a state fails, a waiting state decides from its value, a subflow's exit
-      comes from states of its chart that decide from data). A subflow's exit is forced
-      by the decisions of its chart's states bound to code, by name. A state's own code
-      may still go another way: a built-in failure fails whatever is decided.
+      "fail" (the --fail values that make its states fail as it does, one per attempt
+      in order, `none` for an attempt that runs normally: give them to `flowchart run`
+      with the --decide values), "endsInFailure", "sends" (the waiting states it passes,
+      each needing a value from run --send), and "decidable": false, with "why", when
+      --decide and --fail cannot drive it (a waiting state decides from its value, a
+      subflow's exit comes from states of its chart that decide from data). A subflow's
+      exit is forced by the decisions of its chart's states bound to code, by name. A
+      state's own code may still go another way: a built-in failure fails whatever is
+      decided.
       """,
     arguments: [
       ArgumentSpec(name: "file", help: "The chart file, JSON (.json) or XML (.xml).")
@@ -69,6 +72,7 @@ extension Tool {
       ]
       let (decide, why) = forcing(of: route, in: chart, inner: inner)
       fields["decide"] = .array(decide.map(ChartValue.string))
+      fields["fail"] = .array(failures(of: route).map(ChartValue.string))
       let waits = route.steps.filter { $0.kind == .waiting }.map(\.name)
       if !waits.isEmpty { fields["sends"] = .array(waits.map(ChartValue.string)) }
       fields["decidable"] = .bool(why == nil)
@@ -93,9 +97,9 @@ extension Tool {
   ) -> (decide: [String], why: String?) {
     var decide: [String] = []
     for step in route.steps {
-      if let failure = step.failure {
-        return (decide, "'\(step.name)' \(failure): --decide forces decisions, not failures")
-      }
+      // A failure that is not retried ends the state's visit without a decision; `--fail`
+      // forces it (``failures(of:)``).
+      if let failure = step.failure, failure.outcome != .retried { continue }
       switch step.kind.code {
       case .condition, .multipleCondition:
         if let exit = step.exit {
@@ -134,6 +138,38 @@ extension Tool {
     return (decide, nil)
   }
 
+  /// The `--fail` values that make the states of `route` fail as it does, in the order of
+  /// their attempts: a failing step gives one value per failed attempt (`State=error`,
+  /// `State=catchN` for the catch route it reaches, `State=timeout`), and a step of a state
+  /// that fails later on the route (or the attempt a retry makes good) gives `State=none`,
+  /// so that each attempt takes its own value; a state's trailing `none`s are left out.
+  static func failures(of route: WalkedRoute) -> [String] {
+    let failing = Set(route.steps.filter { $0.failure != nil }.map(\.name))
+    var values: [(name: String, how: ForcedAttempt)] = []
+    for step in route.steps where failing.contains(step.name) {
+      guard let failure = step.failure else {
+        values.append((step.name, .normal))
+        continue
+      }
+      let how: ForcedAttempt
+      switch failure.outcome {
+      case .caught(let position) where !failure.timesOut: how = .error(catchRoute: position)
+      case .retried, .caught, .failsRun: how = failure.timesOut ? .timeout : .error(catchRoute: nil)
+      }
+      values += Array(repeating: (step.name, how), count: failure.attempts)
+      if failure.outcome == .retried { values.append((step.name, .normal)) }
+    }
+    // Drop each state's `none`s after its last failure: those attempts run normally anyway.
+    var failsLater: Set<String> = []
+    var kept: [String] = []
+    for (name, how) in values.reversed() {
+      guard how != .normal || failsLater.contains(name) else { continue }
+      failsLater.insert(name)
+      kept.append("\(name)=\(how.text)")
+    }
+    return kept.reversed()
+  }
+
   /// A key that takes the default exit of the multiple condition `state`: `default`, or
   /// `default` followed by as many `_` as makes it no key of its exits.
   private static func defaultKey<Context: Sendable>(
@@ -160,7 +196,8 @@ private struct SubflowForcing: ExportedChartVisitor {
   func visit<Element: Sendable>(_ chart: Flowchart<Element>) -> [String]? {
     for route in chart.walkedRoutes() where ends(route) {
       let (decide, why) = Tool.forcing(of: route, in: chart, inner: inner)
-      guard why == nil else { continue }
+      // `--fail` reaches the states of the chart itself only.
+      guard why == nil, !route.steps.contains(where: { $0.failure != nil }) else { continue }
       // A state of the subflow's chart that decides from data, not by code, cannot be
       // forced by name from the outer chart.
       let names = decide.map { String($0[..<($0.lastIndex(of: "=") ?? $0.endIndex)]) }

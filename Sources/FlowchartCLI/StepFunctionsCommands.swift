@@ -42,6 +42,13 @@ extension Tool {
       `run --decide` does (one value per visit of the state in this process, so a
       worker that answers one task per process gives each visit's decision, in the
       order the execution visits the state: .ci/stepfunctions.py counts the visits).
+
+      --fail makes the task's attempt fail as run --fail does, and answers as the
+      deployed handler would: {"error": "Flowchart.Retry"} when the state's retry takes
+      the failure and the payload's retryCount leaves attempts, {"exit": "catchN"} when
+      a catch route takes it, else the error. A timeout is what Step Functions itself
+      reports when a task outlives the state's TimeoutSeconds: --fail 'State=timeout'
+      answers {"error": "States.Timeout"}, which the definition's Retry and Catch take.
       """,
     arguments: [
       ArgumentSpec(name: "file", help: "The chart file, JSON (.json) or XML (.xml).")
@@ -54,6 +61,11 @@ extension Tool {
         name: "--decide", valueName: "state=decision",
         help:
           "Force a state's decision, as run --decide does: yes or no for a condition, a key for a multiple condition. Split at the last '='. Repeat for more states, or for one state's later visits.",
+        isRepeatable: true),
+      OptionSpec(
+        name: "--fail", valueName: "state[=how]",
+        help:
+          "Make the task's attempt of a state fail, as run --fail does: 'State' or 'State=error', 'State=catchN', 'State=timeout' (answers States.Timeout), 'State=none'. One task is one attempt: a worker that answers one task per process gives each attempt's value, in order.",
         isRepeatable: true),
     ])
 
@@ -83,14 +95,20 @@ extension Tool {
     return outcome
   }
 
-  /// `flowchart handle <file> [--payload <json>] [--decide <state=decision> ...]`.
+  /// `flowchart handle <file> [--payload <json>] [--decide <state=decision> ...]
+  /// [--fail <state[=how]> ...]`.
   static func handleTask(
-    _ path: String, payload payloadText: String?, decisions: [String] = []
+    _ path: String, payload payloadText: String?, decisions: [String] = [],
+    failures: [String] = []
   ) async -> Outcome {
     var outcome = Outcome()
     let forcedNames: [(name: String, decision: String)]
+    let forcedFailures: [(name: String, attempt: ForcedAttempt, text: String)]
     do throws(UsageError) {
       forcedNames = try decisions.map(parseDecision)
+      forcedFailures = try failures.map { text throws(UsageError) in
+        try parseFailure(text, command: "handle")
+      }
     } catch {
       return usageFailure(error)
     }
@@ -98,7 +116,8 @@ extension Tool {
     guard let loaded = load(path, decisions: inner, reportingTo: &outcome) else { return outcome }
     let chart: Flowchart<ChartValue>
     do throws(UsageError) {
-      let forcing = try forced(forcedNames, in: loaded, inner: inner)
+      var forcing = try forced(forcedNames, in: loaded, inner: inner)
+      try addFailures(forcedFailures, to: &forcing, in: loaded, command: "handle")
       do throws(ScriptProblem) {
         chart = forcing.isEmpty ? loaded : try loaded.scripted(forcing: forcing)
       } catch {
@@ -120,6 +139,13 @@ extension Tool {
       outcome.exitCode = .failure
       return outcome
     }
+    if let timeout = forcedTimeout(of: payload, in: loaded, failures: forcedFailures) {
+      // What Step Functions reports when the task outlives the state's TimeoutSeconds.
+      outcome.output =
+        ChartValue.object(["error": "States.Timeout", "cause": .string(timeout)]).jsonText + "\n"
+      outcome.exitCode = .failure
+      return outcome
+    }
     do throws(StepFunctionsTaskError) {
       let answer = try await StepFunctionsHandler(chart: chart, coding: .json).handle(payload)
       outcome.output = answer.jsonText + "\n"
@@ -130,6 +156,21 @@ extension Tool {
       outcome.exitCode = .failure
     }
     return outcome
+  }
+
+  /// The cause of the `States.Timeout` that `--fail 'State=timeout'` answers for
+  /// `payload`, when it asks for that state's code (not a nested chart's, not a merge or a
+  /// catch step) and the state's first `--fail` value is a timeout; `nil` otherwise.
+  private static func forcedTimeout(
+    of payload: ChartValue, in chart: Flowchart<ChartValue>,
+    failures: [(name: String, attempt: ForcedAttempt, text: String)]
+  ) -> String? {
+    guard payload[path: "nested"] == nil, (payload[path: "step"] ?? "state") == "state",
+      case .string(let name)? = payload[path: "state"],
+      failures.first(where: { $0.name == name })?.attempt == .timeout,
+      let state = chart.state(named: name), chart.scriptableModifiers(of: state)?.timeout != nil
+    else { return nil }
+    return "'\(name)' did not finish within its timeout (forced by --fail)"
   }
 
   /// The outcome of a usage error of `handle`: its message and the command's usage.

@@ -37,24 +37,62 @@ struct ToolRoutesTests {
     #expect(
       outcome.output == """
         [
-          {"decidable": true, "decide": ["Again?=yes", "Again?=no"], "endsInFailure": false, "route": "Count → Again? [yes] → Count → Again? [no] → Stop [done]", "states": ["Count", "Again?", "Count", "Again?", "Stop"]},
-          {"decidable": true, "decide": ["Again?=no"], "endsInFailure": false, "route": "Count → Again? [no] → Stop [done]", "states": ["Count", "Again?", "Stop"]}
+          {"decidable": true, "decide": ["Again?=yes", "Again?=no"], "endsInFailure": false, "fail": [], "route": "Count → Again? [yes] → Count → Again? [no] → Stop [done]", "states": ["Count", "Again?", "Count", "Again?", "Stop"]},
+          {"decidable": true, "decide": ["Again?=no"], "endsInFailure": false, "fail": [], "route": "Count → Again? [no] → Stop [done]", "states": ["Count", "Again?", "Stop"]}
         ]
 
         """)
   }
 
-  @Test func routesJSONSaysWhyDecisionsCannotDriveARoute() async throws {
+  @Test func routesJSONGivesEachRoutesFailValuesInAttemptOrder() async throws {
     let outcome = await Tool.run(["routes", sample("payment.json"), "--json"])
     #expect(outcome.exitCode == .success)
     let routes = try #require(
       JSONSerialization.jsonObject(with: Data(outcome.output.utf8)) as? [[String: Any]])
-    let undecidable = routes.filter { $0["decidable"] as? Bool == false }
-    #expect(undecidable.count == 6)
+    #expect(routes.allSatisfy { $0["decidable"] as? Bool == true })
+    let fail = routes.map { "\($0["route"] ?? ""): \($0["fail"] as? [String] ?? ["?"])" }
     #expect(
-      undecidable.first?["why"] as? String
-        == "'Charge card' fails, caught: --decide forces decisions, not failures")
+      fail == [
+        "Record order → Card declined? [yes] → Charge card → Ship [done]: []",
+        "Record order → Card declined? [yes] → Charge card [fails, caught] → Report failure [done]: [\"Charge card=catch1\"]",
+        "Record order → Card declined? [no] → Ship [done]: []",
+        "Record order [fails, retried] → Card declined? [yes] → Charge card → Ship [done]: [\"Record order=error\"]",
+        "Record order [fails, retried] → Card declined? [yes] → Charge card [fails, caught] → Report failure [done]: [\"Record order=error\", \"Charge card=catch1\"]",
+        "Record order [fails, retried] → Card declined? [no] → Ship [done]: [\"Record order=error\"]",
+        "Record order [fails 3×, run fails]: [\"Record order=error\", \"Record order=error\", \"Record order=error\"]",
+        "Record order [times out 3×, run fails]: [\"Record order=timeout\", \"Record order=timeout\", \"Record order=timeout\"]",
+      ])
     #expect(routes.filter { $0["endsInFailure"] as? Bool == true }.count == 2)
+  }
+
+  /// A state that fails on a later visit than its first: the visits before take `none`, and
+  /// the visits after the last failure are left out.
+  @Test func routesJSONGivesNoneToTheVisitsBeforeAStatesFailure() async throws {
+    let files = try TemporaryFiles()
+    let chart = try files.write(
+      "retried-loop.json",
+      """
+      {"flowchart": [
+        {"action": "Fetch", "catch": [{"goTo": "Give up"}]},
+        {"condition": "Again?", "run": "again", "yes": [{"goTo": "Fetch"}],
+         "no": [{"action": "Stop", "final": true}]},
+        {"action": "Give up", "final": true}
+      ]}
+      """)
+    let outcome = await Tool.run(["routes", chart, "--json", "--cycles", "1"])
+    let routes = try #require(
+      JSONSerialization.jsonObject(with: Data(outcome.output.utf8)) as? [[String: Any]])
+    let route = try #require(
+      routes.first {
+        $0["route"] as? String
+          == "Fetch → Again? [yes] → Fetch [fails, caught] → Give up [done]"
+      })
+    #expect(route["fail"] as? [String] == ["Fetch=none", "Fetch=catch1"])
+    #expect(route["decide"] as? [String] == ["Again?=yes"])
+    let run = await Tool.run(
+      ["run", chart, "--decide", "Again?=yes", "--fail", "Fetch=none", "--fail", "Fetch=catch1"])
+    #expect(
+      run.output.contains("Path: Fetch -> Again? -> Fetch -> Give up\n"), "\(run.errorOutput)")
   }
 
   @Test func routesJSONForcesASubflowsExitByItsChartsStatesBoundToCode() async {
@@ -62,8 +100,8 @@ struct ToolRoutesTests {
     #expect(
       outcome.output == """
         [
-          {"decidable": true, "decide": ["Paid?=yes"], "endsInFailure": false, "route": "Check out [yes] → Print each photo → Ship [done]", "states": ["Check out", "Print each photo", "Ship"]},
-          {"decidable": true, "decide": ["Paid?=no"], "endsInFailure": false, "route": "Check out [no] → Cancel [done]", "states": ["Check out", "Cancel"]}
+          {"decidable": true, "decide": ["Paid?=yes"], "endsInFailure": false, "fail": [], "route": "Check out [yes] → Print each photo → Ship [done]", "states": ["Check out", "Print each photo", "Ship"]},
+          {"decidable": true, "decide": ["Paid?=no"], "endsInFailure": false, "fail": [], "route": "Check out [no] → Cancel [done]", "states": ["Check out", "Cancel"]}
         ]
 
         """)
@@ -74,7 +112,7 @@ struct ToolRoutesTests {
     #expect(
       outcome.output == """
         [
-          {"decidable": true, "decide": [], "endsInFailure": false, "route": "Receive order → Approve → Ship [done]", "sends": ["Approve"], "states": ["Receive order", "Approve", "Ship"]}
+          {"decidable": true, "decide": [], "endsInFailure": false, "fail": [], "route": "Receive order → Approve → Ship [done]", "sends": ["Approve"], "states": ["Receive order", "Approve", "Ship"]}
         ]
 
         """)
@@ -132,6 +170,125 @@ struct ToolRoutesTests {
         outcome.output.contains("Path: \(states.joined(separator: " -> "))\n"),
         "\(route["route"] ?? ""): \(outcome.output)\(outcome.errorOutput)")
     }
+  }
+
+  /// Every route of payment.json that forces a failure runs down its states with its
+  /// `decide` and `fail` values, and ends in failure exactly when the route says so.
+  @Test func everyRouteWithFailuresRunsDownItsStates() async throws {
+    let listed = await Tool.run(["routes", sample("payment.json"), "--json"])
+    let routes = try #require(
+      JSONSerialization.jsonObject(with: Data(listed.output.utf8)) as? [[String: Any]])
+    let failing = routes.filter { ($0["fail"] as? [String])?.isEmpty == false }
+    #expect(failing.count == 6)
+    // Charge card's own code always fails (a built-in failure), whatever is forced before it:
+    // the route on which it succeeds is listed, but no run takes it.
+    let runnable = failing.filter {
+      !(($0["route"] as? String) ?? "").contains("Charge card → Ship")
+    }
+    #expect(runnable.count == 5)
+    for route in runnable {
+      let decide = try #require(route["decide"] as? [String])
+      let fail = try #require(route["fail"] as? [String])
+      let states = try #require(route["states"] as? [String])
+      let outcome = await Tool.run(
+        ["run", sample("payment.json")] + decide.flatMap { ["--decide", $0] }
+          + fail.flatMap { ["--fail", $0] })
+      let text = outcome.output + outcome.errorOutput
+      #expect(
+        text.contains("Path: \(states.joined(separator: " -> "))\n"),
+        "\(route["route"] ?? ""): \(text)")
+      #expect(
+        (outcome.exitCode == .failure) == (route["endsInFailure"] as? Bool == true),
+        "\(route["route"] ?? ""): \(text)")
+    }
+  }
+
+  @Test func runFailsOnlyTheAttemptsNamedThenRunsNormally() async {
+    // Record order's retry takes the forced failure; its second attempt runs its code.
+    let retried = await Tool.run(["run", sample("payment.json"), "--fail", "Record order"])
+    #expect(retried.exitCode == .success)
+    #expect(retried.output.contains(#"Context: {"status": "shipped"}"#), "\(retried.output)")
+    let timedOut = await Tool.run(
+      ["run", sample("payment.json")]
+        + Array(repeating: ["--fail", "Record order=timeout"], count: 3).flatMap { $0 })
+    #expect(timedOut.exitCode == .failure)
+    #expect(timedOut.errorOutput.contains("did not finish within its timeout of 5s"))
+    let help = await Tool.run(["help", "run"]).output.split(whereSeparator: \.isWhitespace)
+      .joined(separator: " ")
+    #expect(help.contains("--fail <state[=how]>"))
+    #expect(help.contains("each attempt of the state (a retry too) takes the next value"))
+  }
+
+  @Test(arguments: [
+    (
+      "Ship=timeout",
+      "Error: The value 'Ship=timeout' is invalid for '--fail <state[=how]>': action 'Ship' (PATH:11:5) has no timeout to run out. Give it a \"timeout\" in the chart, or fail it with --fail 'Ship'.\n"
+    ),
+    (
+      "Charge card=catch2",
+      "Error: The value 'Charge card=catch2' is invalid for '--fail <state[=how]>': action 'Charge card' (PATH:8:9) has 1 catch route. Name one of them (catch1), or write --fail 'Charge card'.\n"
+    ),
+    (
+      "Charge card=catch0",
+      "Error: The value 'Charge card=catch0' is invalid for '--fail <state[=how]>': catch routes are counted from 1, as in --fail 'Charge card=catch1'.\n"
+    ),
+    (
+      "Card declined?=none",
+      "Error: The value 'Card declined?=none' is invalid for '--fail <state[=how]>': condition 'Card declined?' (PATH:4:5) decides in the attempts that do not fail, and has no --decide value left for this one. Add a --decide 'Card declined?=…' for each of them, in order.\n"
+    ),
+    (
+      "=error",
+      "Error: The value '=error' is invalid for '--fail <state[=how]>': write the state's name, then optionally '=' and error, catchN, timeout or none, as in --fail 'Charge card' or --fail 'Charge card=timeout'.\n"
+    ),
+    (
+      "Recrd order",
+      "Error: The value 'Recrd order' is invalid for '--fail <state[=how]>': "
+    ),
+  ])
+  func runReportsABadFailValue(value: String, message: String) async {
+    // The messages name the chart file as given: PATH stands for it.
+    let path = sample("payment.json")
+    let outcome = await Tool.run(["run", path, "--fail", value])
+    #expect(outcome.exitCode == .usageError)
+    #expect(
+      outcome.errorOutput.hasPrefix(message.replacingOccurrences(of: "PATH", with: path)),
+      "\(outcome.errorOutput)")
+    #expect(outcome.errorOutput.contains("Usage: flowchart run <file>"))
+  }
+
+  @Test func handleAnswersAForcedFailureAsTheDeployedHandlerWould() async {
+    let charge =
+      #"{"state": "Charge card", "stateID": 2, "step": "state", "context": {"status": "received"}}"#
+    let caught = await Tool.run([
+      "handle", sample("payment.json"), "--payload", charge, "--fail", "Charge card=catch1",
+    ])
+    #expect(caught.exitCode == .success)
+    #expect(caught.output.hasSuffix(#""status": "received"}, "exit": "catch1"}"# + "\n"))
+    let record =
+      #"{"state": "Record order", "stateID": 0, "step": "state", "retryCount": 0, "context": {}}"#
+    let retried = await Tool.run([
+      "handle", sample("payment.json"), "--payload", record, "--fail", "Record order",
+    ])
+    #expect(retried.exitCode == .failure)
+    #expect(retried.output.contains(#""error": "Flowchart.Retry""#), "\(retried.output)")
+    // A timeout is Step Functions' own error, which the definition's Retry and Catch take.
+    let timedOut = await Tool.run([
+      "handle", sample("payment.json"), "--payload", record, "--fail", "Record order=timeout",
+    ])
+    #expect(timedOut.exitCode == .failure)
+    #expect(
+      timedOut.output
+        == #"{"cause": "'Record order' did not finish within its timeout (forced by --fail)", "error": "States.Timeout"}"#
+        + "\n")
+    // Another state's task runs normally.
+    let other = await Tool.run([
+      "handle", sample("payment.json"), "--payload", charge, "--fail", "Record order=timeout",
+    ])
+    #expect(other.exitCode == .success)
+    #expect(
+      other.output.hasSuffix(
+        #"{"context": {"failure": "The card was declined", "status": "received"}, "exit": "catch1"}"#
+          + "\n"), "\(other.output)")
   }
 
   @Test func handleForcesTheDecisionOfAConditionBoundToCode() async {
