@@ -209,7 +209,14 @@ def step_functions_run(sfn, sqs, queue_url, machine_arn, engine, context, sent, 
             if answer.returncode == 0 and "nested" not in payload and reply.get("exit") == "end":
                 decision = reply.get("decision")
             try:
-                if answer.returncode == 0:
+                if answer.returncode != 0 and reply.get("error") == "States.Timeout":
+                    # A timed-out attempt (`handle --fail 'State=timeout'`): its worker never
+                    # answers in time, so leave the task to the definition's TimeoutSeconds,
+                    # after which Step Functions itself fails it with States.Timeout, which
+                    # the state's Retry and Catch take (moto, like the ASL spec, refuses a
+                    # SendTaskFailure with an error name that begins with `States.`).
+                    pass
+                elif answer.returncode == 0:
                     sfn.send_task_success(taskToken=token, output=json.dumps(reply))
                 else:
                     sfn.send_task_failure(

@@ -46,9 +46,12 @@ extension Tool {
       --fail makes the task's attempt fail as run --fail does, and answers as the
       deployed handler would: {"error": "Flowchart.Retry"} when the state's retry takes
       the failure and the payload's retryCount leaves attempts, {"exit": "catchN"} when
-      a catch route takes it, else the error. A timeout is what Step Functions itself
-      reports when a task outlives the state's TimeoutSeconds: --fail 'State=timeout'
-      answers {"error": "States.Timeout"}, which the definition's Retry and Catch take.
+      a catch route takes it, else the error. A timeout is Step Functions' own: a
+      worker that times out never answers, and after the state's TimeoutSeconds the
+      execution fails the task with States.Timeout, which the definition's Retry and
+      Catch take. --fail 'State=timeout' writes {"error": "States.Timeout"} and exits
+      with 1 to say so: leave that task unanswered (SendTaskFailure cannot carry an
+      error name that begins with "States.": moto refuses it, as the ASL spec says).
       """,
     arguments: [
       ArgumentSpec(name: "file", help: "The chart file, JSON (.json) or XML (.xml).")
@@ -65,7 +68,7 @@ extension Tool {
       OptionSpec(
         name: "--fail", valueName: "state[=how]",
         help:
-          "Make the task's attempt of a state fail, as run --fail does: 'State' or 'State=error', 'State=catchN', 'State=timeout' (answers States.Timeout), 'State=none'. One task is one attempt: a worker that answers one task per process gives each attempt's value, in order.",
+          "Make the task's attempt of a state fail, as run --fail does: 'State' or 'State=error', 'State=catchN', 'State=timeout' (writes States.Timeout: leave the task unanswered, and its TimeoutSeconds runs out), 'State=none'. One task is one attempt: a worker that answers one task per process gives each attempt's value, in order.",
         isRepeatable: true),
     ])
 
