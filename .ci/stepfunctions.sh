@@ -2,7 +2,9 @@
 # The Step Functions proof (.ci/stepfunctions.py): every sample exported to the Amazon States
 # Language and checked by statelint, and the charts of .ci/stepfunctions/cases.json run on moto's
 # Step Functions interpreter; every route (`flowchart routes --json`) of the samples whose
-# conditions need Swift code, by forced decisions (`run --decide`, `handle --decide` per visit);
+# conditions need Swift code, by forced decisions (`run --decide`, `handle --decide` per visit),
+# and every route that needs a state to fail (Samples/payment.json's) by forced failures
+# (`run --fail`, `handle --fail` per attempt; a timeout left to the definition's TimeoutSeconds);
 # the Health workflow declared in Swift, exported and answered by its worker
 # (Playgrounds/HealthOnStepFunctions); then 20 seeded random charts (FLOWCHART_SEED,
 # FLOWCHART_RANDOM_CHARTS). Each task is answered by `flowchart handle` (or the worker), and
