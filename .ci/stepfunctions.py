@@ -250,7 +250,10 @@ def step_functions_run(sfn, sqs, queue_url, machine_arn, engine, context, sent, 
     ]
     output = json.loads(status["output"]) if status["status"] == "SUCCEEDED" else None
     return {"status": status["status"], "path": path, "context": output, "tasks": tasks,
-            "decision": decision}
+            "decision": decision,
+            # The attempts of each top-level state's code, for the routes that force failures.
+            "attempts": {json.loads(key)[1]: count for key, count in attempts.items()
+                         if json.loads(key)[0] is None}}
 
 
 def export(chart):
@@ -319,6 +322,15 @@ class Proof:
                     f"{chart} on {json.dumps(context)}{label or ''} runs differently:\n"
                     f"  Flowchart:      {expected}\n  Step Functions: {actual}"
                 )
+            # Each attempt a route fails (`--fail`) was a task of its own on moto: the retries
+            # ran there too, and a timed-out attempt did time out.
+            fail = getattr(engine, "fail", {})
+            short = {name: actual["attempts"].get(name, 0) for name, values in fail.items()
+                     if actual["attempts"].get(name, 0) < len(values)}
+            if short:
+                raise SystemExit(
+                    f"{chart} on {json.dumps(context)}{label or ''}: fewer attempts on Step "
+                    f"Functions than the route fails ({short}, forced {fail})")
             self.runs += 1
             self.failed_runs += actual["status"] == "FAILED"
             if verbose:
