@@ -219,6 +219,30 @@ struct ToolRoutesTests {
     #expect(help.contains("each attempt of the state (a retry too) takes the next value"))
   }
 
+  /// An action's attempts after its `--fail` values run its code, at every later visit.
+  @Test func anActionRunsNormallyAtEveryVisitAfterItsFailures() async throws {
+    let files = try TemporaryFiles()
+    let chart = try files.write(
+      "retried-count.json",
+      """
+      {"flowchart": [
+        {"action": "Count", "store": [{"path": "counted", "value": true}],
+         "retry": {"count": 1, "backoff": "immediate"}},
+        {"condition": "Again?", "run": "again", "yes": [{"goTo": "Count"}],
+         "no": [{"action": "Stop", "final": true}]}
+      ]}
+      """)
+    let outcome = await Tool.run([
+      "run", chart, "--fail", "Count", "--decide", "Again?=yes", "--decide", "Again?=yes",
+      "--decide", "Again?=no",
+    ])
+    #expect(outcome.exitCode == .success, "\(outcome.errorOutput)")
+    #expect(
+      outcome.output.contains(
+        "Path: Count -> Again? -> Count -> Again? -> Count -> Again? -> Stop\n"))
+    #expect(outcome.output.contains(#"Context: {"counted": true}"#))
+  }
+
   @Test(arguments: [
     (
       "Ship=timeout",
