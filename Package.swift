@@ -42,15 +42,23 @@ let package = Package(
     // named `flowchart`, which would clash with `Flowchart` on case-insensitive file systems.
     .executableTarget(
       name: "FlowchartCLI",
+      // Never FlowchartTesting: the tool must not link Swift Testing (`libTesting` lives in
+      // the toolchain, Testing.framework in Xcode, so such a binary fails to launch outside
+      // them). `flowchart routes` uses the core's `package` route walk instead. Check with
+      // `ldd $(swift build --show-bin-path)/flowchart | grep -i testing`: it prints nothing.
       dependencies: ["Flowchart", "FlowchartFiles", "FlowchartStepFunctions", "FlowchartStores"]),
     .testTarget(
-      name: "FlowchartCLITests", dependencies: ["FlowchartCLI", "FlowchartFiles", "FlowchartStores"]),
+      name: "FlowchartCLITests",
+      dependencies: ["FlowchartCLI", "FlowchartFiles", "FlowchartStores"]),
     // AWS Step Functions: a compiled chart as an Amazon States Language definition, and "run
     // one state of this chart on this JSON" for the tasks. Foundation is allowed here.
     .target(name: "FlowchartStepFunctions", dependencies: ["Flowchart", "FlowchartFiles"]),
     .testTarget(
       name: "FlowchartStepFunctionsTests",
-      dependencies: ["FlowchartStepFunctions", "FlowchartFiles", "Flowchart", "FlowchartTesting"],
+      dependencies: [
+        "FlowchartStepFunctions", "FlowchartFiles", "Flowchart", "FlowchartTesting",
+        "HealthOnStepFunctions",
+      ],
       exclude: ["Golden"]),
     // Run stores: a directory of files (Foundation is allowed here) and, with the `SQLite`
     // trait, SQLite through the system library below. No package dependency.
@@ -94,6 +102,13 @@ let package = Package(
     .executableTarget(
       name: "DurableOrder", dependencies: ["Flowchart", "FlowchartStores"],
       path: "Playgrounds/DurableOrder"),
+    // The Health workflow on AWS Step Functions: `export` writes its definition, `handle`
+    // answers one task on standard input (the body of a Lambda function or an activity
+    // worker), with the one chart both share. `.ci/stepfunctions.sh` runs it on moto.
+    .executableTarget(
+      name: "HealthOnStepFunctions",
+      dependencies: ["Flowchart", "FlowchartFiles", "FlowchartStepFunctions"],
+      path: "Playgrounds/HealthOnStepFunctions"),
     // Benchmarks: `swift run -c release flowchart-benchmarks` (see BENCHMARKS.md).
     .executableTarget(
       name: "flowchart-benchmarks",

@@ -27,8 +27,9 @@ extension Tool {
     case "run":
       return await runChart(
         file, context: arguments.value(of: "--context") ?? "{}",
-        decisions: arguments.values(of: "--decide"), inputs: arguments.values(of: "--send"),
-        stepLimit: arguments.value(of: "--step-limit"), log: arguments.isSet("--log"),
+        decisions: arguments.values(of: "--decide"), failures: arguments.values(of: "--fail"),
+        inputs: arguments.values(of: "--send"), stepLimit: arguments.value(of: "--step-limit"),
+        log: arguments.isSet("--log"),
         files: RunFiles(
           logFile: arguments.value(of: "--log-file"), report: arguments.value(of: "--report")),
         store: arguments.value(of: "--store"), output: output)
@@ -42,10 +43,15 @@ extension Tool {
         files: RunFiles(
           logFile: arguments.value(of: "--log-file"), report: arguments.value(of: "--report")),
         output: output)
+    case "routes":
+      return listRoutes(
+        file, cycles: arguments.value(of: "--cycles"), json: arguments.isSet("--json"))
     case "export":
       return exportChart(file, resourcesPath: arguments.value(of: "--resources"))
     case "handle":
-      return await handleTask(file, payload: arguments.value(of: "--payload"))
+      return await handleTask(
+        file, payload: arguments.value(of: "--payload"),
+        decisions: arguments.values(of: "--decide"), failures: arguments.values(of: "--fail"))
     default:
       preconditionFailure("every command in Tool.commands has a case: \(name)")
     }

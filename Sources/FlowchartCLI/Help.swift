@@ -47,7 +47,11 @@ enum Help {
   /// `USAGE: ` and `usage`, wrapped, further lines indented under the first word after
   /// `USAGE: `.
   static func usage(_ usage: String) -> String {
-    wrapped("USAGE: " + usage, width: width).joined(separator: "\n       ")
+    // The lines after the first are indented under the usage, so they hold that much less.
+    let indent = String(repeating: " ", count: "USAGE: ".count)
+    let lines = wrapped("USAGE: " + usage, width: width)
+    let rest = wrapped(lines.dropFirst().joined(separator: " "), width: width - indent.count)
+    return ([lines[0]] + (lines.count > 1 ? rest : [])).joined(separator: "\n" + indent)
   }
 
   /// `text` with each paragraph (separated by a blank line) wrapped to ``width``, except

@@ -13,18 +13,23 @@ extension Tool {
   /// With `output`, the lines of `--log` go to it as the run goes, each as it happens;
   /// without, they start ``Outcome/output``.
   static func runChart(
-    _ path: String, context contextText: String, decisions: [String], inputs: [String] = [],
-    stepLimit stepLimitText: String? = nil, log: Bool, files: RunFiles = RunFiles(),
+    _ path: String, context contextText: String, decisions: [String], failures: [String] = [],
+    inputs: [String] = [], stepLimit stepLimitText: String? = nil, log: Bool,
+    files: RunFiles = RunFiles(),
     store: String? = nil, output: OutputSink? = nil
   ) async -> Outcome {
     var outcome = Outcome()
     let context: ChartValue
     let forcedNames: [(name: String, decision: String)]
+    let forcedFailures: [(name: String, attempt: ForcedAttempt, text: String)]
     let sent: [(name: String, value: ChartValue)]
     let stepLimit: Int
     do throws(UsageError) {
       context = try parseContext(contextText)
       forcedNames = try decisions.map(parseDecision)
+      forcedFailures = try failures.map { text throws(UsageError) in
+        try parseFailure(text, command: "run")
+      }
       sent = try inputs.map(parseInput)
       stepLimit = try stepLimitText.map(parseStepLimit) ?? defaultStepLimit
     } catch {
@@ -35,8 +40,8 @@ extension Tool {
     let inner = InnerDecisions()
     guard let chart = load(path, decisions: inner, reportingTo: &outcome) else { return outcome }
     return await run(
-      chart, inner: inner, context: context, decisions: forcedNames, inputs: sent,
-      stepLimit: stepLimit, log: log, files: files, store: store.map { (path, $0) },
+      chart, inner: inner, context: context, decisions: forcedNames, failures: forcedFailures,
+      inputs: sent, stepLimit: stepLimit, log: log, files: files, store: store.map { (path, $0) },
       output: output)
   }
 
@@ -46,6 +51,7 @@ extension Tool {
   static func run(
     _ chart: Flowchart<ChartValue>, inner: InnerDecisions, context: ChartValue,
     decisions forcedNames: [(name: String, decision: String)],
+    failures: [(name: String, attempt: ForcedAttempt, text: String)] = [],
     inputs sent: [(name: String, value: ChartValue)], stepLimit: Int, log: Bool,
     files: RunFiles = RunFiles(), store: (chart: String, directory: String)? = nil,
     output: OutputSink?
@@ -64,7 +70,8 @@ extension Tool {
       log ? { @Sendable state, step in steps.append(state, step) } : nil
     let scripted: Flowchart<ChartValue>
     do throws(UsageError) {
-      let forcing = try forced(forcedNames, in: chart, inner: inner)
+      var forcing = try forced(forcedNames, in: chart, inner: inner)
+      try addFailures(failures, to: &forcing, in: chart, command: "run")
       do throws(ScriptProblem) {
         scripted = try chart.scripted(forcing: forcing, observer: observer)
       } catch {

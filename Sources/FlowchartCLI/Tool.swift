@@ -111,8 +111,9 @@ enum Tool {
         OptionSpec(
           name: "--decide", valueName: "state=decision",
           help:
-            "Force a state's decision: yes or no for a condition, a key for a multiple condition. Split at the last '='. Repeat for more states, or for one state's later visits. Reaches the states of the charts subflows and maps run, by name.",
+            "Force a state's decision: yes or no for a condition, a key for a multiple condition. Split at the last '='. Repeat for more states, or for one state's later visits: each visit takes the next, in order (--decide 'Ready?=no' --decide 'Ready?=yes' goes round a loop once). Reaches the states of the charts subflows and maps run, by name. `flowchart routes --json` gives each route's values.",
           isRepeatable: true),
+        OptionSpec(name: "--fail", valueName: "state[=how]", help: failHelp, isRepeatable: true),
         OptionSpec(
           name: "--send", valueName: "state=json",
           help:
@@ -139,6 +140,7 @@ enum Tool {
       ]),
     runsCommand,
     resumeCommand,
+    routesCommand,
     exportCommand,
     handleCommand,
   ]

@@ -1,6 +1,7 @@
 // Routes: the value. A `Route` is the steps a run takes through a chart, with the exit,
 // decision or failure of each; it reads as text (its name in test output) and makes the
-// `Script` that forces a run down it. How routes are found is in `Flowchart+Routes.swift`.
+// `Script` that forces a run down it. It wraps the core's `WalkedRoute` (plain data, found by
+// the walk in `Graph/Flowchart+Routes.swift`); `Flowchart+Routes.swift` here is the public API.
 
 import Flowchart
 import Testing
@@ -29,45 +30,30 @@ import Testing
 public struct Route: Sendable, Hashable, CustomStringConvertible, CustomTestStringConvertible {
   /// One state of a route and what it took.
   public struct Step: Sendable, Hashable {
+    /// The step as the core's route walk found it.
+    let base: WalkedRoute.Step
+
     /// The state.
-    public let state: StateID
+    public var state: StateID { base.state }
     /// The state's name.
-    public let name: String
+    public var name: String { base.name }
     /// The state's kind.
-    public let kind: StateKind
+    public var kind: StateKind { base.kind }
     /// The exit the state takes, or `nil` when it ends its flow (or ends the route, for a
     /// route to a state).
-    public let exit: Exit.Label?
+    public var exit: Exit.Label? { base.exit }
     /// What the state decides when it ends its flow: `Decision.done`, `Decision.yes` or
     /// `Decision.no`; `nil` for a state that takes an exit, and for a final multiple
     /// condition, whose keys the chart does not list.
-    public let decision: Decision?
+    public var decision: Decision? { base.decision }
     /// How many dispatches the state is inside: 0 at the top level.
-    public let depth: Int
+    public var depth: Int { base.depth }
     /// The position, from zero, of the dispatch branch the state is in; `nil` at the top
     /// level.
-    public let branch: Int?
+    public var branch: Int? { base.branch }
     /// How the state's code fails on this route, for a state with a retry, catch routes or
     /// a timeout; `nil` when its first attempt succeeds.
-    public let failure: Failure?
-
-    /// The step as a route shows it: the name, then in brackets how it failed, if it did,
-    /// and the decision or the exit (none for an action's `next`).
-    var text: String {
-      var parts: [String] = []
-      if let failure { parts.append("\(failure)") }
-      if let decision {
-        parts.append("\(decision)")
-      } else if let exit, exit != .next {
-        parts.append("\(exit)")
-      } else if endsFlow && kind == .multipleCondition && failure == nil {
-        parts.append("any key")
-      }
-      return parts.isEmpty ? name : "\(name) [\(parts.joined(separator: ", "))]"
-    }
-
-    /// Whether the step ends its flow (rather than a route to a state).
-    let endsFlow: Bool
+    public var failure: Failure? { base.failure.map(Failure.init) }
   }
 
   /// How a state's code fails on a route: how many attempts fail, and what follows.
@@ -101,17 +87,27 @@ public struct Route: Sendable, Hashable, CustomStringConvertible, CustomTestStri
       self.outcome = outcome
     }
 
+    /// The failure the core's route walk found.
+    init(_ walked: WalkedRoute.Failure) {
+      let outcome: Outcome =
+        switch walked.outcome {
+        case .retried: .retried
+        case .caught(let route): .caught(route: route)
+        case .failsRun: .failsRun
+        }
+      self.init(attempts: walked.attempts, timesOut: walked.timesOut, outcome: outcome)
+    }
+
     /// `fails`, `fails 3×` or `times out`, then `retried`, `caught` or `run fails`.
     public var description: String {
-      let what = timesOut ? "times out" : "fails"
-      let count = attempts == 1 ? "" : " \(attempts)×"
-      let then =
-        switch outcome {
-        case .retried: "retried"
-        case .caught: "caught"
-        case .failsRun: "run fails"
+      let outcome: WalkedRoute.Failure.Outcome =
+        switch self.outcome {
+        case .retried: .retried
+        case .caught(let route): .caught(route: route)
+        case .failsRun: .failsRun
         }
-      return "\(what)\(count), \(then)"
+      return WalkedRoute.Failure(attempts: attempts, timesOut: timesOut, outcome: outcome)
+        .description
     }
   }
 
@@ -120,9 +116,13 @@ public struct Route: Sendable, Hashable, CustomStringConvertible, CustomTestStri
   /// after it.
   public let steps: [Step]
 
-  /// Creates a route from its steps.
-  init(steps: [Step]) {
-    self.steps = steps
+  /// The route as the core's route walk found it.
+  let base: WalkedRoute
+
+  /// The route the core's walk found.
+  init(_ base: WalkedRoute) {
+    self.base = base
+    self.steps = base.steps.map(Step.init(base:))
   }
 
   /// The names of the states, in order: what `RunResult.pathNames` holds after a run
@@ -136,9 +136,7 @@ public struct Route: Sendable, Hashable, CustomStringConvertible, CustomTestStri
 
   /// Whether a run down the route fails: a state's failure that nothing catches ends it
   /// (``Failure/Outcome/failsRun``), with a `RunError`.
-  public var endsInFailure: Bool {
-    steps.contains { $0.failure?.outcome == .failsRun }
-  }
+  public var endsInFailure: Bool { base.endsInFailure }
 
   /// The script that drives a run down the route: every decision the route names.
   ///
@@ -195,33 +193,7 @@ public struct Route: Sendable, Hashable, CustomStringConvertible, CustomTestStri
   }
 
   /// The steps joined by ` → `, decisions in brackets, branches in braces.
-  public var description: String {
-    guard let first = steps.first else { return "" }
-    var text = first.text
-    // The branch each open level of braces is in, innermost last.
-    var branches: [Int?] = [first.branch]
-    for step in steps.dropFirst() {
-      let depth = first.depth + branches.count - 1
-      if step.depth > depth {
-        text += " { "
-        branches.append(step.branch)
-      } else {
-        for _ in step.depth..<depth {
-          text += " }"
-          branches.removeLast()
-        }
-        if step.branch != branches[branches.count - 1] {
-          text += " | "
-          branches[branches.count - 1] = step.branch
-        } else {
-          text += " → "
-        }
-      }
-      text += step.text
-    }
-    text += String(repeating: " }", count: branches.count - 1)
-    return text
-  }
+  public var description: String { base.description }
 
   /// The route's ``description``, so each case of a parameterized test reads as its route.
   public var testDescription: String { description }

@@ -130,7 +130,7 @@ struct ToolStepLimitTests {
       """
       Error: The value '\(value)' is invalid for '--step-limit <n>': \(reason)
       Help:  --step-limit <n>  The most states the run may enter before it stops with an error, so that a loop whose exit is never taken ends. A whole number from 1. (default: 100000)
-      Usage: flowchart run <file> [--context <json>] [--decide <state=decision> ...] [--send <state=json> ...] [--step-limit <n>] [--log] [--log-file <path>] [--report <path>] [--store <directory>]
+      Usage: flowchart run <file> [--context <json>] [--decide <state=decision> ...] [--fail <state[=how]> ...] [--send <state=json> ...] [--step-limit <n>] [--log] [--log-file <path>] [--report <path>] [--store <directory>]
         See 'flowchart run --help' for more information.
 
       """)

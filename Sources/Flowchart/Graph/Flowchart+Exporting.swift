@@ -101,7 +101,13 @@ extension Flowchart {
   /// it as a run runs them (a typed rule's or route's `if:` closure included): whether the
   /// retry takes it (with attempts left), and which catch route takes it after.
   package func exportedFailureRoute(of state: StateID, error: any Error) -> ExportedFailureRoute {
-    guard let modifiers = graph.records[state.index].declaration.modifiers else {
+    // The node's modifiers: a scripted chart's (the tool's `handle --fail`) also take the
+    // script's `ScriptedFailure`, as its runs do; otherwise the declared ones.
+    let node = graph.nodeBase[state.index]
+    let modifiers =
+      node.kind == .modified
+      ? ModifiedCode.of(node).modifiers : graph.records[state.index].declaration.modifiers
+    guard let modifiers else {
       return ExportedFailureRoute(retries: false, catchRoute: nil)
     }
     let retries = modifiers.retry.map { $0.count > 0 && $0.filter(error) } ?? false

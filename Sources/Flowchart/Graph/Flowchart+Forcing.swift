@@ -32,7 +32,7 @@ extension Flowchart {
     }
     let pick = DecisionPicker(
       count: force.choices.count, stateName: record.name, location: record.location,
-      failures: failures)
+      failures: failures, repeatsLast: force.repeatsLastChoice)
     let observe = observer ?? { _, _ in }
     let effect = try forcedEffect(for: index, node: node, force)
     switch node.kind {
@@ -196,13 +196,19 @@ private final class DecisionPicker: Sendable {
   private let location: SourceLocation
   /// The error each choice throws, by position: `nil` for a decision.
   private let failures: [(any Error)?]
+  /// Whether the visits after the last choice take it again.
+  private let repeatsLast: Bool
   private let visits = AtomicWord<Int>(0)
 
-  init(count: Int, stateName: String, location: SourceLocation, failures: [(any Error)?]) {
+  init(
+    count: Int, stateName: String, location: SourceLocation, failures: [(any Error)?],
+    repeatsLast: Bool = false
+  ) {
     self.count = count
     self.stateName = stateName
     self.location = location
     self.failures = failures
+    self.repeatsLast = repeatsLast
   }
 
   /// The position of the decision this attempt takes.
@@ -216,6 +222,10 @@ private final class DecisionPicker: Sendable {
     }
     let visit = visits.wrappingAdd(1, ordering: .relaxed).oldValue
     if visit < count, let failure = failures[visit] { throw failure }
+    if visit >= count && repeatsLast {
+      if let failure = failures[count - 1] { throw failure }
+      return count - 1
+    }
     guard visit < count else {
       throw ScriptProblem(
         stateName: stateName,

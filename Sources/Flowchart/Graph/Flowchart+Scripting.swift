@@ -66,6 +66,10 @@ package struct ForcedDecision: Sendable {
   /// `@Sendable (inout Context) async throws -> Void` over the chart's context. It wins
   /// over ``runsCode``.
   package var replacement: (any Sendable)?
+  /// Whether the attempts after the last choice take the last choice again, rather than
+  /// being a ``ScriptProblem`` (a single choice is taken at every visit either way): the
+  /// tool's `--fail`, after which a state goes on as it would.
+  package var repeatsLastChoice = false
 
   /// Forces `choices`, one per visit, running the state's code first only when `runsCode`
   /// is `true`.
