@@ -88,8 +88,7 @@ extension Interpreter {
     control: RunControl
   ) async throws(RunError) {
     let left = leavePosition(before: state, path: path, context: context, control: control)
-    await control.monitor?.waitWhilePaused(before: state, flow: flow)
-    if left { tookPosition(control: control) }
+    await control.monitor?.waitWhilePaused(before: state, flow: flow, tookPosition: left)
     if control.isCancelled || Task.isCancelled {
       throw cancellationError(at: state, path: path)
     }

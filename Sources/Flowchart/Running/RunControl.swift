@@ -130,8 +130,10 @@ protocol RunMonitor: AnyObject, Sendable {
   /// A flow stopped at `state` with `error`.
   func failed(_ state: Int32, flow: Int32, error: RunError)
   /// Waits while the run is paused, at the boundary before `state`; returns at once when it
-  /// is not, and when the waiting task is cancelled.
-  func waitWhilePaused(before state: Int32, flow: Int32) async
+  /// is not, and when the waiting task is cancelled. `tookPosition`: the flow left its
+  /// position with the run before it waited (`leavePosition`), and takes it back as it goes
+  /// on, in the same step.
+  func waitWhilePaused(before state: Int32, flow: Int32, tookPosition: Bool) async
   /// A flow's dispatch `state` starts its branches.
   func dispatchStarted(_ state: Int32, flow: Int32)
   /// Branch `index` of dispatch `state` starts with `context`; returns the branch's flow
