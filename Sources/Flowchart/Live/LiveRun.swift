@@ -50,15 +50,11 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
   let logging: LiveRunLogging<Context>?
   /// Whether the run makes each event as it reports it: it has an observer or a log.
   let isExpected: Bool
-  /// Whether anything reads the run's events (``Interest``), in one word a boundary reads
-  /// without the lock: while it is 0, a state's entry and decision take no lock.
+  /// Whether anything reads the run's events (``Interest``), in one word read without the
+  /// lock: while it is 0, the top-level flow's control does not raise
+  /// ``RunControl/Flags/reports``, so its boundaries report nothing (a decision reported
+  /// anyway, by a parked flow going on, returns at once).
   let interest: AtomicWord<UInt8>
-  /// The state the top-level flow entered last while nobody read the run's events, not yet
-  /// moved into the machine's positions, or -1. The flow stores it without the lock; every
-  /// section of the lock that reads or sets the positions moves it first
-  /// (``settlePositions(in:)``), so that a value stored before a position set under the lock
-  /// never replaces it.
-  let topLevelPosition = AtomicWord<Int>(-1)
   /// The top-level flow's last decision while only subscribers read the run's events, not
   /// yet recorded (a ``PendingDecision``'s word), or 0. The flow stores it without the lock;
   /// the next event recorded, by any flow, records it first (see
@@ -136,12 +132,17 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
     static var subscribed: UInt8 { 1 << 1 }
   }
 
-  /// Moves the position the top-level flow stored without the lock into the machine's
-  /// positions; called under the lock, first in every section that reads or sets them.
+  /// Moves the position the top-level flow stored without the lock (in its control's
+  /// ``RunControl/position``, while its boundaries report nothing) into the machine's
+  /// positions; called under the lock, first in every section that reads or sets them, so
+  /// that a position stored before one set under the lock never replaces it.
   func settlePositions(in locked: inout LiveRunState) {
-    var position = topLevelPosition.load(ordering: .relaxed)
+    guard let control = locked.controls.first(where: { $0.flags.contains(.parks) }) else {
+      return
+    }
+    var position = control.position.load(ordering: .relaxed)
     while position >= 0 {
-      let (taken, stored) = topLevelPosition.compareExchange(
+      let (taken, stored) = control.position.compareExchange(
         expected: position, desired: -1, ordering: .relaxed)
       if taken {
         locked.machine.enter(Int32(truncatingIfNeeded: position), flow: 0)
@@ -220,6 +221,7 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
     // A run that ended has nothing more to append: the stream ends at once.
     let reader = state.withLock { locked in
       interest.bitwiseOr(Interest.subscribed, ordering: .relaxed)
+      for control in locked.controls { control.reportEvents() }
       return locked.events.subscribe(limit: limit)
     }
     // The stream holds the run anyway: a weak reference would only make every retain of the
@@ -282,6 +284,7 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
   func register(_ control: RunControl) {
     state.withLock { state in
       state.controls.append(control)
+      if interest.load(ordering: .relaxed) != 0 { control.reportEvents() }
       if state.machine.isPaused { control.setPaused(true) }
       // A snapshot asked for before the top-level flow's control existed holds it too.
       if !state.snapshots.waiters.isEmpty, control.flags.contains(.parks) {
@@ -299,11 +302,6 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
   }
 
   func entered(_ state: Int32, flow: Int32) {
-    // Nobody reads the events: the top-level flow's position is all a boundary records.
-    if flow == 0, interest.load(ordering: .relaxed) == 0 {
-      topLevelPosition.store(Int(state), ordering: .relaxed)
-      return
-    }
     let reported = self.state.withLock { locked in
       settlePositions(in: &locked)
       locked.machine.enter(state, flow: flow)
