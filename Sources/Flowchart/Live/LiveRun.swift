@@ -15,6 +15,9 @@ struct LiveRunState {
   /// array: a run has few at once, and a dictionary would cost each run an allocation more).
   /// Their paused flag is the machine's paused mark, raised and lowered under the lock.
   var controls: [RunControl] = []
+  /// The top-level flow's control (the one that parks), once registered: where the flow
+  /// stores its position while its boundaries report nothing.
+  var topControl: RunControl?
   /// The time and flow of the last event, when it was a state's decision: the state that
   /// flow enters next, at the same boundary, reports the same time rather than read the
   /// clock again.
@@ -137,9 +140,7 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
   /// positions; called under the lock, first in every section that reads or sets them, so
   /// that a position stored before one set under the lock never replaces it.
   func settlePositions(in locked: inout LiveRunState) {
-    guard let control = locked.controls.first(where: { $0.flags.contains(.parks) }) else {
-      return
-    }
+    guard let control = locked.topControl else { return }
     var position = control.position.load(ordering: .relaxed)
     while position >= 0 {
       let (taken, stored) = control.position.compareExchange(
@@ -259,6 +260,7 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
       locked.machine.end(succeeded: succeeded)
       let reported = publish(payload: payload, at: state, flow: 0, in: &locked, logging: suffix)
       locked.controls = []
+      locked.topControl = nil
       return (reported, locked.events.finish(), endedForSnapshots(in: &locked))
     }
     for reader in readers { reader.resume() }
@@ -284,6 +286,7 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
   func register(_ control: RunControl) {
     state.withLock { state in
       state.controls.append(control)
+      if control.flags.contains(.parks) { state.topControl = control }
       if interest.load(ordering: .relaxed) != 0 { control.reportEvents() }
       if state.machine.isPaused { control.setPaused(true) }
       // A snapshot asked for before the top-level flow's control existed holds it too.
