@@ -200,6 +200,7 @@ struct LiveRunTests {
     // Nobody subscribes and there is no observer: the flow records its position without
     // the run's lock, and the handle still reads it, state by state.
     let reached = Gate()
+    let reachedAgain = Gate()
     let first = Gate()
     let second = Gate()
     let chart = try Flowchart<Int> {
@@ -209,14 +210,16 @@ struct LiveRunTests {
         await first.wait()
       }
       Action("Count again") { $0 += 1 }
-      Action("Hold again", isFinal: true) { _ in await second.wait() }
+      Action("Hold again", isFinal: true) { _ in
+        reachedAgain.open()
+        await second.wait()
+      }
     }
     let handle = chart.start(with: 0)
     await reached.wait()
     #expect(handle.positions == [chart.state(named: "Hold")])
     first.open()
-    // The position moves on without anyone watching; wait until it has.
-    while handle.positions != [chart.state(named: "Hold again")] { await Task.yield() }
+    await reachedAgain.wait()
     #expect(handle.positionNames == ["Hold again"])
     second.open()
     #expect(try await handle.result.context == 2)
