@@ -29,7 +29,7 @@ enum LivePauseBenchmarks {
         group: "live",
         workload:
           "pause → resume latency: resume() to the next state entered vs a resumed continuation, \(rounds) rounds",
-        unit: "ns/round", flowchart: samples[0], baseline: samples[1]))
+        unit: "ns/round", flowchart: samples[0], baseline: samples[1], targetRatio: 1.5))
     report.notes.append(
       "live, pause → resume: each round pauses the endless async cycle (started with an "
         + "observer) and waits until it reports `paused`, then times from `resume()` to the "

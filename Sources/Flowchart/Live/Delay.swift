@@ -304,6 +304,7 @@ extension LiveRun: DelayReporting {
     let payload = RunEvent.Kind.waitingUntil(deadline)
     let found = state.withLock {
       locked -> (Int32, ReportedEvent, LiveRunStateMachine<LiveRunTypes>.CancelAction)? in
+      settlePositions(in: &locked)
       guard
         let found = locked.machine.positions.firstFlow(where: {
           graph.records[Int($0)].attachment === slot

@@ -76,12 +76,13 @@ extension LiveRun {
   func publish(
     _ tag: EventTag, value: Int32 = 0, at state: Int32?, flow: Int32, in locked: inout LiveRunState
   ) -> ReportedEvent {
+    var reported = ReportedEvent()
+    recordPendingDecision(in: &locked, reported: &reported)
     // Nobody listens: only the positions (updated by the caller) matter.
-    guard isExpected || locked.events.hasReaders else { return ReportedEvent() }
+    guard isExpected || locked.events.hasReaders else { return reported }
     let record = stamp(
       tag, value: value, at: state, flow: flow, decides: tag.isDecision, in: &locked)
-    var reported = ReportedEvent()
-    if locked.events.hasReaders { reported.wakes = locked.events.append(record) }
+    if locked.events.hasReaders { reported.wakes = locked.events.append(record) || reported.wakes }
     if _slowPath(isExpected) { expect(record, payload: nil, in: &locked, reported: &reported) }
     return reported
   }
@@ -93,16 +94,43 @@ extension LiveRun {
     payload: RunEvent.Kind, at state: Int32?, flow: Int32, in locked: inout LiveRunState,
     logging suffix: String = ""
   ) -> ReportedEvent {
-    guard isExpected || locked.events.hasReaders else { return ReportedEvent() }
+    var reported = ReportedEvent()
+    recordPendingDecision(in: &locked, reported: &reported)
+    guard isExpected || locked.events.hasReaders else { return reported }
     var decides = false
     if case .stateDecided = payload { decides = true }
     let record = stamp(.payload, value: 0, at: state, flow: flow, decides: decides, in: &locked)
-    var reported = ReportedEvent()
-    if locked.events.hasReaders { reported.wakes = locked.events.append(record, payload: payload) }
+    if locked.events.hasReaders {
+      reported.wakes = locked.events.append(record, payload: payload) || reported.wakes
+    }
     if isExpected {
       expect(record, payload: payload, logging: suffix, in: &locked, reported: &reported)
     }
     return reported
+  }
+
+  /// Records the top-level flow's decision that waits in ``pendingDecision``, if any, before
+  /// the event being published: it happened first. Timed as it is recorded, so the times
+  /// stay in the order of the records, and the state the flow enters next takes its time.
+  @inline(__always)
+  private func recordPendingDecision(
+    in locked: inout LiveRunState, reported: inout ReportedEvent
+  ) {
+    var word = pendingDecision.load(ordering: .relaxed)
+    while _slowPath(word != 0) {
+      let (taken, stored) = pendingDecision.compareExchange(
+        expected: word, desired: 0, ordering: .relaxed)
+      if taken {
+        // Nobody reads any more (the subscribers left): the decision goes unrecorded.
+        guard locked.events.hasReaders else { return }
+        let decision = PendingDecision(word: word)
+        let record = stamp(
+          decision.tag, value: 0, at: decision.state, flow: 0, decides: true, in: &locked)
+        reported.wakes = locked.events.append(record)
+        return
+      }
+      word = stored
+    }
   }
 
   /// The record of an event, timed: a state entered right after its flow's decision takes
@@ -214,6 +242,29 @@ extension LiveRun {
   /// dispatch's branches that did not succeed.
   func report(_ kinds: [RunEvent.Kind], at state: Int32, flow: Int32) {
     for kind in kinds { emit(kind, at: state, flow: flow) }
+  }
+}
+
+/// A decision of a live run's top-level flow waiting to be recorded (see
+/// ``LiveRun/pendingDecision``), packed into one word: the state in the low 32 bits, the tag
+/// above them, and a bit that makes the word nonzero.
+struct PendingDecision {
+  var tag: EventTag
+  var state: Int32
+
+  init(_ tag: EventTag, at state: Int32) {
+    self.tag = tag
+    self.state = state
+  }
+
+  init(word: Int) {
+    state = Int32(truncatingIfNeeded: word)
+    // Only words made by `word` below are read back.
+    tag = EventTag(rawValue: UInt8(truncatingIfNeeded: word >> 32)).unsafelyUnwrapped
+  }
+
+  var word: Int {
+    1 << 40 | Int(tag.rawValue) << 32 | Int(UInt32(bitPattern: state))
   }
 }
 

@@ -15,6 +15,9 @@ struct LiveRunState {
   /// array: a run has few at once, and a dictionary would cost each run an allocation more).
   /// Their paused flag is the machine's paused mark, raised and lowered under the lock.
   var controls: [RunControl] = []
+  /// The top-level flow's control (the one that parks), once registered: where the flow
+  /// stores its position while its boundaries report nothing.
+  var topControl: RunControl?
   /// The time and flow of the last event, when it was a state's decision: the state that
   /// flow enters next, at the same boundary, reports the same time rather than read the
   /// clock again.
@@ -50,6 +53,16 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
   let logging: LiveRunLogging<Context>?
   /// Whether the run makes each event as it reports it: it has an observer or a log.
   let isExpected: Bool
+  /// Whether anything reads the run's events (``Interest``), in one word read without the
+  /// lock: while it is 0, the top-level flow's control does not raise
+  /// ``RunControl/Flags/reports``, so its boundaries report nothing (a decision reported
+  /// anyway, by a parked flow going on, returns at once).
+  let interest: AtomicWord<UInt8>
+  /// The top-level flow's last decision while only subscribers read the run's events, not
+  /// yet recorded (a ``PendingDecision``'s word), or 0. The flow stores it without the lock;
+  /// the next event recorded, by any flow, records it first (see
+  /// ``publish(_:value:at:flow:in:)``), so the events keep their order and their times.
+  let pendingDecision = AtomicWord<Int>(0)
   /// Time since the run started, by the run's clock.
   let elapsed: @Sendable () -> Duration
   /// Everything mutable but the result; `state` rather than a lock's usual name, as the
@@ -74,6 +87,7 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
     self.wallClockNow = wallClockNow
     logging = loggedContext.map { LiveRunLogging(context: $0, options: options) }
     isExpected = observer != nil || loggedContext != nil
+    interest = AtomicWord(isExpected ? Interest.expected : 0)
     state = Lock(State(machine: LiveRunStateMachine(isPaused: isPaused)))
   }
 
@@ -105,7 +119,37 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
 
   var positions: [StateID] {
     state.withLock { state in
-      state.machine.positions.states.map(StateID.init)
+      settlePositions(in: &state)
+      return state.machine.positions.states.map(StateID.init)
+    }
+  }
+
+  /// What reads a live run's events, as bits of ``interest``.
+  enum Interest {
+    /// The run has an observer or a log: it makes every event.
+    static var expected: UInt8 { 1 << 0 }
+    /// A subscriber's stream was made (and may still read): the run records every event.
+    /// Never lowered, so a subscription made while the run goes is seen at the flow's next
+    /// boundary at the latest, and any boundary that happens after it (by a lock, a
+    /// continuation or a task) sees it.
+    static var subscribed: UInt8 { 1 << 1 }
+  }
+
+  /// Moves the position the top-level flow stored without the lock (in its control's
+  /// ``RunControl/position``, while its boundaries report nothing) into the machine's
+  /// positions; called under the lock, first in every section that reads or sets them, so
+  /// that a position stored before one set under the lock never replaces it.
+  func settlePositions(in locked: inout LiveRunState) {
+    guard let control = locked.topControl else { return }
+    var position = control.position.load(ordering: .relaxed)
+    while position >= 0 {
+      let (taken, stored) = control.position.compareExchange(
+        expected: position, desired: -1, ordering: .relaxed)
+      if taken {
+        locked.machine.enter(Int32(truncatingIfNeeded: position), flow: 0)
+        return
+      }
+      position = stored
     }
   }
 
@@ -176,7 +220,11 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
   func events(bufferingNewest limit: Int) -> RunEventStream {
     let limit = max(limit, 1)
     // A run that ended has nothing more to append: the stream ends at once.
-    let reader = state.withLock { $0.events.subscribe(limit: limit) }
+    let reader = state.withLock { locked in
+      interest.bitwiseOr(Interest.subscribed, ordering: .relaxed)
+      for control in locked.controls { control.reportEvents() }
+      return locked.events.subscribe(limit: limit)
+    }
     // The stream holds the run anyway: a weak reference would only make every retain of the
     // run take the slow path through a side table.
     let subscription = EventSubscription { self.unsubscribe(reader) }
@@ -208,9 +256,11 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
       state = error.state.map { Int32($0.index) }
     }
     let (reported, readers, snapshotWaiters) = self.state.withLock { locked in
+      settlePositions(in: &locked)
       locked.machine.end(succeeded: succeeded)
       let reported = publish(payload: payload, at: state, flow: 0, in: &locked, logging: suffix)
       locked.controls = []
+      locked.topControl = nil
       return (reported, locked.events.finish(), endedForSnapshots(in: &locked))
     }
     for reader in readers { reader.resume() }
@@ -236,6 +286,8 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
   func register(_ control: RunControl) {
     state.withLock { state in
       state.controls.append(control)
+      if control.flags.contains(.parks) { state.topControl = control }
+      if interest.load(ordering: .relaxed) != 0 { control.reportEvents() }
       if state.machine.isPaused { control.setPaused(true) }
       // A snapshot asked for before the top-level flow's control existed holds it too.
       if !state.snapshots.waiters.isEmpty, control.flags.contains(.parks) {
@@ -254,6 +306,7 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
 
   func entered(_ state: Int32, flow: Int32) {
     let reported = self.state.withLock { locked in
+      settlePositions(in: &locked)
       locked.machine.enter(state, flow: flow)
       return publish(.entered, at: state, flow: flow, in: &locked)
     }
@@ -261,6 +314,9 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
   }
 
   func decided<C>(_ state: Int32, flow: Int32, outcome: Outcome, context: borrowing C) {
+    // Nobody reads the events: a decision changes nothing else.
+    let interest = self.interest.load(ordering: .relaxed)
+    if interest == 0 { return }
     let tag: EventTag
     var value: Int32 = 0
     switch outcome {
@@ -276,6 +332,15 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
       emitLogged(tag, value: value, at: state, flow: flow, context: context)
       return
     }
+    // Only subscribers read the events: the top-level flow's decision waits, without the
+    // lock, for the flow's next event (the next state's entry, at the same boundary), which
+    // records both under one lock.
+    if interest == Interest.subscribed, flow == 0, tag != .decidedExit,
+      pendingDecision.load(ordering: .relaxed) == 0
+    {
+      pendingDecision.store(PendingDecision(tag, at: state).word, ordering: .relaxed)
+      return
+    }
     let reported = self.state.withLock { locked in
       publish(tag, value: value, at: state, flow: flow, in: &locked)
     }
@@ -285,6 +350,7 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
   func decided<C>(
     _ state: Int32, flow: Int32, key: any Hashable & Sendable, context: borrowing C
   ) {
+    if interest.load(ordering: .relaxed) == 0 { return }
     let kind = RunEvent.Kind.stateDecided(.key(key))
     if isLogged {
       emitLogged(.payload, payload: kind, at: state, flow: flow, context: context)
@@ -297,8 +363,8 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
     emit(.stateFailed(error), at: state, flow: flow)
   }
 
-  func waitWhilePaused(before state: Int32, flow: Int32) async {
-    await wait(before: state, flow: flow)
+  func waitWhilePaused(before state: Int32, flow: Int32, tookPosition: Bool) async {
+    await wait(before: state, flow: flow, tookPosition: tookPosition)
   }
 
   func dispatchStarted(_ state: Int32, flow: Int32) {
@@ -341,7 +407,8 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
     // The flow at the map: as for a waiting state's input, the first flow at a state whose
     // record holds the map. None when the map is in another chart (a subflow's or a map's).
     let found = state.withLock { locked in
-      locked.machine.positions.firstFlow { graph.records[Int($0)].attachment === map }
+      settlePositions(in: &locked)
+      return locked.machine.positions.firstFlow { graph.records[Int($0)].attachment === map }
     }
     guard let found else { return }
     emit(
@@ -355,7 +422,8 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
     // the chart, and no table kept per run. None is when the state is in another chart,
     // one that a subflow or a map of this run runs.
     let found = state.withLock { locked in
-      locked.machine.positions.firstFlow { graph.records[Int($0)].attachment === slot }
+      settlePositions(in: &locked)
+      return locked.machine.positions.firstFlow { graph.records[Int($0)].attachment === slot }
     }
     guard let found else { return .unreachable }
     guard let value = await receiveInput(at: found.state, flow: found.flow) else {
@@ -461,12 +529,15 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
   /// Waits while the run is paused, reporting ``RunEvent/Kind/paused`` and
   /// ``RunEvent/Kind/resumed`` before `boundary`; a `nil` boundary is the start gate of a
   /// run started paused, and reports nothing. A cancelled task stops waiting at once, and
-  /// reports no resumption.
-  private func wait(before boundary: Int32?, flow: Int32) async {
+  /// reports no resumption. With `tookPosition`, the top-level flow takes back the position
+  /// it left with the run for a snapshot (see `LiveRun+Snapshot.swift`) under the lock it
+  /// takes to report the resumption anyway.
+  private func wait(before boundary: Int32?, flow: Int32, tookPosition: Bool = false) async {
     let wait = state.withLock { $0.machine.beginWait() }
     await withTaskCancellationHandler {
       await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
         let (action, reported) = state.withLock { locked in
+          settlePositions(in: &locked)
           let action = locked.machine.suspend(
             wait, waiter: continuation, before: boundary, flow: flow)
           switch action {
@@ -486,6 +557,7 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
       state.withLock { $0.machine.cancelPauseWait(wait) }?.resume()
     }
     let reported = state.withLock { locked -> ReportedEvent in
+      if tookPosition { locked.snapshots.boundary = nil }
       guard locked.machine.endWait(wait), let boundary else { return ReportedEvent() }
       return publish(.resumed, at: boundary, flow: flow, in: &locked)
     }

@@ -132,7 +132,7 @@ extension Interpreter {
       case .pass, .action, .condition, .select, .decideKey, .callAction, .callCondition:
         preconditionFailure("synchronous states run in runSynchronousStates")
       }
-      if _slowPath(control.isObserved) {
+      if _slowPath(control.reportsEvents) {
         control.monitor.unsafelyUnwrapped.decided(
           state, flow: cursor.flow, outcome: outcome, context: context)
       }

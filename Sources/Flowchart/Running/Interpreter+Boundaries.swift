@@ -16,10 +16,14 @@ extension Interpreter {
     _ state: Int32, path: inout PathRecorder, flow: Int32, control: RunControl
   ) throws(RunError) -> Bool {
     let flags = control.flags
-    if _slowPath(flags.rawValue != 0) {
+    if _slowPath(flags.rawValue & RunControl.Flags.attention.rawValue != 0) {
       guard try enterWithFlags(flags, state, path: path, flow: flow, control: control) else {
         return false
       }
+    } else if _slowPath(flags.contains(.parks)) {
+      // A live run's top-level flow whose events nobody reads: its position is all the
+      // boundary records, for the run to read when asked (`LiveRun.settlePositions`).
+      control.position.store(Int(state), ordering: .relaxed)
     }
     if _slowPath(path.isAtCheckpoint) {
       try enterAtCheckpoint(state, path: &path)
@@ -67,7 +71,7 @@ extension Interpreter {
   }
 
   /// The boundary before `state` when a flag is raised: a cancelled run stops, a paused
-  /// one waits (the caller does), an observed one reports the state.
+  /// one waits (the caller does), a reporting one reports the state.
   @usableFromInline @inline(never)
   func enterWithFlags(
     _ flags: RunControl.Flags, _ state: Int32, path: borrowing PathRecorder, flow: Int32,
@@ -88,8 +92,7 @@ extension Interpreter {
     control: RunControl
   ) async throws(RunError) {
     let left = leavePosition(before: state, path: path, context: context, control: control)
-    await control.monitor?.waitWhilePaused(before: state, flow: flow)
-    if left { tookPosition(control: control) }
+    await control.monitor?.waitWhilePaused(before: state, flow: flow, tookPosition: left)
     if control.isCancelled || Task.isCancelled {
       throw cancellationError(at: state, path: path)
     }

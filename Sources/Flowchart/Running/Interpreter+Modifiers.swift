@@ -187,7 +187,8 @@ extension Interpreter {
       throw failure(error, at: state, path: cursor.path, control: control)
     }
     if _slowPath(control.flags.contains(.paused)) {
-      await control.monitor?.waitWhilePaused(before: state, flow: cursor.flow)
+      await control.monitor?.waitWhilePaused(
+        before: state, flow: cursor.flow, tookPosition: false)
       if control.isCancelled || Task.isCancelled {
         throw self.error(
           .cancelled, at: state, path: cursor.path,

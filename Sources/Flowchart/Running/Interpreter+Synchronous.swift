@@ -67,7 +67,7 @@ extension Interpreter {
         }
         return decision
       }
-      if Reporting.isOn && control.isObserved {
+      if Reporting.isOn && control.reportsEvents {
         control.monitor.unsafelyUnwrapped.decided(
           state, flow: cursor.flow, outcome: outcome, context: context)
       }

@@ -14,10 +14,14 @@
 ///
 /// A run started with ``Flowchart/start(with:stepLimit:clock:isPaused:isLogged:observer:isolation:)`` has a
 /// ``monitor``, and every control of that run (its top-level flow's and each dispatch's)
-/// carries ``Flags/observed`` for the whole run: the boundary's slow path then reports the
-/// flow to the monitor, and ``Flags/paused`` makes the flows wait at their next boundary.
+/// carries ``Flags/observed`` for the whole run, and ``Flags/paused`` makes the flows wait at
+/// their next boundary. ``Flags/reports`` sends every boundary to its slow path, which
+/// reports the flow to the monitor: a dispatch's branches always (the run keeps their
+/// positions under its lock), the top-level flow only while something reads the run's
+/// events (an observer, a log, a subscriber). Until then the top-level flow's boundary
+/// stores the state in ``position`` and calls nothing (``Flags/parks`` marks that control).
 /// A run started with `run(with:)` or `runSynchronously` has no monitor and never raises
-/// either bit, so its boundaries stay one load.
+/// any of these bits, so its boundaries stay one load.
 ///
 /// `Task.isCancelled` costs two runtime calls, about a quarter of an asynchronous
 /// transition here, so the run loop does not ask the task at every boundary: a cancellation
@@ -38,15 +42,25 @@ final class RunControl: Sendable {
     @inlinable static var cancelled: Flags { Flags(rawValue: 1 << 0) }
     /// The flows must wait at their next boundary until the run is resumed.
     @inlinable static var paused: Flags { Flags(rawValue: 1 << 1) }
-    /// The run has a ``RunControl/monitor`` that every boundary reports to.
+    /// The run has a ``RunControl/monitor``: a live run, whose flows keep the context from
+    /// before each state and report their failures (their boundaries report to it with
+    /// ``reports``).
     @inlinable static var observed: Flags { Flags(rawValue: 1 << 2) }
     /// The flows are a live run's top level, which parks at a waiting state that has no
     /// value yet rather than keep its task suspended (see `ParkedFlow.swift`).
     @inlinable static var parks: Flags { Flags(rawValue: 1 << 3) }
-    // Bits 4 and up are free for later flags.
+    /// Every boundary reports the flow's entry and decision to the ``RunControl/monitor``.
+    @inlinable static var reports: Flags { Flags(rawValue: 1 << 4) }
+    /// The flags that send a boundary to its slow path.
+    @inlinable static var attention: Flags { [.cancelled, .paused, .reports] }
+    // Bits 5 and up are free for later flags.
   }
 
   @usableFromInline let word = AtomicWord<UInt8>(0)
+  /// The state a live run's top-level flow entered last while its boundaries reported
+  /// nothing, until the run moved it into its positions under its lock; -1 when none waits
+  /// (see `LiveRun.settlePositions(in:)`). Unused by the other controls.
+  @usableFromInline let position = AtomicWord<Int>(-1)
   /// The live run this control belongs to, or `nil` for a run nobody observes.
   @usableFromInline let monitor: (any RunMonitor)?
 
@@ -56,11 +70,12 @@ final class RunControl: Sendable {
   }
 
   /// A control for a live run, or for the branches of a dispatch in a live run: observed,
-  /// and paused if the run is.
+  /// and paused if the run is. A branches' control reports every boundary; the top-level
+  /// flow's (`parks`) only once the monitor raises ``Flags/reports``.
   @usableFromInline
   init(monitor: any RunMonitor, parks: Bool = false) {
     self.monitor = monitor
-    let flags: Flags = parks ? [.observed, .parks] : .observed
+    let flags: Flags = parks ? [.observed, .parks] : [.observed, .reports]
     word.store(flags.rawValue, ordering: .relaxed)
     monitor.register(self)
   }
@@ -91,11 +106,21 @@ final class RunControl: Sendable {
   @inlinable
   var isObserved: Bool { flags.contains(.observed) }
 
+  /// Whether the flows report each state's entry and decision to the monitor.
+  @inlinable
+  var reportsEvents: Bool { flags.contains(.reports) }
+
   /// Raises ``Flags/cancelled``; called by a task's cancellation handler, or by a dispatch
   /// when one of its branches fails.
   @usableFromInline
   func cancel() {
     word.bitwiseOr(Flags.cancelled.rawValue, ordering: .relaxed)
+  }
+
+  /// Raises ``Flags/reports``; called by the monitor, under its lock, when something starts
+  /// reading the run's events. Never lowered.
+  func reportEvents() {
+    word.bitwiseOr(Flags.reports.rawValue, ordering: .relaxed)
   }
 
   /// Raises or lowers ``Flags/paused``; called by the monitor, under its lock.
@@ -130,8 +155,10 @@ protocol RunMonitor: AnyObject, Sendable {
   /// A flow stopped at `state` with `error`.
   func failed(_ state: Int32, flow: Int32, error: RunError)
   /// Waits while the run is paused, at the boundary before `state`; returns at once when it
-  /// is not, and when the waiting task is cancelled.
-  func waitWhilePaused(before state: Int32, flow: Int32) async
+  /// is not, and when the waiting task is cancelled. `tookPosition`: the flow left its
+  /// position with the run before it waited (`leavePosition`), and takes it back as it goes
+  /// on, in the same step.
+  func waitWhilePaused(before state: Int32, flow: Int32, tookPosition: Bool) async
   /// A flow's dispatch `state` starts its branches.
   func dispatchStarted(_ state: Int32, flow: Int32)
   /// Branch `index` of dispatch `state` starts with `context`; returns the branch's flow

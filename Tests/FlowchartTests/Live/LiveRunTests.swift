@@ -194,6 +194,76 @@ struct LiveRunTests {
       ])
   }
 
+  // MARK: - Positions nobody observes
+
+  @Test func aRunNobodyObservesStillSaysWhereItIs() async throws {
+    // Nobody subscribes and there is no observer: the flow records its position without
+    // the run's lock, and the handle still reads it, state by state.
+    let reached = Gate()
+    let reachedAgain = Gate()
+    let first = Gate()
+    let second = Gate()
+    let chart = try Flowchart<Int> {
+      Action("Count") { $0 += 1 }
+      Action("Hold") { _ in
+        reached.open()
+        await first.wait()
+      }
+      Action("Count again") { $0 += 1 }
+      Action("Hold again", isFinal: true) { _ in
+        reachedAgain.open()
+        await second.wait()
+      }
+    }
+    let handle = chart.start(with: 0)
+    await reached.wait()
+    #expect(handle.positions == [chart.state(named: "Hold")])
+    first.open()
+    await reachedAgain.wait()
+    #expect(handle.positionNames == ["Hold again"])
+    second.open()
+    #expect(try await handle.result.context == 2)
+    #expect(handle.positions.isEmpty)
+  }
+
+  @Test func aSubscriberThatComesLateGetsEveryLaterEventInOrder() async throws {
+    // The run goes on unobserved, then a subscriber comes while it is held in a state: from
+    // then on, each state's entry and decision in order, the decisions recorded with the
+    // next event.
+    let reached = Gate()
+    let gate = Gate()
+    let chart = try Flowchart<Int> {
+      Action("Start") { $0 += 1 }
+      Action("Hold") { _ in
+        reached.open()
+        await gate.wait()
+      }
+      Condition("More?") {
+        $0 < 3
+      } yes: {
+        Action("Add") { $0 += 1 }
+        GoTo("More?")
+      } no: {
+        Action("Done", isFinal: true) {}
+      }
+    }
+    let handle = chart.start(with: 0)
+    await reached.wait()
+    let events = handle.events()
+    gate.open()
+    var lines: [String] = []
+    for await event in events { lines.append(event.line) }
+    #expect(
+      lines == [
+        "Hold: finished",
+        "More?: entered", "More?: decided yes", "Add: entered", "Add: finished",
+        "More?: entered", "More?: decided yes", "Add: entered", "Add: finished",
+        "More?: entered", "More?: decided no", "Done: entered", "Done: finished",
+        "Done: run finished",
+      ])
+    #expect(handle.positions.isEmpty)
+  }
+
   // MARK: - Pause and resume
 
   @Test func pauseWaitsForTheStateInProgressThenStopsBeforeTheNext() async throws {
