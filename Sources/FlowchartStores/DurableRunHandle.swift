@@ -228,7 +228,13 @@ extension Flowchart where Context: Codable {
   ///     is resumed only on a chart given the same identity.
   ///   - store: Where the run's snapshots go.
   ///   - saving: When the run saves: `RunSaving.whenItRests` by default.
-  ///   - Other parameters: As for `start(with:id:chart:stepLimit:clock:isPaused:isLogged:observer:isolation:)`.
+  ///   - stepLimit: The most states the run may enter; the chart's default when `nil`.
+  ///   - clock: The clock of the run's events, timeouts and backoffs, and of the
+  ///     wall-clock time of its snapshots.
+  ///   - isLogged: Whether the run keeps a log (the handle's `log`).
+  ///   - observer: Called with each event as it happens.
+  ///   - isolation: The actor the run's synchronous stretches run on; the caller's by
+  ///     default.
   /// - Returns: The run, saving; hold it while it runs (see `DurableRunHandle`).
   public func start<C: Clock>(
     with context: Context, id: RunID = RunID(), chart: String, store: some RunStore,
@@ -250,9 +256,19 @@ extension Flowchart where Context: Codable {
   /// it happens).
   ///
   /// - Parameters:
+  ///   - context: The run's context.
+  ///   - id: The run's id; a new one by default.
+  ///   - chart: The chart's identity, which stays the same across its versions: a snapshot
+  ///     is resumed only on a chart given the same identity.
+  ///   - store: Where the run's snapshots go.
+  ///   - saving: When the run saves: `RunSaving.whenItRests` by default.
+  ///   - stepLimit: The most states the run may enter; the chart's default when `nil`.
+  ///   - clock: The clock of the run's events, timeouts and backoffs, and of the
+  ///     wall-clock time of its snapshots.
   ///   - log: How many lines the handle's log keeps, and the sink that takes each line.
-  ///   - Other parameters: As for
-  ///     `start(with:id:chart:store:saving:stepLimit:clock:isLogged:observer:isolation:)`.
+  ///   - observer: Called with each event as it happens.
+  ///   - isolation: The actor the run's synchronous stretches run on; the caller's by
+  ///     default.
   /// - Returns: The run, saving; hold it while it runs (see `DurableRunHandle`).
   public func start<C: Clock>(
     with context: Context, id: RunID = RunID(), chart: String, store: some RunStore,
@@ -289,7 +305,12 @@ extension Flowchart where Context: Codable {
   ///   - migrating: Old position keys mapped to new ones (see
   ///     `start(resuming:chart:migrating:clock:isPaused:isLogged:observer:isolation:)`).
   ///   - saving: When the run saves.
-  ///   - Other parameters: As for `start(resuming:chart:migrating:clock:isPaused:isLogged:observer:isolation:)`.
+  ///   - clock: The clock of the run's events, timeouts and backoffs, and of the
+  ///     wall-clock time of its snapshots.
+  ///   - isLogged: Whether the run keeps a log (the handle's `log`).
+  ///   - observer: Called with each event as it happens.
+  ///   - isolation: The actor the run's synchronous stretches run on; the caller's by
+  ///     default.
   /// - Throws: A `StoredSnapshotError` when the store holds no such run, holds a run of
   ///   another chart, or holds a snapshot that does not decode; a `ResumeError` when the
   ///   snapshot does not fit the chart (each position that no longer does, and why); the
@@ -317,9 +338,17 @@ extension Flowchart where Context: Codable {
   /// was saved is in the log of the process that ran it.
   ///
   /// - Parameters:
+  ///   - id: The run's id in `store`.
+  ///   - store: Where the run was saved, and where it saves again.
+  ///   - chart: The chart's identity; a run of another chart is refused.
+  ///   - migrating: Old position keys mapped to new ones.
+  ///   - saving: When the run saves.
+  ///   - clock: The clock of the run's events, timeouts and backoffs, and of the
+  ///     wall-clock time of its snapshots.
   ///   - log: How many lines the handle's log keeps, and the sink that takes each line.
-  ///   - Other parameters: As for
-  ///     `start(resuming:in:chart:migrating:saving:clock:isLogged:observer:isolation:)`.
+  ///   - observer: Called with each event as it happens.
+  ///   - isolation: The actor the run's synchronous stretches run on; the caller's by
+  ///     default.
   /// - Throws: As `start(resuming:in:chart:migrating:saving:clock:isLogged:observer:isolation:)`
   ///   does; nothing is started then.
   public func start<C: Clock>(

@@ -341,10 +341,19 @@ extension Flowchart {
   /// takes each line as it happens).
   ///
   /// - Parameters:
+  ///   - snapshot: Where the run stood.
+  ///   - chart: The identity of this chart; when given, a snapshot of another chart (one
+  ///     whose ``RunSnapshot/chart`` is not empty and differs) is refused.
+  ///   - migrating: Old position keys mapped to new ones, for positions the chart moved or
+  ///     renamed.
+  ///   - clock: The clock of the run's events, timeouts and backoffs, and of the
+  ///     wall-clock time of its snapshots.
+  ///   - isPaused: Whether the run starts paused; resume it with ``RunHandle/resume()``.
   ///   - log: How many lines ``RunHandle/log`` keeps, and the sink that takes each line as
   ///     it happens, if any.
-  ///   - Other parameters: As for
-  ///     ``start(resuming:chart:migrating:clock:isPaused:isLogged:observer:isolation:)``.
+  ///   - observer: Called with each event as it happens.
+  ///   - isolation: The actor the run's synchronous stretches run on; the caller's by
+  ///     default.
   /// - Returns: The handle of the resumed run.
   /// - Throws: A ``ResumeError`` when the snapshot does not fit the chart; nothing is
   ///   started then.
@@ -543,10 +552,19 @@ extension Flowchart {
   /// happens).
   ///
   /// - Parameters:
+  ///   - context: The run's context at its first state.
+  ///   - id: The run's id; a new random one by default.
+  ///   - chart: The chart's identity, which stays the same across its versions (see
+  ///     ``start(with:id:chart:stepLimit:clock:isPaused:isLogged:observer:isolation:)``).
+  ///   - stepLimit: The most states the run may enter; the chart's default when `nil`.
+  ///   - clock: The clock of the run's events, timeouts and backoffs, and of the
+  ///     wall-clock time of its snapshots.
+  ///   - isPaused: Whether the run starts paused; resume it with ``RunHandle/resume()``.
   ///   - log: How many lines ``RunHandle/log`` keeps, and the sink that takes each line as
   ///     it happens, if any.
-  ///   - Other parameters: As for
-  ///     ``start(with:id:chart:stepLimit:clock:isPaused:isLogged:observer:isolation:)``.
+  ///   - observer: Called with each event as it happens.
+  ///   - isolation: The actor the run's synchronous stretches run on; the caller's by
+  ///     default.
   /// - Returns: The run's handle, at once.
   @inlinable
   public func start<C: Clock>(
