@@ -238,7 +238,7 @@ extension LiveRun {
     // the caller's task through its executor's queue, which cost more than the capture.
     switch state.withLock({ capturedNow(in: &$0) }) {
     case .captured(let run): return makeSnapshot(run)
-    case .ended: return makeSnapshot(try endedCapture())
+    case .ended: return makeSnapshot(try endedCapture(await result()))
     case .moving: break
     }
     let served = await withCheckedContinuation {
@@ -256,7 +256,7 @@ extension LiveRun {
       if let now { continuation.resume(returning: now) }
     }
     if let run = served as? CapturedRun<Context> { return makeSnapshot(run) }
-    return makeSnapshot(try endedCapture())
+    return makeSnapshot(try endedCapture(await result()))
   }
 
   /// Where the run stands now, for a snapshot: captured when it stands at a boundary.
@@ -287,10 +287,13 @@ extension LiveRun {
   }
 
   /// The run, once it has ended, as a snapshot holds it.
-  private func endedCapture() throws(SnapshotError) -> CapturedRun<Context> {
-    guard let ended = endedResult else {
-      preconditionFailure("a live run served a snapshot as ended before it ended")
-    }
+  ///
+  /// `ended` is the run's result as ``result()`` gives it: the run's state machine marks the
+  /// run ended under its lock before `finish(_:)` stores the result for its waiters, so a
+  /// snapshot that finds the run ended waits (briefly) for that result rather than read it.
+  private func endedCapture(
+    _ ended: Result<RunResult<Context>, RunError>
+  ) throws(SnapshotError) -> CapturedRun<Context> {
     let (id, chart, mailbox) = state.withLock { locked in
       let id = locked.snapshots.id ?? RunID()
       locked.snapshots.id = id

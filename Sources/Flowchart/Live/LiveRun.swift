@@ -99,9 +99,6 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
     return state.withLock { logging.recorder(in: &$0) { $0.log } }
   }
 
-  /// The run's result, once it has ended.
-  var endedResult: Result<RunResult<Context>, RunError>? { ending.withLock { $0.result } }
-
   /// A live run's result, and who awaits it.
   private struct Ending {
     var result: Result<RunResult<Context>, RunError>?
