@@ -125,7 +125,8 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
       switch locked.machine.resume() {
       case .none: return ([], nil)
       case .lowerPauseFlags(let waking):
-        locked.setPaused(false)
+        // A snapshot still waiting for the flows holds them at their next boundary.
+        locked.setPaused(!locked.snapshots.waiters.isEmpty)
         return (waking, nil)
       case .lowerPauseFlagsAndStart(let start):
         locked.setPaused(false)
@@ -237,10 +238,8 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
     state.withLock { state in
       state.controls.append(control)
       if state.machine.isPaused { control.setPaused(true) }
-      // A snapshot asked for before the top-level flow's control existed holds it too.
-      if !state.snapshots.waiters.isEmpty, control.flags.contains(.parks) {
-        control.setPaused(true)
-      }
+      // A snapshot asked for before the control existed holds its flows too.
+      if !state.snapshots.waiters.isEmpty { control.setPaused(true) }
     }
   }
 
@@ -310,6 +309,7 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
   ) -> Int32 {
     let (branch, reported) = state.withLock { locked in
       let branch = locked.machine.startBranch(at: dispatch)
+      branchRuns(branch, index: index, of: dispatch, from: flow, in: &locked)
       return (
         branch,
         publish(.branchStarted, value: Int32(index), at: dispatch, flow: branch, in: &locked)
@@ -325,6 +325,8 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
   func branchEnded(_ index: Int, of dispatch: Int32, flow: Int32) {
     emit(.branchEnded(index), at: dispatch, flow: flow) { $0.machine.endBranch(flow) }
     if let logging { logging.contexts.withLock { $0[flow] = nil } }
+    // A snapshot waiting for the branches may take the dispatch now.
+    snapshotMayStand()
   }
 
   func dispatchJoined(_ state: Int32, flow: Int32) {
@@ -447,6 +449,8 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
         case .waits(let cancel):
           deliver(reported)
           perform(cancel)
+          // A snapshot waiting for the flows may take the run now, this one waiting.
+          snapshotMayStand()
         }
       }
     } onCancel: {

@@ -76,10 +76,10 @@ private func mutate(_ value: Any, using generator: inout SeededGenerator) -> Any
 @Suite(.timeLimit(.minutes(5)))
 struct HostileSnapshotTests {
   @Test func anUnknownFormatVersionIsRefused() throws {
-    let data = try edited("waiting-for-input") { $0["formatVersion"] = 2 }
+    let data = try edited("waiting-for-input") { $0["formatVersion"] = 3 }
     #expect(
       decodingError(data)
-        == "Not a usable run snapshot: it is in format version 2, and this version of Flowchart reads format 1 only."
+        == "Not a usable run snapshot: it is in format version 3, and this version of Flowchart reads formats 1 and 2 only."
     )
   }
 

@@ -231,6 +231,7 @@ struct ResumeEquivalenceTests {
         case .entering: "entering"
         case .waitingForInput: "waitingForInput"
         case .waitingUntil: "waitingUntil"
+        case .dispatching: "dispatching"
         case .finished: "finished"
         case .notEntered: "notEntered"
         }
