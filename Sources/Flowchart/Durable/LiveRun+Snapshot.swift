@@ -195,19 +195,31 @@ extension RunHandle {
   /// snapshot keeps its deadline), failed, cancelled, or finished. A running
   /// run is held at its next boundary, captured there, and let go on (unless it was paused
   /// meanwhile): nothing is reported, and the run goes on as it would have. The state whose
-  /// code is running finishes first, its exit taken; a dispatch that is running joins its
-  /// branches first. So the call waits as long as that state takes (a state that waits for
-  /// input in its task, such as a waiting state with a timeout, until its value comes).
-  /// A run between two attempts of a retried state (in its backoff delay, or paused
-  /// there) is captured at once, with the attempt that runs next and the backoff's deadline.
+  /// code is running finishes first, its exit taken: a snapshot never interrupts a state's
+  /// code. So the call waits as long as that state takes (a subflow or a map until its inner
+  /// chart ends; a state that waits for input in its task, such as a waiting state with a
+  /// timeout, until its value comes). A run between two attempts of a retried state (in its
+  /// backoff delay, or paused there) is captured at once, with the attempt that runs next
+  /// and the backoff's deadline.
+  ///
+  /// A run standing in a dispatch is captured as a barrier: each branch is held at its
+  /// next boundary (one whose state's code runs finishes that state first) until every
+  /// branch stands there, waits for input or a delay in its task, is between two attempts,
+  /// stands in a dispatch of its own (captured the same way), or has finished (its result
+  /// kept for the join, with its decision); then the run is captured, in format 2, and
+  /// every flow is let go on. A paused run, or one whose branches all wait, is captured as
+  /// soon as every flow stands.
   ///
   /// A failed or cancelled run is captured where a retry starts: at the state that failed,
   /// with the context from before it (see ``retry(clock:isPaused:isLogged:observer:updating:isolation:)``).
   ///
   /// - Returns: The snapshot, whose ``RunSnapshot/status`` says where the run stood.
-  /// - Throws: A ``SnapshotError`` when the run failed before it entered a state, or failed
-  ///   inside a dispatch's branches (format 1 holds the top-level flow only: retry such a
-  ///   run with ``retry(clock:isPaused:isLogged:observer:updating:isolation:)``).
+  /// - Throws: A ``SnapshotError`` when the run failed before it entered a state, failed
+  ///   inside a dispatch's branches (retry such a run with
+  ///   ``retry(clock:isPaused:isLogged:observer:updating:isolation:)``), or stands in a
+  ///   dispatch one of whose branches failed while the dispatch runs on (its join policy
+  ///   tolerates the failure: take the snapshot once the dispatch has joined). The error
+  ///   names the dispatch.
   public func snapshot() async throws(SnapshotError) -> RunSnapshot<Context> {
     try await run.snapshot()
   }
@@ -414,6 +426,9 @@ extension LiveRun {
       }
       if var position = locked.snapshots.waiting[flow] as? CapturedFlow<Context> {
         if let delay = locked.machine.delays[flow], delay.state == position.state {
+          // A deadline passed: the flow wakes and goes on to its next boundary, where it
+          // stands then.
+          guard wallClockNow() < delay.until else { return false }
           position.position = .waitingUntil(delay.until)
         } else if locked.machine.waitsForInput(at: position.state) {
           position.position = .waitingForInput
@@ -597,7 +612,7 @@ extension LiveRun {
         let name = graph.records[Int(point.state)].name
         throw SnapshotError(
           reason:
-            "The run failed inside the branches of dispatch \(DisplayText.quoted(name: name)), and a snapshot (format 1) holds the top-level flow only: retry the run with `retry()`."
+            "The run failed inside the branches of dispatch \(DisplayText.quoted(name: name)), and a snapshot holds no branch's error: retry the run with `retry()`."
         )
       }
       let (limit, overflow) = point.path.count.addingReportingOverflow(stopped.stepLimit)

@@ -6,11 +6,13 @@
 /// process or another.
 ///
 /// A snapshot is `Codable` when the context is. Its format is versioned
-/// (``formatVersion``, now 1) and documented in the "Durable runs" article: JSON by
+/// (``formatVersion``: 1 for a run of one flow, 2 for a run standing in a dispatch, whose
+/// branches are flows of their own) and documented in the "Durable runs" article: JSON by
 /// default (with Foundation's `JSONEncoder`), but any encoder works. Decoding checks what
-/// it reads (a known format version, one top-level flow, counts that match, no negative
-/// counters, every position named in the table of shapes) and throws a `DecodingError`
-/// that says what is wrong; it never traps, whatever the bytes.
+/// it reads (a known format version, the top-level flow first, each branch's parent and
+/// index, counts that match, no negative counters, every position named in the table of
+/// shapes) and throws a `DecodingError` that says what is wrong; it never traps, whatever
+/// the bytes.
 ///
 /// Positions are named by their position keys (``Flowchart/positionKeys``), not by state
 /// numbers, so that a snapshot can be resumed on a changed chart whenever its positions
