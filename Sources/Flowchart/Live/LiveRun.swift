@@ -323,10 +323,14 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
   }
 
   func branchEnded(_ index: Int, of dispatch: Int32, flow: Int32) {
-    emit(.branchEnded(index), at: dispatch, flow: flow) { $0.machine.endBranch(flow) }
+    var snapshotWaits = false
+    emit(.branchEnded(index), at: dispatch, flow: flow) {
+      $0.machine.endBranch(flow)
+      snapshotWaits = !$0.snapshots.waiters.isEmpty
+    }
     if let logging { logging.contexts.withLock { $0[flow] = nil } }
     // A snapshot waiting for the branches may take the dispatch now.
-    snapshotMayStand()
+    if snapshotWaits { snapshotMayStand() }
   }
 
   func dispatchJoined(_ state: Int32, flow: Int32) {
