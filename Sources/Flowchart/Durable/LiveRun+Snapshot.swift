@@ -540,20 +540,23 @@ extension LiveRun {
     return captured(flow, status: .waitingForInput(state: name), in: &locked)
   }
 
-  /// The run ended: the snapshot requests waiting get `nil`, and make the snapshot from the
-  /// run's end; the flows held go on (to their end).
-  func endedForSnapshots(in locked: inout LiveRunState)
-    -> [CheckedContinuation<(any Sendable)?, Never>]
-  {
+  /// The run ended: returns the snapshot requests waiting, which get `nil` and make the
+  /// snapshot from the run's end, and the flows held, which go on (to their end), to resume
+  /// once the lock is released.
+  func endedForSnapshots(in locked: inout LiveRunState) -> (
+    waiters: [CheckedContinuation<(any Sendable)?, Never>],
+    holders: [CheckedContinuation<Void, Never>]
+  ) {
     locked.snapshots.boundaries = [:]
     locked.snapshots.waiting = [:]
     locked.snapshots.start = nil
     locked.snapshots.dispatches = []
     locked.snapshots.branches = [:]
-    for holder in locked.snapshots.holders.values { holder.resume() }
-    locked.snapshots.holders = [:]
-    defer { locked.snapshots.waiters = [] }
-    return locked.snapshots.waiters
+    defer {
+      locked.snapshots.waiters = []
+      locked.snapshots.holders = [:]
+    }
+    return (locked.snapshots.waiters, Array(locked.snapshots.holders.values))
   }
 
   /// ``RunHandle/snapshot()``.

@@ -224,7 +224,8 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
       return ending.waiters
     }
     for waiter in waiters { waiter.resume(returning: result) }
-    for waiter in snapshotWaiters { waiter.resume(returning: nil) }
+    for holder in snapshotWaiters.holders { holder.resume() }
+    for waiter in snapshotWaiters.waiters { waiter.resume(returning: nil) }
   }
 
   /// Waits until the run is resumed, reporting nothing: a run started paused.
