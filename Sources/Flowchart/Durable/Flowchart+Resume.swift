@@ -29,7 +29,16 @@ public struct ResumeError: Error, Sendable, Hashable, CustomStringConvertible {
 
 /// A snapshot checked against a chart: its positions as state numbers, its values decoded.
 struct ResolvedSnapshot<Context: Sendable>: Sendable {
+  /// The top-level flow: where it goes on from (its path without the state it enters
+  /// again, when it waits for input or stands in a dispatch).
   var flow: CapturedFlow<Context>
+  /// Every flow, as the snapshot holds them (their paths as saved): what a snapshot of the
+  /// resumed run holds while it is held at its start.
+  var entries: [CapturedEntry<Context>]
+  /// How the branches of the dispatch the top-level flow stands in go on.
+  var dispatch: DispatchResume<Context>?
+  /// The retries and delays the branches are in the middle of.
+  var positions: ResumedPositions?
   var mailbox: [(state: Int32, value: any Sendable)]
 }
 
@@ -83,6 +92,14 @@ extension RunSnapshot {
       }
       let oldExits = old.exits.map(mappedExit)
       if oldExits != new.exits {
+        let branches = { (exits: [String]) in exits.filter { $0.hasPrefix("branch ") } }
+        if new.kind == "dispatch", branches(oldExits) != branches(new.exits) {
+          misfit(
+            key,
+            "Dispatch \(DisplayText.quoted(name: key))\(via), where \(role), had the branches \(Self.list(branches(oldExits))) when it started and now has \(Self.list(branches(new.exits))): a dispatch whose branches changed since it started cannot go on; resume on a chart whose dispatch has those branches, or let the run join the dispatch before you change it."
+          )
+          return nil
+        }
         misfit(
           key,
           "\(DisplayText.quoted(name: key))\(via), where \(role), had the exits \(Self.list(oldExits)) and now has \(Self.list(new.exits)): map its targets with `migrating:`, or resume on a chart whose exits are those."
@@ -96,76 +113,96 @@ extension RunSnapshot {
       guard let arrow = exit.firstRange(of: " → ") else { return exit }
       return String(exit[..<arrow.upperBound]) + mapped(String(exit[arrow.upperBound...]))
     }
-
-    let top = flows[0]
-    var position: (kind: CapturedFlow<Context>.Position, state: Int32)?
-    switch top.position {
-    case .entering(let key) where top.attempt > 1:
-      position = state(at: key, role: "the run is between two attempts").map {
-        (.retrying(attempt: top.attempt, until: top.deadline ?? updated), $0)
-      }
-      if let found = position, let count = graph.retryCount(found.state),
-        top.attempt - 1 > count || top.attempt == .max
-      {
-        misfit(
-          key,
-          "\(DisplayText.quoted(name: key)) retries \(count) time\(count == 1 ? "" : "s"), so it has no attempt \(top.attempt): the snapshot is damaged, or the state's retry was lowered; map the position with `migrating:`."
-        )
-        position = nil
-      } else if let found = position, graph.retryCount(found.state) == nil {
-        misfit(
-          key,
-          "\(DisplayText.quoted(name: key)), where the run is between two attempts (attempt \(top.attempt) is next), no longer retries: give it its retry back, or map the position to a state that retries with `migrating:`."
-        )
-        position = nil
-      }
-    case .entering(let key):
-      position = state(at: key, role: "the run goes on").map { (.entering, $0) }
-    case .waitingForInput(let key):
-      position = state(at: key, role: "the run waits for input").map { (.waitingForInput, $0) }
-      if let found = position, graph.records[Int(found.state)].attachment as? InputSlot == nil {
-        misfit(
-          key,
-          "\(DisplayText.quoted(name: key)), where the run waits for input, no longer waits for input."
-        )
-        position = nil
-      }
-    case .waitingUntil(let key):
-      if let deadline = top.deadline {
-        position = state(at: key, role: "the run waits for a time").map {
-          (.waitingUntil(deadline), $0)
-        }
-      } else {
-        misfit(
-          key,
-          "\(DisplayText.quoted(name: key)), where the run waits for a time, has no deadline: the snapshot is damaged."
-        )
-      }
-      if let found = position, graph.records[Int(found.state)].attachment as? DelaySlot == nil {
-        misfit(
-          key,
-          "\(DisplayText.quoted(name: key)), where the run waits for a time, is no longer a delay."
-        )
-        position = nil
-      }
-    case .finished(let key, let decision):
-      position = state(at: key, role: "the run finished").map { (.finished(decision), $0) }
-    case .notEntered:
-      misfit("", "The run failed before it entered a state: there is nowhere to go on from.")
-    }
-    var path: [Int32] = []
-    path.reserveCapacity(top.path.count)
     var missing: Set<String> = []
-    for key in top.path {
-      if let state = structure.states[mapped(key)] {
-        path.append(state)
-      } else if missing.insert(key).inserted {
-        misfit(
-          key,
-          "\(DisplayText.quoted(name: key)), which the run entered earlier (its path holds it), no longer exists in the chart: map it to a state of the chart with `migrating:`."
-        )
+    /// A flow's path, as state numbers.
+    func resolvedPath(_ keys: [String]) -> [Int32] {
+      var path: [Int32] = []
+      path.reserveCapacity(keys.count)
+      for key in keys {
+        if let state = structure.states[mapped(key)] {
+          path.append(state)
+        } else if missing.insert(key).inserted {
+          misfit(
+            key,
+            "\(DisplayText.quoted(name: key)), which the run entered earlier (its path holds it), no longer exists in the chart: map it to a state of the chart with `migrating:`."
+          )
+        }
       }
+      return path
     }
+
+    /// Each flow's position, as state numbers (`nil` where it does not fit).
+    var resolved: [(kind: CapturedFlow<Context>.Position, state: Int32)?] = []
+    for flow in flows {
+      let who: String
+      if let branch = flow.branch {
+        who = "branch \(branch.index + 1) of dispatch \(DisplayText.quoted(name: branch.dispatch))"
+      } else {
+        who = "the run"
+      }
+      var position: (kind: CapturedFlow<Context>.Position, state: Int32)?
+      switch flow.position {
+      case .entering(let key) where flow.attempt > 1:
+        position = state(at: key, role: "\(who) is between two attempts").map {
+          (.retrying(attempt: flow.attempt, until: flow.deadline ?? updated), $0)
+        }
+        if let found = position, let count = graph.retryCount(found.state),
+          flow.attempt - 1 > count || flow.attempt == .max
+        {
+          misfit(
+            key,
+            "\(DisplayText.quoted(name: key)) retries \(count) time\(count == 1 ? "" : "s"), so it has no attempt \(flow.attempt): the snapshot is damaged, or the state's retry was lowered; map the position with `migrating:`."
+          )
+          position = nil
+        } else if let found = position, graph.retryCount(found.state) == nil {
+          misfit(
+            key,
+            "\(DisplayText.quoted(name: key)), where \(who) is between two attempts (attempt \(flow.attempt) is next), no longer retries: give it its retry back, or map the position to a state that retries with `migrating:`."
+          )
+          position = nil
+        }
+      case .entering(let key):
+        position = state(at: key, role: "\(who) goes on").map { (.entering, $0) }
+      case .waitingForInput(let key):
+        position = state(at: key, role: "\(who) waits for input").map { (.waitingForInput, $0) }
+        if let found = position, graph.records[Int(found.state)].attachment as? InputSlot == nil {
+          misfit(
+            key,
+            "\(DisplayText.quoted(name: key)), where \(who) waits for input, no longer waits for input."
+          )
+          position = nil
+        }
+      case .waitingUntil(let key):
+        if let deadline = flow.deadline {
+          position = state(at: key, role: "\(who) waits for a time").map {
+            (.waitingUntil(deadline), $0)
+          }
+        } else {
+          misfit(
+            key,
+            "\(DisplayText.quoted(name: key)), where \(who) waits for a time, has no deadline: the snapshot is damaged."
+          )
+        }
+        if let found = position, graph.records[Int(found.state)].attachment as? DelaySlot == nil {
+          misfit(
+            key,
+            "\(DisplayText.quoted(name: key)), where \(who) waits for a time, is no longer a delay."
+          )
+          position = nil
+        }
+      case .dispatching(let key):
+        position = state(at: key, role: "\(who) runs the dispatch's branches").map {
+          (.dispatching, $0)
+        }
+      case .finished(let key, let decision):
+        position = state(at: key, role: "\(who) finished").map { (.finished(decision), $0) }
+      case .notEntered:
+        misfit("", "The run failed before it entered a state: there is nowhere to go on from.")
+      }
+      resolved.append(position)
+    }
+    let paths = flows.map { resolvedPath($0.path) }
+
     var values: [(state: Int32, value: any Sendable)] = []
     for entry in mailbox {
       guard let target = state(at: entry.state, role: "a value waits to be taken") else {
@@ -214,41 +251,121 @@ extension RunSnapshot {
         }
       }
     }
-    guard misfits.isEmpty, let position else {
+    // Each dispatch's branches, by flow: where the snapshot's branches fit the dispatch.
+    var children: [Int: [(flow: Int, branch: Int)]] = [:]
+    var numbers: [Int32: Int] = [:]
+    for (index, flow) in flows.enumerated() {
+      numbers[flow.flow] = index
+      guard let branch = flow.branch, let parent = numbers[branch.parent] else { continue }
+      children[parent, default: []].append((index, branch.index))
+      if let dispatch = resolved[parent], case .dispatching = dispatch.kind {
+        let count = graph.dispatches[Int(graph.nodeBase[Int(dispatch.state)].alternative)]
+          .branchStarts.count
+        if branch.index >= count {
+          misfit(
+            branch.dispatch,
+            "Dispatch \(DisplayText.quoted(name: branch.dispatch)) has \(count) branch\(count == 1 ? "" : "es"), and the snapshot holds its branch \(branch.index + 1): resume on a chart whose dispatch has that branch."
+          )
+        }
+      }
+    }
+    guard misfits.isEmpty, let top = resolved.first, let topPosition = top else {
       throw ResumeError(
         summary:
           "The snapshot of run \(id) does not fit the chart\(identity.map { " \(DisplayText.quoted(name: $0))" } ?? ""): \(misfits.count == 1 ? "a position no longer fits" : "\(misfits.count) positions no longer fit").",
         misfits: misfits)
     }
-    var stepCount = top.stepCount
-    if case .waitingForInput = position.kind {
-      // The flow parked at the state it entered: it enters it again, and parks there again.
-      guard path.last == position.state, stepCount > 0 else {
-        throw ResumeError(
-          summary:
-            "The snapshot of run \(id) waits for input at \(DisplayText.quoted(name: top.position.key ?? "")) but its path does not end there: the snapshot is damaged.",
-          misfits: [])
-      }
-      path.removeLast()
-      stepCount -= 1
+    func damaged(_ index: Int) -> ResumeError {
+      ResumeError(
+        summary:
+          "The snapshot of run \(id) stands at \(DisplayText.quoted(name: flows[index].position.key ?? "")) but its path does not end there: the snapshot is damaged.",
+        misfits: [])
     }
-    switch position.kind {
+    let positions = ResumedPositions()
+    var entries: [CapturedEntry<Context>] = []
+    var parents: [Int32: Int] = [:]
+    for (index, flow) in flows.enumerated() {
+      guard let position = resolved[index] else { continue }
+      parents[flow.flow] = index
+      entries.append(
+        CapturedEntry(
+          flow: CapturedFlow(
+            position.kind, at: position.state, context: flow.context, path: paths[index],
+            stepCount: flow.stepCount, stepLimit: stepLimit),
+          parent: flow.branch.flatMap { parents[$0.parent] }, branch: flow.branch?.index ?? 0))
+    }
+    /// Where flow `index` goes on from, with the branches of its dispatch.
+    func point(_ index: Int) throws(ResumeError) -> FlowResumePoint<Context> {
+      let flow = flows[index]
+      let position = resolved[index] ?? topPosition
+      var path = paths[index]
+      var count = flow.stepCount
+      switch position.kind {
+      case .waitingForInput, .waitingUntil, .retrying, .dispatching:
+        // The flow entered the state: it enters it again.
+        guard path.last == position.state, count > 0 else { throw damaged(index) }
+        path.removeLast()
+        count -= 1
+      case .entering, .finished, .notEntered: break
+      }
+      switch position.kind {
+      case .waitingUntil(let deadline):
+        if let slot = graph.records[Int(position.state)].attachment as? DelaySlot {
+          positions.keep(delay: slot, until: deadline)
+        }
+      case .retrying(let attempt, let deadline):
+        positions.keep(
+          ResumedRetry(state: position.state, attempt: attempt, deadline: deadline))
+      case .entering, .waitingForInput, .dispatching, .finished, .notEntered: break
+      }
+      return FlowResumePoint(
+        state: position.state, context: flow.context,
+        path: RecordedPath.restored(states: path, count: count),
+        dispatch: try dispatchResume(index), stepLimit: index == 0 ? nil : stepLimit)
+    }
+    /// How the branches of the dispatch flow `index` stands in go on; `nil` when it stands
+    /// in none.
+    func dispatchResume(_ index: Int) throws(ResumeError) -> DispatchResume<Context>? {
+      guard let position = resolved[index], case .dispatching = position.kind else { return nil }
+      let count = graph.dispatches[Int(graph.nodeBase[Int(position.state)].alternative)]
+        .branchStarts.count
+      var finished = [FinishedBranch<Context>?](repeating: nil, count: count)
+      var points = [FlowResumePoint<Context>?](repeating: nil, count: count)
+      var decisions = [Decision?](repeating: nil, count: count)
+      for (child, branch) in children[index] ?? [] {
+        guard let childPosition = resolved[child] else { continue }
+        if case .finished(let decision) = childPosition.kind {
+          finished[branch] = FinishedBranch(
+            context: flows[child].context,
+            path: RecordedPath.restored(states: paths[child], count: flows[child].stepCount))
+          decisions[branch] = decision
+        } else {
+          points[branch] = try point(child)
+        }
+      }
+      return DispatchResume(finished: finished, points: points, decisions: decisions)
+    }
+    var flow = CapturedFlow<Context>(
+      topPosition.kind, at: topPosition.state, context: flows[0].context, path: paths[0],
+      stepCount: flows[0].stepCount, stepLimit: stepLimit)
+    var dispatch: DispatchResume<Context>? = nil
+    switch topPosition.kind {
+    case .waitingForInput, .dispatching:
+      // The flow parked at the state it entered (or stands in the dispatch it entered): it
+      // enters it again.
+      guard flow.path.last == topPosition.state, flow.stepCount > 0 else { throw damaged(0) }
+      flow.path.removeLast()
+      flow.stepCount -= 1
+      dispatch = try dispatchResume(0)
     case .waitingUntil, .retrying:
       // The flow parked at the delay it entered, or is between two attempts of the state it
       // entered: it goes on from there, keeping its deadline.
-      guard path.last == position.state, stepCount > 0 else {
-        throw ResumeError(
-          summary:
-            "The snapshot of run \(id) stands at \(DisplayText.quoted(name: top.position.key ?? "")) but its path does not end there: the snapshot is damaged.",
-          misfits: [])
-      }
-    case .entering, .waitingForInput, .finished, .notEntered: break
+      guard flow.path.last == topPosition.state, flow.stepCount > 0 else { throw damaged(0) }
+    case .entering, .finished, .notEntered: break
     }
     return ResolvedSnapshot(
-      flow: CapturedFlow(
-        position.kind, at: position.state, context: top.context, path: path,
-        stepCount: stepCount, stepLimit: stepLimit),
-      mailbox: values)
+      flow: flow, entries: entries, dispatch: dispatch,
+      positions: positions.isEmpty ? nil : positions, mailbox: values)
   }
 
   /// `value` decoded as `type`, when `type` is `Decodable`.
@@ -402,15 +519,22 @@ extension Flowchart {
         // Still at the delay, or between two attempts, with its deadline: entering the
         // state afresh would set a new one.
         live.keepStart(flow)
+      case .dispatching:
+        // Every flow where the snapshot holds it.
+        live.keepStart(resolved.entries)
       case .finished, .notEntered: break
       }
     }
     let chart = self
+    let dispatch = resolved.dispatch
+    let positions = resolved.positions
     let task = Task {
       await live.withTaskLocals(clock: runClock) {
-        await chart.runResumed(
-          live, from: flow, path: path, isPaused: isPaused, clock: runClock,
-          isolation: isolation)
+        await ResumedPositions.$current.withValue(positions) {
+          await chart.runResumed(
+            live, from: flow, path: path, dispatch: dispatch, isPaused: isPaused,
+            clock: runClock, isolation: isolation)
+        }
       }
     }
     live.adopt(task, number: 0)
@@ -448,7 +572,8 @@ extension Flowchart {
   /// The body of a resumed run's first task.
   func runResumed(
     _ live: LiveRun<Context>, from flow: CapturedFlow<Context>, path: RecordedPath,
-    isPaused: Bool, clock: RunClock, isolation: isolated (any Actor)?
+    dispatch: DispatchResume<Context>?, isPaused: Bool, clock: RunClock,
+    isolation: isolated (any Actor)?
   ) async {
     if isPaused { await live.waitForStart() }
     live.started(at: flow.state)
@@ -465,9 +590,12 @@ extension Flowchart {
       await goOnAtDelay(
         live, from: flow, until: deadline, path: path, clock: clock, isolation: isolation)
       return
-    case .entering, .waitingForInput, .retrying, .notEntered: break
+    case .entering, .waitingForInput, .retrying, .dispatching, .notEntered: break
     }
-    let point = FlowResumePoint(state: flow.state, context: flow.context, path: path, dispatch: nil)
+    // A flow that stands in a dispatch enters it again, its branches going on as the
+    // snapshot holds them (`dispatch`).
+    let point = FlowResumePoint(
+      state: flow.state, context: flow.context, path: path, dispatch: dispatch)
     var cursor = Cursor<Context>(at: flow.state, stepLimit: flow.stepLimit)
     cursor.path.append(path)
     let interpreter = Interpreter(graph: graph, stepLimit: flow.stepLimit)
@@ -476,8 +604,9 @@ extension Flowchart {
       control: RunControl(monitor: live, parks: true), isolation: isolation, clock: clock,
       step: .retry(point), cursor: cursor, context: flow.context)
     if case .retrying(let attempt, let deadline) = flow.position {
-      let retry = ResumedRetry(state: flow.state, attempt: attempt, deadline: deadline)
-      await ResumedRetry.$current.withValue(retry) { await live.go(on: top) }
+      let positions = ResumedPositions.current ?? ResumedPositions()
+      positions.keep(ResumedRetry(state: flow.state, attempt: attempt, deadline: deadline))
+      await ResumedPositions.$current.withValue(positions) { await live.go(on: top) }
     } else {
       await live.go(on: top)
     }
@@ -588,16 +717,12 @@ extension RunHandle {
   }
 }
 
-/// The retry a resumed run's first state is in the middle of: the attempt it runs next, once
-/// the backoff's wall-clock deadline has passed. Set around the first task of a run resumed
-/// between two attempts; the state takes it once (`Interpreter.runModified`).
+/// The retry a resumed run's flow is in the middle of at a state: the attempt it runs next,
+/// once the backoff's wall-clock deadline has passed.
 final class ResumedRetry: Sendable {
   let state: Int32
   let attempt: Int
   let deadline: WallClockTime
-  private let isTaken = Lock(false)
-
-  @TaskLocal static var current: ResumedRetry?
 
   init(state: Int32, attempt: Int, deadline: WallClockTime) {
     self.state = state
@@ -605,15 +730,51 @@ final class ResumedRetry: Sendable {
     self.deadline = deadline
   }
 
-  /// The retry, for the modified state `state` when it is the one resumed and the retry was
-  /// not taken yet; `nil` otherwise.
+  /// The retry, for the modified state `state` when a resumed flow is in the middle of one
+  /// there and has not taken it yet; `nil` otherwise.
   static func take(at state: Int32) -> ResumedRetry? {
-    guard let retry = current, retry.state == state else { return nil }
-    let first = retry.isTaken.withLock { taken in
-      defer { taken = true }
-      return !taken
-    }
-    return first ? retry : nil
+    ResumedPositions.current?.takeRetry(at: state)
+  }
+
+  /// The deadline a resumed flow keeps at the delay `slot`, when it was waiting there and
+  /// has not taken it yet; `nil` otherwise.
+  static func takeDelay(_ slot: DelaySlot) -> WallClockTime? {
+    ResumedPositions.current?.takeDelay(slot)
+  }
+}
+
+/// The retries and delays the flows of a run resumed from a snapshot are in the middle of:
+/// set around the resumed run's first task (whose dispatch branches inherit it); each state
+/// takes its own once (`Interpreter.runModified`, `DelaySlot.wait`), so that a later visit
+/// runs as usual.
+final class ResumedPositions: Sendable {
+  private struct Kept {
+    var retries: [Int32: ResumedRetry] = [:]
+    var delays: [ObjectIdentifier: WallClockTime] = [:]
+  }
+
+  private let kept = Lock(Kept())
+
+  @TaskLocal static var current: ResumedPositions?
+
+  var isEmpty: Bool { kept.withLock { $0.retries.isEmpty && $0.delays.isEmpty } }
+
+  /// Keeps a retry a flow is in the middle of.
+  func keep(_ retry: ResumedRetry) {
+    kept.withLock { $0.retries[retry.state] = retry }
+  }
+
+  /// Keeps the deadline a flow waits for at the delay `slot`.
+  func keep(delay slot: DelaySlot, until deadline: WallClockTime) {
+    kept.withLock { $0.delays[ObjectIdentifier(slot)] = deadline }
+  }
+
+  func takeRetry(at state: Int32) -> ResumedRetry? {
+    kept.withLock { $0.retries.removeValue(forKey: state) }
+  }
+
+  func takeDelay(_ slot: DelaySlot) -> WallClockTime? {
+    kept.withLock { $0.delays.removeValue(forKey: ObjectIdentifier(slot)) }
   }
 }
 

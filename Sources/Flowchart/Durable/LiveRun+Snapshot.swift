@@ -2,32 +2,55 @@
 //
 // A snapshot is taken at a boundary (see `Cursor.swift`), where a flow's whole position is
 // its cursor and its context. Where the top-level flow stands decides how:
-// - held at its start (started paused): the start kept by `keepStart(_:)`;
+// - held at its start (started paused, or resumed paused): the start kept by `keepStart`;
 // - parked at a waiting state: the parked flow's cursor and context (`TopLevelFlow`); at a
 //   delay, with the deadline the run's state machine keeps (`delays[0]`);
-// - waiting at a boundary while the run is paused: what the flow left there as it began to
-//   wait (`reachedBoundary(_:)`, called by `Interpreter.waitWhilePaused`);
 // - ended: its result, or the resume point a retry would start from;
-// - running: the request waits. It raises the paused flag of the top-level flow's control
-//   only (not the run's pause mark: nothing is reported, and `isPaused` stays `false`), so
-//   the flow stops at its next boundary as a paused one would, leaves its position, and
-//   the request, served under the run's lock, lowers the flag again unless the run was
-//   paused meanwhile. The flow's `pause wait` then finds the run not paused and goes on at
-//   once. A state whose code is running finishes first (and a dispatch joins first: its
-//   branches' controls are not held), so a snapshot never interrupts a state's code.
+// - anywhere else: the run is captured as a barrier, when every flow stands (below).
 //
-// Everything here runs only when a snapshot is asked for, or at a pause wait: a run that
-// is never snapshotted pays one `nil` check per pause wait, and nothing per state.
+// The barrier. The run's flows are the top-level flow and, while it stands in a dispatch,
+// that dispatch's branches (and, recursively, the branches of a dispatch a branch stands
+// in). A flow stands when it waits at a boundary (`boundaries`: what it left there as it
+// began to wait, in `Interpreter.waitWhilePaused`), or waits in its task for input or for
+// a delay's deadline at a state it entered (`waiting`, with the machine's input waiter or
+// delay), or stands in a running dispatch each of whose branches stands, has finished
+// (`BranchEnds`), or has not started, at least one of them not finished (a dispatch whose
+// branches all finished joins: its flow stands at its next boundary). A request that finds
+// the run standing is served at once; otherwise it raises the paused flag of every control
+// of the run (not the run's pause mark: nothing is reported, `isPaused` stays `false`), so
+// that each flow stops at its next boundary, and every event that may complete the barrier
+// (a flow reaching a boundary, a wait or a delay beginning in a task, a branch finishing or
+// failing, the top-level flow parking) checks it again under the run's lock. Flows that
+// reach a boundary meanwhile are held there (`holders`) until the barrier completes. Then
+// the run is captured, the flags are lowered unless the run was paused meanwhile, and the
+// held flows go on as they would have. A state whose code is running finishes first, its
+// exit taken (a subflow and a map are one state of their flow, so the barrier waits for
+// them), so a snapshot never interrupts a state's code.
+//
+// Everything here runs only when a snapshot is asked for, at a pause wait, when a flow of a
+// live run waits in its task, and once per dispatch of a live run (its registration): a run
+// that is never snapshotted pays one `nil` check per pause wait, and nothing per state.
 
 /// What a live run keeps for snapshots, under its lock. Not generic, like the rest of the
 /// locked state: the generic parts are boxed (`CapturedFlow` values).
 struct SnapshotRequests {
-  /// The snapshot requests waiting for the top-level flow's next boundary; each is resumed
-  /// with the ``CapturedRun`` taken there, or `nil` when the run ended first.
+  /// The snapshot requests waiting for the run's flows to stand; each is resumed with the
+  /// ``CapturedRun`` taken then, a ``SnapshotError``, or `nil` when the run ended first.
   var waiters: [CheckedContinuation<(any Sendable)?, Never>] = []
-  /// The top-level flow's position while it waits at a boundary of a paused run.
-  var boundary: (any Sendable)? = nil
-  /// The top-level flow's position while the run is held at its start.
+  /// Each flow's position while it waits at a boundary (`CapturedFlow` values), by flow.
+  var boundaries: [Int32: any Sendable] = [:]
+  /// Each flow's position while it runs a waiting state or a delay it entered in its task
+  /// (`CapturedFlow` values, with the context from before the state), by flow.
+  var waiting: [Int32: any Sendable] = [:]
+  /// The flows held at a boundary until the barrier completes, by flow.
+  var holders: [Int32: CheckedContinuation<Void, Never>] = [:]
+  /// The running dispatches of the run (`RunningDispatch` values), in the order they
+  /// started.
+  var dispatches: [any AnyObject & Sendable] = []
+  /// Each running branch's dispatch (its state and the flow that runs it) and index, by
+  /// the branch's flow.
+  var branches: [Int32: (parent: Int32, dispatch: Int32, index: Int)] = [:]
+  /// The flows of a run held at its start (`CapturedEntry` values).
   var start: (any Sendable)? = nil
   /// The run's id, once it is given or first asked for.
   var id: RunID? = nil
@@ -35,7 +58,7 @@ struct SnapshotRequests {
   var chart = ""
 }
 
-/// Where the top-level flow stands, with state numbers: what a snapshot is made from.
+/// Where one flow stands, with state numbers: what a snapshot is made from.
 struct CapturedFlow<Context: Sendable>: Sendable {
   enum Position: Sendable {
     case entering, waitingForInput
@@ -44,6 +67,9 @@ struct CapturedFlow<Context: Sendable>: Sendable {
     /// Between two attempts of a retried state it entered: attempt `attempt` runs next,
     /// once the backoff's wall-clock deadline has passed.
     case retrying(attempt: Int, until: WallClockTime)
+    /// Entered the dispatch at `state`, whose branches run; the context is the one from
+    /// before the dispatch.
+    case dispatching
     case finished(Decision)
     case notEntered
   }
@@ -78,13 +104,77 @@ struct CapturedFlow<Context: Sendable>: Sendable {
   }
 }
 
-/// A live run captured under its lock: its flow, its mailbox and its status.
-struct CapturedRun<Context: Sendable>: Sendable {
+/// One flow of a captured run: where it stands, and the dispatch branch it runs.
+struct CapturedEntry<Context: Sendable>: Sendable {
   var flow: CapturedFlow<Context>
+  /// The index, among the captured entries, of the flow whose dispatch this flow is a
+  /// branch of; `nil` for the top-level flow.
+  var parent: Int?
+  /// The branch's index in its dispatch, in declaration order; 0 for the top-level flow.
+  var branch: Int
+}
+
+/// A live run captured under its lock: its flows (the top-level flow first, each branch
+/// after the flow that dispatched it), its mailbox and its status.
+struct CapturedRun<Context: Sendable>: Sendable {
+  var flows: [CapturedEntry<Context>]
   var mailbox: [(state: Int32, value: any Sendable)]
   var status: RunStatus
   var id: RunID
   var chart: String
+
+  /// The top-level flow.
+  var flow: CapturedFlow<Context> { flows[0].flow }
+
+  init(
+    flows: [CapturedEntry<Context>], mailbox: [(state: Int32, value: any Sendable)],
+    status: RunStatus, id: RunID, chart: String
+  ) {
+    self.flows = flows
+    self.mailbox = mailbox
+    self.status = status
+    self.id = id
+    self.chart = chart
+  }
+
+  /// A run of one flow, the top-level flow.
+  init(
+    flow: CapturedFlow<Context>, mailbox: [(state: Int32, value: any Sendable)],
+    status: RunStatus, id: RunID, chart: String
+  ) {
+    self.init(
+      flows: [CapturedEntry(flow: flow, parent: nil, branch: 0)], mailbox: mailbox,
+      status: status, id: id, chart: chart)
+  }
+}
+
+/// A dispatch of a live run while its branches run: what a snapshot of its flow holds.
+final class RunningDispatch<Context: Sendable>: Sendable {
+  /// The dispatch state.
+  let state: Int32
+  /// The flow that runs it.
+  let parentFlow: Int32
+  /// The context from before the dispatch.
+  let original: Context
+  /// The dispatching flow's path, the dispatch included; read only while the dispatch has
+  /// not joined (the flow writes it again after the join).
+  let path: RecordedPath
+  /// The dispatching flow's step limit.
+  let stepLimit: Int
+  /// How the branches ended so far.
+  let ends: BranchEnds<Context>
+
+  init(
+    state: Int32, parentFlow: Int32, original: Context, path: RecordedPath, stepLimit: Int,
+    ends: BranchEnds<Context>
+  ) {
+    self.state = state
+    self.parentFlow = parentFlow
+    self.original = original
+    self.path = path
+    self.stepLimit = stepLimit
+    self.ends = ends
+  }
 }
 
 /// Why ``RunHandle/snapshot()`` could not capture the run.
@@ -105,19 +195,31 @@ extension RunHandle {
   /// snapshot keeps its deadline), failed, cancelled, or finished. A running
   /// run is held at its next boundary, captured there, and let go on (unless it was paused
   /// meanwhile): nothing is reported, and the run goes on as it would have. The state whose
-  /// code is running finishes first, its exit taken; a dispatch that is running joins its
-  /// branches first. So the call waits as long as that state takes (a state that waits for
-  /// input in its task, such as a waiting state with a timeout, until its value comes).
-  /// A run between two attempts of a retried state (in its backoff delay, or paused
-  /// there) is captured at once, with the attempt that runs next and the backoff's deadline.
+  /// code is running finishes first, its exit taken: a snapshot never interrupts a state's
+  /// code. So the call waits as long as that state takes (a subflow or a map until its inner
+  /// chart ends; a state that waits for input in its task, such as a waiting state with a
+  /// timeout, until its value comes). A run between two attempts of a retried state (in its
+  /// backoff delay, or paused there) is captured at once, with the attempt that runs next
+  /// and the backoff's deadline.
+  ///
+  /// A run standing in a dispatch is captured as a barrier: each branch is held at its
+  /// next boundary (one whose state's code runs finishes that state first) until every
+  /// branch stands there, waits for input or a delay in its task, is between two attempts,
+  /// stands in a dispatch of its own (captured the same way), or has finished (its result
+  /// kept for the join, with its decision); then the run is captured, in format 2, and
+  /// every flow is let go on. A paused run, or one whose branches all wait, is captured as
+  /// soon as every flow stands.
   ///
   /// A failed or cancelled run is captured where a retry starts: at the state that failed,
   /// with the context from before it (see ``retry(clock:isPaused:isLogged:observer:updating:isolation:)``).
   ///
   /// - Returns: The snapshot, whose ``RunSnapshot/status`` says where the run stood.
-  /// - Throws: A ``SnapshotError`` when the run failed before it entered a state, or failed
-  ///   inside a dispatch's branches (format 1 holds the top-level flow only: retry such a
-  ///   run with ``retry(clock:isPaused:isLogged:observer:updating:isolation:)``).
+  /// - Throws: A ``SnapshotError`` when the run failed before it entered a state, failed
+  ///   inside a dispatch's branches (retry such a run with
+  ///   ``retry(clock:isPaused:isLogged:observer:updating:isolation:)``), or stands in a
+  ///   dispatch one of whose branches failed while the dispatch runs on (its join policy
+  ///   tolerates the failure: take the snapshot once the dispatch has joined). The error
+  ///   names the dispatch.
   public func snapshot() async throws(SnapshotError) -> RunSnapshot<Context> {
     try await run.snapshot()
   }
@@ -148,58 +250,285 @@ extension LiveRun {
 
   /// Keeps where a run held at its start stands: what a snapshot of it holds.
   func keepStart(_ flow: CapturedFlow<Context>) {
-    state.withLock { $0.snapshots.start = flow }
+    keepStart([CapturedEntry(flow: flow, parent: nil, branch: 0)])
   }
 
-  /// The top-level flow's control: the one that parks.
-  private static func topControl(in locked: LiveRunState) -> RunControl? {
-    locked.controls.first { $0.flags.contains(.parks) }
+  /// Keeps where the flows of a run held at its start stand (a run resumed from a snapshot
+  /// of several flows).
+  func keepStart(_ flows: [CapturedEntry<Context>]) {
+    state.withLock { $0.snapshots.start = flows }
   }
 
-  /// The run's mailbox, id and chart with `flow` and `status`, under the lock.
+  /// The run's mailbox, id and chart with `flows` and `status`, under the lock.
   private func captured(
-    _ flow: CapturedFlow<Context>, status: RunStatus, in locked: inout LiveRunState
+    _ flows: [CapturedEntry<Context>], status: RunStatus, in locked: inout LiveRunState
   ) -> CapturedRun<Context> {
     let id = locked.snapshots.id ?? RunID()
     locked.snapshots.id = id
     let mailbox = locked.machine.mailbox.map { (state: $0.key, value: $0.value) }
     return CapturedRun(
-      flow: flow, mailbox: mailbox, status: status, id: id, chart: locked.snapshots.chart)
+      flows: flows, mailbox: mailbox, status: status, id: id, chart: locked.snapshots.chart)
   }
 
-  /// The top-level flow reached a boundary of a paused (or held) run, at `flow`: keeps it,
-  /// and serves the snapshot requests waiting for it.
-  func reachedBoundary(_ flow: CapturedFlow<Context>) {
-    let (waiters, run) = state.withLock {
-      locked -> ([CheckedContinuation<(any Sendable)?, Never>], CapturedRun<Context>?) in
-      locked.snapshots.boundary = flow
-      guard !locked.snapshots.waiters.isEmpty else { return ([], nil) }
-      let paused = locked.machine.isPaused
-      let run = captured(flow, status: paused ? .paused : .running, in: &locked)
-      if !paused { Self.topControl(in: locked)?.setPaused(false) }
-      defer { locked.snapshots.waiters = [] }
-      return (locked.snapshots.waiters, run)
+  private func captured(
+    _ flow: CapturedFlow<Context>, status: RunStatus, in locked: inout LiveRunState
+  ) -> CapturedRun<Context> {
+    captured([CapturedEntry(flow: flow, parent: nil, branch: 0)], status: status, in: &locked)
+  }
+
+  // MARK: - Flows that stand
+
+  /// Flow `flow` reached a boundary of a paused run, or one held for a snapshot, at
+  /// `position`: keeps it, and serves the snapshot requests if the run now stands.
+  func reachedBoundary(_ position: CapturedFlow<Context>, flow: Int32) {
+    let served = state.withLock { locked -> Served? in
+      locked.snapshots.boundaries[flow] = position
+      return serveIfStanding(in: &locked)
     }
-    for waiter in waiters { waiter.resume(returning: run) }
+    served?.perform()
   }
 
-  /// The top-level flow left the boundary it waited at.
-  func leftBoundary() {
-    state.withLock { $0.snapshots.boundary = nil }
+  /// Holds flow `flow`, which left its position at a boundary, until the snapshot asked for
+  /// is taken: at once when none is asked for, or the run is paused (the flow then waits
+  /// as a paused one), or the task is cancelled.
+  func holdForSnapshot(flow: Int32) async {
+    await withTaskCancellationHandler {
+      await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        let holds = state.withLock { locked -> Bool in
+          guard !locked.snapshots.waiters.isEmpty, !locked.machine.isPaused,
+            !Task.isCancelled
+          else { return false }
+          locked.snapshots.holders[flow] = continuation
+          return true
+        }
+        if !holds { continuation.resume() }
+      }
+    } onCancel: {
+      state.withLock { $0.snapshots.holders.removeValue(forKey: flow) }?.resume()
+    }
+  }
+
+  /// Flow `flow` went on from the boundary, or the waiting state, where it left its
+  /// position.
+  func leftPosition(flow: Int32) {
+    state.withLock { tookBackPosition(flow: flow, in: &$0) }
+  }
+
+  /// ``leftPosition(flow:)`` under the lock, for a section that holds it anyway (a pause
+  /// wait's end).
+  func tookBackPosition(flow: Int32, in locked: inout LiveRunState) {
+    locked.snapshots.boundaries[flow] = nil
+    locked.snapshots.waiting[flow] = nil
+  }
+
+  /// Flow `flow`, not the top-level flow, entered a waiting state or a delay and is about
+  /// to run its code in its task, at `position`.
+  func enteredWaitingState(_ position: CapturedFlow<Context>, flow: Int32) {
+    state.withLock { $0.snapshots.waiting[flow] = position }
+  }
+
+  /// Something that may complete a barrier happened (a wait or a delay began in a task, a
+  /// branch ended): serves the snapshot requests if the run now stands.
+  func snapshotMayStand() {
+    state.withLock { locked -> Served? in
+      guard !locked.snapshots.waiters.isEmpty else { return nil }
+      return serveIfStanding(in: &locked)
+    }?.perform()
+  }
+
+  /// A dispatch of flow `flow` starts its branches: its record, until
+  /// ``dispatchEnded(_:)``.
+  func dispatchBegins(_ dispatch: RunningDispatch<Context>) {
+    state.withLock { locked in
+      locked.snapshots.dispatches.append(dispatch)
+    }
+  }
+
+  /// The branches of the dispatch that `ends` records ended (it joins, or fails, next).
+  func dispatchEnded(_ ends: BranchEnds<Context>) {
+    state.withLock { locked in
+      guard
+        let index = locked.snapshots.dispatches.firstIndex(where: {
+          ($0 as? RunningDispatch<Context>)?.ends === ends
+        }), let dispatch = locked.snapshots.dispatches[index] as? RunningDispatch<Context>
+      else { return }
+      locked.snapshots.dispatches.remove(at: index)
+      locked.snapshots.branches = locked.snapshots.branches.filter {
+        $0.value.parent != dispatch.parentFlow || $0.value.dispatch != dispatch.state
+      }
+    }
+  }
+
+  /// Branch `index` of the dispatch `dispatch` of flow `parent` runs as flow `flow`.
+  func branchRuns(
+    _ flow: Int32, index: Int, of dispatch: Int32, from parent: Int32,
+    in locked: inout LiveRunState
+  ) {
+    guard !locked.snapshots.dispatches.isEmpty else { return }
+    locked.snapshots.branches[flow] = (parent, dispatch, index)
+  }
+
+  /// The snapshot requests served, the flows held let go: what to do once the lock is
+  /// released.
+  struct Served {
+    var waiters: [CheckedContinuation<(any Sendable)?, Never>]
+    var value: any Sendable
+    var holders: [CheckedContinuation<Void, Never>]
+
+    func perform() {
+      for waiter in waiters { waiter.resume(returning: value) }
+      for holder in holders { holder.resume() }
+    }
+  }
+
+  /// When the snapshot requests wait and every flow of the run stands: captures the run,
+  /// lowers the flags (unless the run is paused), and returns what to resume.
+  private func serveIfStanding(in locked: inout LiveRunState) -> Served? {
+    guard !locked.snapshots.waiters.isEmpty, let value = standingValue(in: &locked) else {
+      return nil
+    }
+    if !locked.machine.isPaused { locked.setPaused(false) }
+    defer {
+      locked.snapshots.waiters = []
+      locked.snapshots.holders = [:]
+    }
+    return Served(
+      waiters: locked.snapshots.waiters, value: value,
+      holders: Array(locked.snapshots.holders.values))
+  }
+
+  /// The run captured (a ``CapturedRun``), or why it cannot be (a ``SnapshotError``), when
+  /// every flow stands now; `nil` while one moves or the run ends.
+  private func standingValue(in locked: inout LiveRunState) -> (any Sendable)? {
+    switch locked.machine.phase {
+    case .ended, .unwinding: return nil
+    case .held:
+      guard let start = locked.snapshots.start as? [CapturedEntry<Context>] else { return nil }
+      return captured(start, status: .paused, in: &locked)
+    case .parked:
+      return parkedCapture(in: &locked)
+    case .running:
+      switch standingFlows(in: locked) {
+      case .moving: return nil
+      case .refused(let error): return error
+      case .stands(let flows):
+        return captured(flows, status: status(of: flows, in: locked), in: &locked)
+      }
+    }
+  }
+
+  /// Where every flow of a running run stands, when they all do.
+  private enum Standing {
+    case stands([CapturedEntry<Context>])
+    case moving
+    case refused(SnapshotError)
+  }
+
+  private func standingFlows(in locked: LiveRunState) -> Standing {
+    var flows: [CapturedEntry<Context>] = []
+    var refusal: SnapshotError? = nil
+    /// Appends flow `flow` (and its branches) to `flows`; `false` when it does not stand.
+    func stand(_ flow: Int32, parent: Int?, branch: Int) -> Bool {
+      if let position = locked.snapshots.boundaries[flow] as? CapturedFlow<Context> {
+        flows.append(CapturedEntry(flow: position, parent: parent, branch: branch))
+        return true
+      }
+      if var position = locked.snapshots.waiting[flow] as? CapturedFlow<Context> {
+        if let delay = locked.machine.delays[flow], delay.state == position.state {
+          // A deadline passed: the flow wakes and goes on to its next boundary, where it
+          // stands then.
+          guard wallClockNow() < delay.until else { return false }
+          position.position = .waitingUntil(delay.until)
+        } else if locked.machine.waitsForInput(at: position.state) {
+          position.position = .waitingForInput
+        } else {
+          return false
+        }
+        flows.append(CapturedEntry(flow: position, parent: parent, branch: branch))
+        return true
+      }
+      guard
+        let dispatch = locked.snapshots.dispatches.last(where: {
+          ($0 as? RunningDispatch<Context>)?.parentFlow == flow
+        }) as? RunningDispatch<Context>
+      else { return false }
+      let ends = dispatch.ends.current
+      let name = DisplayText.quoted(name: graph.records[Int(dispatch.state)].name)
+      if let failed = ends.failed.firstIndex(of: true) {
+        refusal = SnapshotError(
+          reason:
+            "Branch \(failed + 1) of dispatch \(name) failed, and the dispatch runs on (its join policy tolerates the failure): a snapshot does not hold a branch's error. Take the snapshot once the dispatch has joined."
+        )
+        return false
+      }
+      let index = flows.count
+      flows.append(
+        CapturedEntry(
+          flow: CapturedFlow(
+            .dispatching, at: dispatch.state, context: dispatch.original,
+            path: dispatch.path.states, stepCount: dispatch.path.count,
+            stepLimit: dispatch.stepLimit),
+          parent: parent, branch: branch))
+      var running: [Int: Int32] = [:]
+      for (branchFlow, entry) in locked.snapshots.branches
+      where entry.parent == flow && entry.dispatch == dispatch.state {
+        running[entry.index] = branchFlow
+      }
+      var goesOn = false
+      for number in ends.finished.indices {
+        if let finished = ends.finished[number] {
+          let states = finished.path.states
+          flows.append(
+            CapturedEntry(
+              flow: CapturedFlow(
+                .finished(ends.decisions[number] ?? .done), at: states.last ?? dispatch.state,
+                context: finished.context, path: states, stepCount: finished.path.count,
+                stepLimit: dispatch.stepLimit),
+              parent: index, branch: number))
+        } else if let branchFlow = running[number] {
+          guard stand(branchFlow, parent: index, branch: number) else { return false }
+          goesOn = true
+        } else {
+          // Not started yet: it starts on resume as it would have.
+          goesOn = true
+        }
+      }
+      // Every branch finished: the dispatch joins, and its flow stands at its next boundary.
+      return goesOn
+    }
+    guard stand(0, parent: nil, branch: 0) else {
+      if let refusal { return .refused(refusal) }
+      return .moving
+    }
+    return .stands(flows)
+  }
+
+  /// The status of a run whose flows stand as `flows`: paused, running (a flow stands at a
+  /// boundary, held for the snapshot), or waiting for input or a time (every flow that
+  /// has not finished waits).
+  private func status(of flows: [CapturedEntry<Context>], in locked: LiveRunState) -> RunStatus {
+    if locked.machine.isPaused { return .paused }
+    var input: Int32? = nil
+    var until: (state: Int32, deadline: WallClockTime)? = nil
+    for entry in flows {
+      switch entry.flow.position {
+      case .entering, .retrying, .notEntered: return .running
+      case .waitingForInput: input = input ?? entry.flow.state
+      case .waitingUntil(let deadline):
+        if until.map({ deadline < $0.deadline }) ?? true { until = (entry.flow.state, deadline) }
+      case .dispatching, .finished: break
+      }
+    }
+    if let input { return .waitingForInput(state: graph.records[Int(input)].name) }
+    if let until {
+      return .waitingUntil(until.deadline, state: graph.records[Int(until.state)].name)
+    }
+    return .running
   }
 
   /// The top-level flow parked: serves the snapshot requests waiting, if it is still parked.
   func servedParked() {
-    let (waiters, run) = state.withLock {
-      locked -> ([CheckedContinuation<(any Sendable)?, Never>], CapturedRun<Context>?) in
-      guard !locked.snapshots.waiters.isEmpty, let run = parkedCapture(in: &locked) else {
-        return ([], nil)
-      }
-      if !locked.machine.isPaused { Self.topControl(in: locked)?.setPaused(false) }
-      defer { locked.snapshots.waiters = [] }
-      return (locked.snapshots.waiters, run)
-    }
-    for waiter in waiters { waiter.resume(returning: run) }
+    state.withLock { locked -> Served? in serveIfStanding(in: &locked) }?.perform()
   }
 
   /// The parked flow's position, when the flow is parked: at a waiting state, or at a
@@ -220,15 +549,23 @@ extension LiveRun {
     return captured(flow, status: .waitingForInput(state: name), in: &locked)
   }
 
-  /// The run ended: the snapshot requests waiting get `nil`, and make the snapshot from the
-  /// run's end.
-  func endedForSnapshots(in locked: inout LiveRunState)
-    -> [CheckedContinuation<(any Sendable)?, Never>]
-  {
-    locked.snapshots.boundary = nil
+  /// The run ended: returns the snapshot requests waiting, which get `nil` and make the
+  /// snapshot from the run's end, and the flows held, which go on (to their end), to resume
+  /// once the lock is released.
+  func endedForSnapshots(in locked: inout LiveRunState) -> (
+    waiters: [CheckedContinuation<(any Sendable)?, Never>],
+    holders: [CheckedContinuation<Void, Never>]
+  ) {
+    locked.snapshots.boundaries = [:]
+    locked.snapshots.waiting = [:]
     locked.snapshots.start = nil
-    defer { locked.snapshots.waiters = [] }
-    return locked.snapshots.waiters
+    locked.snapshots.dispatches = []
+    locked.snapshots.branches = [:]
+    defer {
+      locked.snapshots.waiters = []
+      locked.snapshots.holders = [:]
+    }
+    return (locked.snapshots.waiters, Array(locked.snapshots.holders.values))
   }
 
   /// ``RunHandle/snapshot()``.
@@ -236,55 +573,38 @@ extension LiveRun {
     // A run that stands at a boundary (parked, held, paused there, ended) is captured at
     // once, without suspending the caller: a continuation resumed at once would still send
     // the caller's task through its executor's queue, which cost more than the capture.
-    switch state.withLock({ capturedNow(in: &$0) }) {
-    case .captured(let run): return makeSnapshot(run)
-    case .ended: return makeSnapshot(try endedCapture(await result()))
-    case .moving: break
+    let now = state.withLock { locked -> (any Sendable)?? in
+      if case .ended = locked.machine.phase { return .some(nil) }
+      guard locked.snapshots.waiters.isEmpty else { return nil }
+      return standingValue(in: &locked).map { .some($0) }
+    }
+    switch now {
+    case .some(let run as CapturedRun<Context>): return makeSnapshot(run)
+    case .some(let error as SnapshotError): throw error
+    case .some: return makeSnapshot(try endedCapture(await result()))
+    case .none: break
     }
     let served = await withCheckedContinuation {
       (continuation: CheckedContinuation<(any Sendable)?, Never>) in
-      let now = state.withLock { locked -> (any Sendable)?? in
-        switch capturedNow(in: &locked) {
-        case .captured(let run): return .some(run)
-        case .ended: return .some(nil)
-        case .moving: break
+      let now = state.withLock { locked -> Served? in
+        if case .ended = locked.machine.phase {
+          return Served(waiters: [continuation], value: Ended(), holders: [])
         }
         locked.snapshots.waiters.append(continuation)
-        Self.topControl(in: locked)?.setPaused(true)
+        if let served = serveIfStanding(in: &locked) { return served }
+        // Held until every flow stands.
+        locked.setPaused(true)
         return nil
       }
-      if let now { continuation.resume(returning: now) }
+      now?.perform()
     }
     if let run = served as? CapturedRun<Context> { return makeSnapshot(run) }
+    if let error = served as? SnapshotError { throw error }
     return makeSnapshot(try endedCapture(await result()))
   }
 
-  /// Where the run stands now, for a snapshot: captured when it stands at a boundary.
-  private enum Standing {
-    case captured(CapturedRun<Context>)
-    /// The run ended: its snapshot is made from its result.
-    case ended
-    /// The run is between two boundaries: a snapshot waits for the next.
-    case moving
-  }
-
-  /// The run captured, if it stands at a boundary now; under the lock.
-  private func capturedNow(in locked: inout LiveRunState) -> Standing {
-    switch locked.machine.phase {
-    case .ended: return .ended
-    case .parked: return parkedCapture(in: &locked).map(Standing.captured) ?? .moving
-    case .held:
-      if let start = locked.snapshots.start as? CapturedFlow<Context> {
-        return .captured(captured(start, status: .paused, in: &locked))
-      }
-    case .running, .unwinding:
-      if let boundary = locked.snapshots.boundary as? CapturedFlow<Context> {
-        let status: RunStatus = locked.machine.isPaused ? .paused : .running
-        return .captured(captured(boundary, status: status, in: &locked))
-      }
-    }
-    return .moving
-  }
+  /// What a request served after the run ended gets: it makes the snapshot from the end.
+  private struct Ended: Sendable {}
 
   /// The run, once it has ended, as a snapshot holds it.
   ///
@@ -321,7 +641,7 @@ extension LiveRun {
         let name = graph.records[Int(point.state)].name
         throw SnapshotError(
           reason:
-            "The run failed inside the branches of dispatch \(DisplayText.quoted(name: name)), and a snapshot (format 1) holds the top-level flow only: retry the run with `retry()`."
+            "The run failed inside the branches of dispatch \(DisplayText.quoted(name: name)), and a snapshot holds no branch's error: retry the run with `retry()`."
         )
       }
       let (limit, overflow) = point.path.count.addingReportingOverflow(stopped.stepLimit)
@@ -336,7 +656,8 @@ extension LiveRun {
     }
   }
 
-  /// The snapshot of a captured run: its positions named by their keys.
+  /// The snapshot of a captured run: its positions named by their keys. A run of one flow
+  /// is written in format 1, one of several in format 2.
   func makeSnapshot(_ run: CapturedRun<Context>) -> RunSnapshot<Context> {
     let structure = graph.structure
     let keys = structure.keys
@@ -346,36 +667,45 @@ extension LiveRun {
       shapes[key] = structure.shapes[Int(state)]
       return key
     }
-    let flow = run.flow
-    let position: SnapshotPosition =
-      switch flow.position {
-      case .entering: .entering(key(flow.state))
-      case .waitingForInput: .waitingForInput(key(flow.state))
-      case .waitingUntil: .waitingUntil(key(flow.state))
-      case .retrying: .entering(key(flow.state))
-      case .finished(let decision): .finished(key(flow.state), decision)
-      case .notEntered: .notEntered
+    var flows: [FlowSnapshot<Context>] = []
+    flows.reserveCapacity(run.flows.count)
+    for (number, entry) in run.flows.enumerated() {
+      let flow = entry.flow
+      let position: SnapshotPosition =
+        switch flow.position {
+        case .entering: .entering(key(flow.state))
+        case .waitingForInput: .waitingForInput(key(flow.state))
+        case .waitingUntil: .waitingUntil(key(flow.state))
+        case .retrying: .entering(key(flow.state))
+        case .dispatching: .dispatching(key(flow.state))
+        case .finished(let decision): .finished(key(flow.state), decision)
+        case .notEntered: .notEntered
+        }
+      let (attempt, deadline): (Int, WallClockTime?) =
+        switch flow.position {
+        case .waitingUntil(let deadline): (1, deadline)
+        case .retrying(let attempt, let deadline): (attempt, deadline)
+        case .entering, .waitingForInput, .dispatching, .finished, .notEntered: (1, nil)
+        }
+      var branch: FlowSnapshot<Context>.Branch? = nil
+      if let parent = entry.parent {
+        branch = FlowSnapshot<Context>.Branch(
+          parent: Int32(parent), dispatch: keys[Int(run.flows[parent].flow.state)],
+          index: entry.branch)
       }
-    let (attempt, deadline): (Int, WallClockTime?) =
-      switch flow.position {
-      case .waitingUntil(let deadline): (1, deadline)
-      case .retrying(let attempt, let deadline): (attempt, deadline)
-      case .entering, .waitingForInput, .finished, .notEntered: (1, nil)
-      }
-
+      flows.append(
+        FlowSnapshot(
+          flow: Int32(number), position: position, context: flow.context,
+          path: flow.path.map { keys[Int($0)] }, stepCount: flow.stepCount, attempt: attempt,
+          deadline: deadline, branch: branch))
+    }
     let mailbox = run.mailbox.sorted { $0.state < $1.state }.map {
       MailboxEntry(state: key($0.state), value: .live($0.value))
     }
     return RunSnapshot(
       id: run.id, chart: run.chart, fingerprint: structure.fingerprint, status: run.status,
-      updated: wallClockNow(), stepLimit: flow.stepLimit,
-      flows: [
-        FlowSnapshot(
-          flow: 0, position: position, context: flow.context,
-          path: flow.path.map { keys[Int($0)] }, stepCount: flow.stepCount, attempt: attempt,
-          deadline: deadline)
-      ],
-      mailbox: mailbox, shapes: shapes)
+      updated: wallClockNow(), stepLimit: run.flow.stepLimit, flows: flows, mailbox: mailbox,
+      shapes: shapes, formatVersion: run.flows.count > 1 || flows[0].position.isDispatching ? 2 : 1)
   }
 }
 
@@ -389,41 +719,64 @@ extension TopLevelFlow {
 }
 
 extension Interpreter {
-  /// The top-level flow of a live run is about to wait at the boundary before `state` while
-  /// the run is paused (or held for a snapshot): leaves its position with the run. Only on
-  /// a pause wait's path.
+  /// A flow of a live run is about to wait at the boundary before `state` while the run is
+  /// paused (or held for a snapshot): leaves its position with the run. Only on a pause
+  /// wait's path.
   @usableFromInline @inline(never)
   func leavePosition(
-    before state: Int32, path: borrowing PathRecorder, context: borrowing Context,
+    before state: Int32, path: borrowing PathRecorder, context: borrowing Context, flow: Int32,
     control: RunControl
   ) -> Bool {
-    guard let live = control.monitor as? LiveRun<Context>, control.flags.contains(.parks) else {
-      return false
-    }
-    live.reachedBoundary(CapturedFlow(.entering, at: state, path: path, context: copy context))
+    guard let live = control.monitor as? LiveRun<Context> else { return false }
+    live.reachedBoundary(
+      CapturedFlow(.entering, at: state, path: path, context: copy context), flow: flow)
     return true
   }
 
-  /// The top-level flow of a live run is between two attempts of `state`, before attempt
-  /// `attempt`, whose backoff ends at `deadline`: leaves its position with the run (the
-  /// context from before the state). Only on a retry's path.
+  /// A flow of a live run, which left its position at a boundary, is held there until the
+  /// snapshot asked for is taken (see `LiveRun+Snapshot.swift`).
+  @usableFromInline @inline(never)
+  func holdForSnapshot(flow: Int32, control: RunControl) async {
+    await (control.monitor as? LiveRun<Context>)?.holdForSnapshot(flow: flow)
+  }
+
+  /// A flow of a live run is between two attempts of `state`, before attempt `attempt`,
+  /// whose backoff ends at `deadline`: leaves its position with the run (the context from
+  /// before the state). Only on a retry's path.
   @inline(never)
   func leaveRetryPosition(
     at state: Int32, attempt: Int, until deadline: WallClockTime, path: borrowing PathRecorder,
-    context: Context, control: RunControl
+    context: Context, flow: Int32, control: RunControl
   ) -> Bool {
-    guard let live = control.monitor as? LiveRun<Context>, control.flags.contains(.parks) else {
-      return false
-    }
+    guard let live = control.monitor as? LiveRun<Context> else { return false }
     live.reachedBoundary(
       CapturedFlow(
-        .retrying(attempt: attempt, until: deadline), at: state, path: path, context: context))
+        .retrying(attempt: attempt, until: deadline), at: state, path: path, context: context),
+      flow: flow)
     return true
   }
 
-  /// The top-level flow went on from the boundary where it left its position.
+  /// A flow went on from the boundary (or the waiting state) where it left its position.
   @usableFromInline @inline(never)
-  func tookPosition(control: RunControl) {
-    (control.monitor as? LiveRun<Context>)?.leftBoundary()
+  func tookPosition(flow: Int32, control: RunControl) {
+    (control.monitor as? LiveRun<Context>)?.leftPosition(flow: flow)
+  }
+
+  /// Runs the waiting state or delay `state`, which a flow of a live run that does not park
+  /// (a dispatch branch) entered, in its task: leaves the flow's position (the context from
+  /// before the state) with the run while the state's code runs, so that a snapshot holds
+  /// the flow waiting there.
+  @usableFromInline @inline(never)
+  func runWaitingState(
+    _ node: Node, at state: Int32, cursor: inout Cursor<Context>, context: inout Context,
+    control: RunControl
+  ) async throws(RunError) -> Outcome {
+    let live = control.monitor as? LiveRun<Context>
+    let flow = cursor.flow
+    live?.enteredWaitingState(
+      CapturedFlow(.waitingForInput, at: state, path: cursor.path, context: context), flow: flow)
+    defer { live?.leftPosition(flow: flow) }
+    return try await runAsynchronous(
+      node, at: state, cursor: &cursor, context: &context, control: control)
   }
 }

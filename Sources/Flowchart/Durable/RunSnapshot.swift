@@ -6,20 +6,25 @@
 /// process or another.
 ///
 /// A snapshot is `Codable` when the context is. Its format is versioned
-/// (``formatVersion``, now 1) and documented in the "Durable runs" article: JSON by
+/// (``formatVersion``: 1 for a run of one flow, 2 for a run standing in a dispatch, whose
+/// branches are flows of their own) and documented in the "Durable runs" article: JSON by
 /// default (with Foundation's `JSONEncoder`), but any encoder works. Decoding checks what
-/// it reads (a known format version, one top-level flow, counts that match, no negative
-/// counters, every position named in the table of shapes) and throws a `DecodingError`
-/// that says what is wrong; it never traps, whatever the bytes.
+/// it reads (a known format version, the top-level flow first, each branch's parent and
+/// index, counts that match, no negative counters, every position named in the table of
+/// shapes) and throws a `DecodingError` that says what is wrong; it never traps, whatever
+/// the bytes.
 ///
 /// Positions are named by their position keys (``Flowchart/positionKeys``), not by state
 /// numbers, so that a snapshot can be resumed on a changed chart whenever its positions
 /// still fit (see ``ResumeError``).
 public struct RunSnapshot<Context: Sendable>: Sendable {
-  /// The format version this version of the package writes, and the only one it reads.
-  public static var currentFormatVersion: Int { 1 }
+  /// The latest format version this version of the package writes and reads: 2, for a
+  /// snapshot of several flows (a run standing in a dispatch); a snapshot of one flow is
+  /// written in format 1, which this version reads too.
+  public static var currentFormatVersion: Int { 2 }
 
-  /// The format version of the snapshot: ``currentFormatVersion`` for a snapshot made here.
+  /// The format version of the snapshot: 1 for a snapshot of one flow, 2 for one of
+  /// several (see ``currentFormatVersion``).
   public let formatVersion: Int
   /// The run's id.
   public let id: RunID
@@ -35,7 +40,8 @@ public struct RunSnapshot<Context: Sendable>: Sendable {
   /// of ``pathKeys`` included.
   public let stepLimit: Int
 
-  /// Each flow of the run; the top-level flow first (the only one in format 1).
+  /// Each flow of the run; the top-level flow first (the only one in format 1), each
+  /// dispatch branch after the flow that dispatched it.
   let flows: [FlowSnapshot<Context>]
   /// Values sent to waiting states and not yet taken.
   let mailbox: [MailboxEntry]
@@ -45,7 +51,7 @@ public struct RunSnapshot<Context: Sendable>: Sendable {
   init(
     id: RunID, chart: String, fingerprint: String, status: RunStatus, updated: WallClockTime,
     stepLimit: Int, flows: [FlowSnapshot<Context>], mailbox: [MailboxEntry],
-    shapes: [String: StateShape], formatVersion: Int = Self.currentFormatVersion
+    shapes: [String: StateShape], formatVersion: Int = 1
   ) {
     self.formatVersion = formatVersion
     self.id = id
@@ -64,9 +70,15 @@ public struct RunSnapshot<Context: Sendable>: Sendable {
   public var context: Context { flows[0].context }
 
   /// The position key of the state the top-level flow is at: the state it enters next, the
-  /// waiting state it waits at, the state it failed at (which runs again), or its final
-  /// state; `nil` for a run that failed before it entered a state.
+  /// waiting state it waits at, the dispatch whose branches it waits for, the state it
+  /// failed at (which runs again), or its final state; `nil` for a run that failed before
+  /// it entered a state.
   public var position: String? { flows[0].position.key }
+
+  /// The position keys of the states the run's dispatch branches stand at (the state each
+  /// enters next, waits at, or finished at), by flow, in the order the snapshot holds them;
+  /// empty when the top-level flow stands in no dispatch.
+  public var branchPositions: [String] { flows.dropFirst().compactMap(\.position.key) }
 
   /// How many states the run entered.
   public var stepCount: Int { flows[0].stepCount }
@@ -110,6 +122,18 @@ struct FlowSnapshot<Context: Sendable>: Sendable {
   /// The wall-clock instant the flow waits for, when its position waits for a time
   /// (``SnapshotPosition/waitingUntil(_:)``).
   var deadline: WallClockTime? = nil
+  /// The dispatch branch the flow runs; `nil` for the top-level flow.
+  var branch: Branch? = nil
+
+  /// A flow's place among the run's flows: which dispatch of which flow it is a branch of.
+  struct Branch: Hashable, Sendable {
+    /// The number of the flow that dispatched it (whose position is the dispatch).
+    var parent: Int32
+    /// The dispatch's position key.
+    var dispatch: String
+    /// The branch's index in the dispatch, in declaration order, from 0.
+    var index: Int
+  }
 }
 
 /// What a flow is doing at its position.
@@ -118,6 +142,9 @@ enum SnapshotPosition: Hashable, Sendable {
   case entering(String)
   /// Entered the waiting state, and waits for its value.
   case waitingForInput(String)
+  /// Entered the dispatch, whose branches are flows of their own (format 2); the flow's
+  /// context is the one from before the dispatch.
+  case dispatching(String)
   /// Entered the delay, and waits for its deadline (the flow's
   /// ``FlowSnapshot/deadline``).
   case waitingUntil(String)
@@ -126,10 +153,15 @@ enum SnapshotPosition: Hashable, Sendable {
   /// Failed before it entered any state.
   case notEntered
 
+  var isDispatching: Bool {
+    if case .dispatching = self { return true }
+    return false
+  }
+
   var key: String? {
     switch self {
     case .entering(let key), .waitingForInput(let key), .waitingUntil(let key),
-      .finished(let key, _):
+      .dispatching(let key), .finished(let key, _):
       key
     case .notEntered: nil
     }
@@ -185,6 +217,11 @@ extension RunSnapshot: Encodable where Context: Encodable {
       try flowContainer.encode(flow.stepCount, forKey: .stepCount)
       try flowContainer.encode(flow.attempt, forKey: .attempt)
       try flowContainer.encodeIfPresent(flow.deadline?.description, forKey: .deadline)
+      if let branch = flow.branch {
+        try flowContainer.encode(branch.parent, forKey: .parent)
+        try flowContainer.encode(branch.dispatch, forKey: .dispatch)
+        try flowContainer.encode(branch.index, forKey: .branch)
+      }
     }
     var mailboxContainer = container.nestedUnkeyedContainer(forKey: .mailbox)
     for entry in mailbox {
@@ -271,9 +308,9 @@ extension RunSnapshot: Decodable where Context: Decodable {
         ))
     }
     let version = try container.decode(Int.self, forKey: .formatVersion)
-    guard version == Self.currentFormatVersion else {
+    guard version == 1 || version == 2 else {
       throw corrupt(
-        "it is in format version \(version), and this version of Flowchart reads format \(Self.currentFormatVersion) only."
+        "it is in format version \(version), and this version of Flowchart reads formats 1 and 2 only."
       )
     }
     let id = try container.decode(RunID.self, forKey: .id)
@@ -310,6 +347,16 @@ extension RunSnapshot: Decodable where Context: Decodable {
       let stepCount = try flowContainer.decode(Int.self, forKey: .stepCount)
       let attempt = try flowContainer.decode(Int.self, forKey: .attempt)
       let deadline = try flowContainer.decodeIfPresent(WallClockTime.self, forKey: .deadline)
+      var branch: FlowSnapshot<Context>.Branch? = nil
+      if version >= 2,
+        flowContainer.contains(.parent) || flowContainer.contains(.dispatch)
+          || flowContainer.contains(.branch)
+      {
+        branch = FlowSnapshot<Context>.Branch(
+          parent: try flowContainer.decode(Int32.self, forKey: .parent),
+          dispatch: try flowContainer.decode(String.self, forKey: .dispatch),
+          index: try flowContainer.decode(Int.self, forKey: .branch))
+      }
       guard stepCount >= 0 else {
         throw corrupt("flow \(number)'s step count is negative (\(stepCount)).")
       }
@@ -330,7 +377,7 @@ extension RunSnapshot: Decodable where Context: Decodable {
           "flow \(number) is between two attempts of \(DisplayText.quoted(name: key)), but its path does not end there."
         )
       case .entering where attempt > 1, .waitingUntil: break
-      case .entering, .waitingForInput, .finished, .notEntered:
+      case .entering, .waitingForInput, .dispatching, .finished, .notEntered:
         guard attempt == 1, deadline == nil else {
           throw corrupt(
             "flow \(number) \(position.description), so it has no attempt under way and no deadline."
@@ -352,15 +399,40 @@ extension RunSnapshot: Decodable where Context: Decodable {
           "flow \(number) stands at \(DisplayText.quoted(name: key)), which its table of shapes does not describe."
         )
       }
+      if let branch {
+        try Self.check(
+          branch, of: number, at: position, after: flows, shapes: shapes, corrupt: corrupt)
+      } else if version >= 2, !flows.isEmpty {
+        throw corrupt(
+          "flow \(number) is not the first, so it is a dispatch branch, but it names no parent flow, dispatch and branch."
+        )
+      }
       flows.append(
         FlowSnapshot(
           flow: number, position: position, context: context, path: path, stepCount: stepCount,
-          attempt: attempt, deadline: deadline))
+          attempt: attempt, deadline: deadline, branch: branch))
     }
-    guard flows.count == 1, flows[0].flow == 0 else {
+    guard let top = flows.first, top.flow == 0, top.branch == nil else {
       throw corrupt(
-        "format 1 holds exactly one flow, the top-level flow (number 0), and this one holds \(flows.count)\(flows.count == 1 ? " numbered \(flows[0].flow)" : "")."
+        "its first flow must be the top-level flow (number 0, no parent), and \(flows.isEmpty ? "it holds no flow" : "the first is numbered \(flows[0].flow)")."
       )
+    }
+    if version == 1, flows.count != 1 {
+      throw corrupt(
+        "format 1 holds exactly one flow, the top-level flow (number 0), and this one holds \(flows.count)."
+      )
+    }
+    if version == 2 {
+      try Self.checkFlows(flows, status: status, shapes: shapes, corrupt: corrupt)
+      self.init(
+        id: id, chart: chart, fingerprint: fingerprint, status: status, updated: updated,
+        stepLimit: stepLimit, flows: flows,
+        mailbox: try Self.decodeMailbox(container, shapes: shapes, corrupt: corrupt),
+        shapes: shapes, formatVersion: version)
+      return
+    }
+    if case .dispatching = flows[0].position {
+      throw corrupt("its one flow stands in a dispatch, which only format 2 holds.")
     }
     switch (status, flows[0].position) {
     case (.waitingForInput(let state), .waitingForInput(let key)) where state.isEmpty == false:
@@ -383,6 +455,104 @@ extension RunSnapshot: Decodable where Context: Decodable {
       )
     default: break
     }
+    self.init(
+      id: id, chart: chart, fingerprint: fingerprint, status: status, updated: updated,
+      stepLimit: stepLimit, flows: flows,
+      mailbox: try Self.decodeMailbox(container, shapes: shapes, corrupt: corrupt),
+      shapes: shapes, formatVersion: version)
+  }
+
+  /// Checks flow `number`, a branch: its parent is an earlier flow that stands in the
+  /// dispatch it names, its index is one of the dispatch's branches (by the dispatch's
+  /// shape), and no other flow runs that branch.
+  private static func check(
+    _ branch: FlowSnapshot<Context>.Branch, of number: Int32, at position: SnapshotPosition,
+    after flows: [FlowSnapshot<Context>], shapes: [String: StateShape],
+    corrupt: (String) -> DecodingError
+  ) throws {
+    guard let parent = flows.first(where: { $0.flow == branch.parent }) else {
+      throw corrupt(
+        "flow \(number) is a branch of flow \(branch.parent), which no earlier flow is.")
+    }
+    guard case .dispatching(let key) = parent.position, key == branch.dispatch else {
+      throw corrupt(
+        "flow \(number) is a branch of dispatch \(DisplayText.quoted(name: branch.dispatch)) of flow \(branch.parent), but that flow \(parent.position.description)."
+      )
+    }
+    let count = shapes[key]?.exits.filter { $0.hasPrefix("branch ") }.count ?? 0
+    guard branch.index >= 0, branch.index < count else {
+      throw corrupt(
+        "flow \(number) is branch \(branch.index) of dispatch \(DisplayText.quoted(name: key)), which has \(count) branch\(count == 1 ? "" : "es") (numbered from 0)."
+      )
+    }
+    guard
+      !flows.contains(where: {
+        $0.branch?.parent == branch.parent && $0.branch?.index == branch.index
+      })
+    else {
+      throw corrupt(
+        "two flows are branch \(branch.index) of dispatch \(DisplayText.quoted(name: key)) of flow \(branch.parent)."
+      )
+    }
+    guard flows.allSatisfy({ $0.flow != number }) else {
+      throw corrupt("two flows are numbered \(number).")
+    }
+    if case .notEntered = position {
+      throw corrupt("flow \(number), a branch, entered no state; a branch enters its first.")
+    }
+  }
+
+  /// Checks the flows of a format-2 snapshot against its status, and that every flow that
+  /// stands in a dispatch has a branch that has not finished.
+  private static func checkFlows(
+    _ flows: [FlowSnapshot<Context>], status: RunStatus, shapes: [String: StateShape],
+    corrupt: (String) -> DecodingError
+  ) throws {
+    guard case .dispatching = flows[0].position else {
+      throw corrupt(
+        "it holds \(flows.count) flows, but its top-level flow \(flows[0].position.description), not in a dispatch."
+      )
+    }
+    for flow in flows {
+      guard case .dispatching(let key) = flow.position else { continue }
+      let finished = flows.filter {
+        guard $0.branch?.parent == flow.flow, case .finished = $0.position else { return false }
+        return true
+      }
+      let count = shapes[key]?.exits.filter { $0.hasPrefix("branch ") }.count ?? 0
+      guard finished.count < count else {
+        throw corrupt(
+          "every branch of dispatch \(DisplayText.quoted(name: key)) of flow \(flow.flow) finished, so the dispatch would have joined."
+        )
+      }
+    }
+    switch status {
+    case .waitingForInput:
+      guard
+        flows.contains(where: {
+          if case .waitingForInput = $0.position { return true }
+          return false
+        })
+      else { throw corrupt("its status is \(status), but none of its flows waits for input.") }
+    case .waitingUntil:
+      guard
+        flows.contains(where: {
+          if case .waitingUntil = $0.position { return true }
+          return false
+        })
+      else { throw corrupt("its status is \(status), but none of its flows waits for a time.") }
+    case .finished, .failed, .cancelled:
+      throw corrupt(
+        "its status is \(status), but its top-level flow stands in a dispatch whose branches run.")
+    case .running, .paused: break
+    }
+  }
+
+  /// The values waiting to be taken, each for a state the table of shapes describes.
+  private static func decodeMailbox(
+    _ container: KeyedDecodingContainer<SnapshotCodingKey>, shapes: [String: StateShape],
+    corrupt: (String) -> DecodingError
+  ) throws -> [MailboxEntry] {
     var mailboxContainer = try container.nestedUnkeyedContainer(forKey: .mailbox)
     var mailbox: [MailboxEntry] = []
     while !mailboxContainer.isAtEnd {
@@ -400,10 +570,7 @@ extension RunSnapshot: Decodable where Context: Decodable {
       }
       mailbox.append(MailboxEntry(state: state, value: .encoded(value)))
     }
-    self.init(
-      id: id, chart: chart, fingerprint: fingerprint, status: status, updated: updated,
-      stepLimit: stepLimit, flows: flows, mailbox: mailbox, shapes: shapes, formatVersion: version
-    )
+    return mailbox
   }
 }
 
@@ -414,6 +581,8 @@ enum SnapshotCodingKey: String, CodingKey {
   case state, value, key
   /// The keys of a status (``RunStatus``'s own, with the same names).
   case until, reason
+  /// The keys of a dispatch branch's flow (format 2).
+  case parent, dispatch, branch
 }
 
 extension SnapshotPosition: CustomStringConvertible {
@@ -422,6 +591,7 @@ extension SnapshotPosition: CustomStringConvertible {
     case .entering(let key): "enters \(DisplayText.quoted(name: key)) next"
     case .waitingForInput(let key): "waits for input at \(DisplayText.quoted(name: key))"
     case .waitingUntil(let key): "waits for a time at \(DisplayText.quoted(name: key))"
+    case .dispatching(let key): "stands in dispatch \(DisplayText.quoted(name: key))"
     case .finished(let key, let decision):
       "finished at \(DisplayText.quoted(name: key)), deciding \(decision)"
     case .notEntered: "entered no state"
@@ -438,6 +608,9 @@ extension SnapshotPosition: CustomStringConvertible {
       try container.encode(key, forKey: .at)
     case .waitingUntil(let key):
       try container.encode("waitingUntil", forKey: .position)
+      try container.encode(key, forKey: .at)
+    case .dispatching(let key):
+      try container.encode("dispatching", forKey: .position)
       try container.encode(key, forKey: .at)
     case .notEntered:
       try container.encode("notEntered", forKey: .position)
@@ -477,6 +650,7 @@ extension SnapshotPosition: CustomStringConvertible {
     case "waitingForInput":
       self = .waitingForInput(try container.decode(String.self, forKey: .at))
     case "waitingUntil": self = .waitingUntil(try container.decode(String.self, forKey: .at))
+    case "dispatching": self = .dispatching(try container.decode(String.self, forKey: .at))
     case "notEntered": self = .notEntered
     case "finished":
       let key = try container.decode(String.self, forKey: .at)
@@ -507,7 +681,7 @@ extension SnapshotPosition: CustomStringConvertible {
       throw DecodingError.dataCorruptedError(
         forKey: .position, in: container,
         debugDescription:
-          "Not a usable run snapshot: a flow's position is \"entering\", \"waitingForInput\", \"waitingUntil\", \"finished\" or \"notEntered\", not \(DisplayText.quoted(name: kind))."
+          "Not a usable run snapshot: a flow's position is \"entering\", \"waitingForInput\", \"waitingUntil\", \"dispatching\", \"finished\" or \"notEntered\", not \(DisplayText.quoted(name: kind))."
       )
     }
   }

@@ -187,7 +187,8 @@ package final class DelaySlot: Sendable {
   func wait(_ context: any Sendable) async throws {
     let clock = RunClock.ofRun
     let now = clock.wallClockNow()
-    let deadline = try deadline(context, now)
+    // A flow resumed from a snapshot at this delay keeps the deadline it had.
+    let deadline = try ResumedRetry.takeDelay(self) ?? deadline(context, now)
     guard deadline > now else { return }
     let reporter = LiveInbox.current as? any DelayReporting
     let flow = reporter?.delayBegins(self, until: deadline)
@@ -317,6 +318,8 @@ extension LiveRun: DelayReporting {
     guard let (flow, reported, cancel) = found else { return nil }
     deliver(reported, payload: payload)
     perform(cancel)
+    // A snapshot waiting for the flows may take the run now, this one at its delay.
+    snapshotMayStand()
     return flow
   }
 

@@ -166,7 +166,8 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
       switch locked.machine.resume() {
       case .none: return ([], nil)
       case .lowerPauseFlags(let waking):
-        locked.setPaused(false)
+        // A snapshot still waiting for the flows holds them at their next boundary.
+        locked.setPaused(!locked.snapshots.waiters.isEmpty)
         return (waking, nil)
       case .lowerPauseFlagsAndStart(let start):
         locked.setPaused(false)
@@ -270,7 +271,8 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
       return ending.waiters
     }
     for waiter in waiters { waiter.resume(returning: result) }
-    for waiter in snapshotWaiters { waiter.resume(returning: nil) }
+    for holder in snapshotWaiters.holders { holder.resume() }
+    for waiter in snapshotWaiters.waiters { waiter.resume(returning: nil) }
   }
 
   /// Waits until the run is resumed, reporting nothing: a run started paused.
@@ -286,10 +288,8 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
       if control.flags.contains(.parks) { state.topControl = control }
       if interest.load(ordering: .relaxed) != 0 { control.reportEvents() }
       if state.machine.isPaused { control.setPaused(true) }
-      // A snapshot asked for before the top-level flow's control existed holds it too.
-      if !state.snapshots.waiters.isEmpty, control.flags.contains(.parks) {
-        control.setPaused(true)
-      }
+      // A snapshot asked for before the control existed holds its flows too.
+      if !state.snapshots.waiters.isEmpty { control.setPaused(true) }
     }
   }
 
@@ -373,6 +373,7 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
   ) -> Int32 {
     let (branch, reported) = state.withLock { locked in
       let branch = locked.machine.startBranch(at: dispatch)
+      branchRuns(branch, index: index, of: dispatch, from: flow, in: &locked)
       return (
         branch,
         publish(.branchStarted, value: Int32(index), at: dispatch, flow: branch, in: &locked)
@@ -386,8 +387,14 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
   }
 
   func branchEnded(_ index: Int, of dispatch: Int32, flow: Int32) {
-    emit(.branchEnded(index), at: dispatch, flow: flow) { $0.machine.endBranch(flow) }
+    var snapshotWaits = false
+    emit(.branchEnded(index), at: dispatch, flow: flow) {
+      $0.machine.endBranch(flow)
+      snapshotWaits = !$0.snapshots.waiters.isEmpty
+    }
     if let logging { logging.contexts.withLock { $0[flow] = nil } }
+    // A snapshot waiting for the branches may take the dispatch now.
+    if snapshotWaits { snapshotMayStand() }
   }
 
   func dispatchJoined(_ state: Int32, flow: Int32) {
@@ -512,6 +519,8 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
         case .waits(let cancel):
           deliver(reported)
           perform(cancel)
+          // A snapshot waiting for the flows may take the run now, this one waiting.
+          snapshotMayStand()
         }
       }
     } onCancel: {
@@ -526,7 +535,7 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
   /// Waits while the run is paused, reporting ``RunEvent/Kind/paused`` and
   /// ``RunEvent/Kind/resumed`` before `boundary`; a `nil` boundary is the start gate of a
   /// run started paused, and reports nothing. A cancelled task stops waiting at once, and
-  /// reports no resumption. With `tookPosition`, the top-level flow takes back the position
+  /// reports no resumption. With `tookPosition`, the flow takes back the position
   /// it left with the run for a snapshot (see `LiveRun+Snapshot.swift`) under the lock it
   /// takes to report the resumption anyway.
   private func wait(before boundary: Int32?, flow: Int32, tookPosition: Bool = false) async {
@@ -554,7 +563,7 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
       state.withLock { $0.machine.cancelPauseWait(wait) }?.resume()
     }
     let reported = state.withLock { locked -> ReportedEvent in
-      if tookPosition { locked.snapshots.boundary = nil }
+      if tookPosition { tookBackPosition(flow: flow, in: &locked) }
       guard locked.machine.endWait(wait), let boundary else { return ReportedEvent() }
       return publish(.resumed, at: boundary, flow: flow, in: &locked)
     }

@@ -580,6 +580,10 @@ struct LiveRunStateMachine<Payloads: LiveRunPayloads>: Sendable {
     }
   }
 
+  /// Whether a flow waits in its task for a value for waiting state `state`, for a
+  /// snapshot.
+  func waitsForInput(at state: Int32) -> Bool { held.inputWaiters[state] != nil }
+
   /// The top-level flow while it is parked, for a snapshot; `nil` in every other phase.
   var parkedFlow: Flow? { held.flow }
 

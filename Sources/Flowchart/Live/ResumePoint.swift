@@ -25,12 +25,19 @@ final class FlowResumePoint<Context: Sendable>: Sendable {
   /// How the dispatch's branches go on, when ``state`` is a dispatch whose branches (or
   /// join) failed; `nil` when ``state`` itself runs again.
   @usableFromInline let dispatch: DispatchResume<Context>?
+  /// The flow's step limit when it goes on from a snapshot, where ``path`` counts toward
+  /// it as it did; `nil` for a retry, which may enter the run's step limit more states.
+  @usableFromInline let stepLimit: Int?
 
-  init(state: Int32, context: Context, path: RecordedPath, dispatch: DispatchResume<Context>?) {
+  init(
+    state: Int32, context: Context, path: RecordedPath, dispatch: DispatchResume<Context>?,
+    stepLimit: Int? = nil
+  ) {
     self.state = state
     self.context = context
     self.path = path
     self.dispatch = dispatch
+    self.stepLimit = stepLimit
   }
 
   /// The same point with `update` applied to every context a retry resumes a flow with:
@@ -43,8 +50,8 @@ final class FlowResumePoint<Context: Sendable>: Sendable {
       dispatch: dispatch.map { dispatch in
         DispatchResume(
           finished: dispatch.finished, points: dispatch.points.map { $0?.updating(update) },
-          joined: dispatch.joined)
-      })
+          joined: dispatch.joined, decisions: dispatch.decisions)
+      }, stepLimit: stepLimit)
   }
 }
 
@@ -62,14 +69,18 @@ struct DispatchResume<Context: Sendable>: Sendable {
   /// reports the same failures, skips and cancellations. `nil` when the branches failed the
   /// dispatch.
   @usableFromInline let joined: JoinTally?
+  /// What each finished branch decided at its final state, by index, when known (a
+  /// snapshot keeps it).
+  @usableFromInline let decisions: [Decision?]
 
   init(
     finished: [FinishedBranch<Context>?], points: [FlowResumePoint<Context>?],
-    joined: JoinTally? = nil
+    joined: JoinTally? = nil, decisions: [Decision?] = []
   ) {
     self.finished = finished
     self.points = points
     self.joined = joined
+    self.decisions = decisions
   }
 
   /// Sets a dispatch's join up as the failed run left it: the finished branches counted
@@ -92,7 +103,8 @@ struct DispatchResume<Context: Sendable>: Sendable {
       finished[index] = branch
       tally.successes += 1
       schedule.started[index] = true
-      ends?.finished(index, branch)
+      ends?.finished(
+        index, branch, decision: index < decisions.count ? decisions[index] ?? .done : .done)
     }
     if let joined {
       tally = joined
@@ -153,9 +165,14 @@ final class ResumePoints<Context: Sendable>: Sendable {
 /// that did not succeed.
 @usableFromInline
 final class BranchEnds<Context: Sendable>: Sendable {
-  private struct Ends {
+  /// How the branches ended so far, by index.
+  struct Ends {
     var finished: [FinishedBranch<Context>?]
     var points: [FlowResumePoint<Context>?]
+    /// What each finished branch decided.
+    var decisions: [Decision?]
+    /// Whether each branch failed (or was cancelled).
+    var failed: [Bool]
   }
 
   private let live: LiveRun<Context>
@@ -165,13 +182,40 @@ final class BranchEnds<Context: Sendable>: Sendable {
     self.live = live
     ends = Lock(
       Ends(
-        finished: Array(repeating: nil, count: count), points: Array(repeating: nil, count: count)))
+        finished: Array(repeating: nil, count: count), points: Array(repeating: nil, count: count),
+        decisions: Array(repeating: nil, count: count),
+        failed: Array(repeating: false, count: count)
+      ))
   }
 
-  /// Branch `index` finished.
+  /// How the branches ended so far.
+  var current: Ends { ends.withLock { $0 } }
+
+  /// The dispatch `state` of flow `parentFlow` starts its branches from `original`, the
+  /// flow's path being `path`: a snapshot sees it from now on, until ``dispatchEnded()``.
+  func begin(
+    dispatch state: Int32, parentFlow: Int32, original: Context, path: RecordedPath,
+    stepLimit: Int
+  ) {
+    live.dispatchBegins(
+      RunningDispatch(
+        state: state, parentFlow: parentFlow, original: original, path: path,
+        stepLimit: stepLimit, ends: self))
+  }
+
+  /// The dispatch's branches ended: it joins, or fails, next.
   @usableFromInline
-  func finished(_ index: Int, _ branch: FinishedBranch<Context>) {
-    ends.withLock { $0.finished[index] = branch }
+  func dispatchEnded() {
+    live.dispatchEnded(self)
+  }
+
+  /// Branch `index` finished, deciding `decision` at its final state.
+  @usableFromInline
+  func finished(_ index: Int, _ branch: FinishedBranch<Context>, decision: Decision) {
+    ends.withLock {
+      $0.finished[index] = branch
+      $0.decisions[index] = decision
+    }
   }
 
   /// Branch `index`, flow `flow`, failed or was cancelled: it is retried from where it
@@ -179,7 +223,12 @@ final class BranchEnds<Context: Sendable>: Sendable {
   @usableFromInline
   func failed(_ index: Int, flow: Int32) {
     let point = live.resumePoints.take(flow: flow)
-    ends.withLock { $0.points[index] = point }
+    ends.withLock {
+      $0.points[index] = point
+      $0.failed[index] = true
+    }
+    // A snapshot waiting for the branches may take the dispatch now (and refuse it).
+    live.snapshotMayStand()
   }
 
   /// The dispatch `state`, in flow `flow`, failed: keeps how its branches go on, for the
@@ -241,10 +290,19 @@ extension Interpreter {
   }
 
   /// The record of how a live run's dispatch's branches end; `nil` outside a live run.
+  /// A snapshot sees the dispatch through it, from the context from before the dispatch
+  /// (`original`) and the dispatching flow's cursor, until its branches end.
   @usableFromInline @inline(never)
-  func branchEnds(of control: RunControl, count: Int) -> BranchEnds<Context>? {
+  func branchEnds(
+    of control: RunControl, count: Int, dispatch state: Int32, cursor: borrowing Cursor<Context>,
+    original: Context
+  ) -> BranchEnds<Context>? {
     guard let live = control.monitor as? LiveRun<Context> else { return nil }
-    return BranchEnds(live: live, count: count)
+    let ends = BranchEnds(live: live, count: count)
+    ends.begin(
+      dispatch: state, parentFlow: cursor.flow, original: original, path: cursor.path.snapshot,
+      stepLimit: cursor.path.limit)
+    return ends
   }
 
   /// Runs the top-level flow from where a failed run stopped, under a live run's control.

@@ -136,12 +136,13 @@ extension Cursor {
   /// A cursor where a failed live run's flow stopped, for a retry: at the state it failed
   /// at (or the dispatch whose branches failed), with the path it had entered, the failed
   /// attempt included, so the retried run's path continues the old one. The flow may
-  /// enter `stepLimit` more states.
+  /// enter `stepLimit` more states (a flow resumed from a snapshot keeps its own limit, the
+  /// point's, which its path counts toward).
   @usableFromInline
   init(resuming point: FlowResumePoint<Context>, stepLimit: Int) {
     let old = point.path
     let (limit, overflow) = old.count.addingReportingOverflow(stepLimit)
-    self.init(at: point.state, stepLimit: overflow ? .max : limit)
+    self.init(at: point.state, stepLimit: point.stepLimit ?? (overflow ? .max : limit))
     path.append(old)
   }
 }

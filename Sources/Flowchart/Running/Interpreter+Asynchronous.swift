@@ -119,8 +119,14 @@ extension Interpreter {
           // deadline or a cancellation comes.
           throw RunError.parking
         }
-        outcome = try await runAsynchronous(
-          node, at: state, cursor: &cursor, context: &context, control: control)
+        if _slowPath(node.waitsForInput), control.isObserved, !control.flags.contains(.parks) {
+          // A dispatch branch of a live run waits in its task: a snapshot holds it there.
+          outcome = try await runWaitingState(
+            node, at: state, cursor: &cursor, context: &context, control: control)
+        } else {
+          outcome = try await runAsynchronous(
+            node, at: state, cursor: &cursor, context: &context, control: control)
+        }
       case .dispatch, .asyncDecideKey, .modified:
         switch try await runComposite(
           node, at: state, cursor: &cursor, context: &context, control: control)

@@ -84,14 +84,17 @@ extension Interpreter {
   }
 
   /// Waits at the boundary before `state` while the run is paused; a cancelled task stops
-  /// waiting, and the run stops there. A live run's top-level flow leaves its position and
-  /// `context` with the run while it waits, for a snapshot (see `LiveRun+Snapshot.swift`).
+  /// waiting, and the run stops there. A flow of a live run leaves its position and
+  /// `context` with the run while it waits, for a snapshot, and is held there while a
+  /// snapshot waits for the run's other flows (see `LiveRun+Snapshot.swift`).
   @usableFromInline
   func waitWhilePaused(
     before state: Int32, path: borrowing PathRecorder, context: borrowing Context, flow: Int32,
     control: RunControl
   ) async throws(RunError) {
-    let left = leavePosition(before: state, path: path, context: context, control: control)
+    let left = leavePosition(
+      before: state, path: path, context: context, flow: flow, control: control)
+    if left { await holdForSnapshot(flow: flow, control: control) }
     await control.monitor?.waitWhilePaused(before: state, flow: flow, tookPosition: left)
     if control.isCancelled || Task.isCancelled {
       throw cancellationError(at: state, path: path)

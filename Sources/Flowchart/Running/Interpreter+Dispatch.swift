@@ -21,14 +21,16 @@ extension Interpreter {
       branch.flow = monitor.branchStarted(
         index, of: state, from: parentFlow, context: branchContext)
     }
+    let decision: Decision
     do throws(RunError) {
-      _ = try await run(cursor: &branch, context: &branchContext, control: control)
+      decision = try await run(cursor: &branch, context: &branchContext, control: control)
     } catch {
       ends?.failed(index, flow: branch.flow)
       return BranchOutcome(index: index, result: .failure(error))
     }
     return branchEnded(
-      index, of: state, branch: branch, context: branchContext, control: control, ends: ends)
+      index, of: state, branch: branch, context: branchContext, decision: decision,
+      control: control, ends: ends)
   }
 
   /// Runs a retried branch that failed from where it stopped (`point`): as
@@ -44,27 +46,32 @@ extension Interpreter {
       branch.flow = monitor.branchStarted(
         index, of: state, from: parentFlow, context: branchContext)
     }
+    let decision: Decision
     do throws(RunError) {
-      _ = try await resume(point, cursor: &branch, context: &branchContext, control: control)
+      decision = try await resume(
+        point, cursor: &branch, context: &branchContext, control: control)
     } catch {
       ends?.failed(index, flow: branch.flow)
       return BranchOutcome(index: index, result: .failure(error))
     }
     return branchEnded(
-      index, of: state, branch: branch, context: branchContext, control: control, ends: ends)
+      index, of: state, branch: branch, context: branchContext, decision: decision,
+      control: control, ends: ends)
   }
 
-  /// How a branch that ended at a final state ends: reported, recorded for a retry.
+  /// How a branch that ended at a final state ends: recorded for a retry and a snapshot
+  /// (with its `decision`), then reported.
   @inlinable
   func branchEnded(
     _ index: Int, of state: Int32, branch: consuming Cursor<Context>, context: Context,
-    control: RunControl, ends: BranchEnds<Context>?
+    decision: Decision, control: RunControl, ends: BranchEnds<Context>?
   ) -> BranchOutcome<Context> {
-    if let monitor = control.monitor {
-      monitor.branchEnded(index, of: state, flow: branch.flow)
-    }
+    let flow = branch.flow
     let done = FinishedBranch(context: context, path: branch.path.finish())
-    ends?.finished(index, done)
+    ends?.finished(index, done, decision: decision)
+    if let monitor = control.monitor {
+      monitor.branchEnded(index, of: state, flow: flow)
+    }
     return BranchOutcome(index: index, result: .success(done))
   }
 
@@ -88,7 +95,11 @@ extension Interpreter {
     let parentFlow = cursor.flow
     // A live run records how its branches end, to retry the dispatch if it fails.
     let ends =
-      control.monitor == nil ? nil : branchEnds(of: control, count: plan.branchStarts.count)
+      control.monitor == nil
+      ? nil
+      : branchEnds(
+        of: control, count: plan.branchStarts.count, dispatch: state, cursor: cursor,
+        original: original)
     if let monitor = control.monitor { monitor.dispatchStarted(state, flow: parentFlow) }
     // Limited, without prerequisites, unobserved and not retried: branches go to workers.
     let inWorkers =
@@ -199,6 +210,7 @@ extension Interpreter {
       control.cancel()
     }
     if let monitor = control.monitor { monitor.unregister(control) }
+    ends?.dispatchEnded()
     switch outcome {
     case .branchFailed(let error):
       ends?.keep(dispatch: state, flow: parentFlow)

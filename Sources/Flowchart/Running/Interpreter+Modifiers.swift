@@ -99,7 +99,7 @@ extension Interpreter {
     var attempt = 1
     // A run resumed from a snapshot taken between two attempts of this state goes on with
     // the next attempt, after the rest of its backoff delay.
-    if _slowPath(control.flags.contains(.parks)), let resumed = ResumedRetry.take(at: state) {
+    if _slowPath(control.isObserved), let resumed = ResumedRetry.take(at: state) {
       try await waitBeforeAttempt(
         resumed.attempt, at: state, sleeping: nil, until: resumed.deadline, cursor: cursor,
         context: original, control: control)
@@ -162,7 +162,7 @@ extension Interpreter {
   ///
   /// Between two attempts is a boundary for a pause: the delay runs its course on the run's
   /// clock, paused or not, and a paused run starts the next attempt only once it is resumed.
-  /// A run cancelled while paused stops here, at this state. The top-level flow of a live
+  /// A run cancelled while paused stops here, at this state. A flow of a live
   /// run leaves its position with the run meanwhile (the state, the next attempt, the
   /// backoff's absolute deadline, the context from before the state), for a snapshot.
   private func waitBeforeAttempt(
@@ -170,13 +170,13 @@ extension Interpreter {
     cursor: borrowing Cursor<Context>, context: Context, control: RunControl
   ) async throws(RunError) {
     var left = false
-    if _slowPath(control.flags.contains(.parks)) {
+    if _slowPath(control.isObserved) {
       let until = deadline ?? RunClock.ofRun.wallClockNow().advanced(by: delay ?? .zero)
       left = leaveRetryPosition(
         at: state, attempt: next, until: until, path: cursor.path, context: context,
-        control: control)
+        flow: cursor.flow, control: control)
     }
-    defer { if left { tookPosition(control: control) } }
+    defer { if left { tookPosition(flow: cursor.flow, control: control) } }
     do {
       if let delay, delay > .zero {
         try await RunClock.ofRun.sleep(delay)

@@ -76,10 +76,10 @@ private func mutate(_ value: Any, using generator: inout SeededGenerator) -> Any
 @Suite(.timeLimit(.minutes(5)))
 struct HostileSnapshotTests {
   @Test func anUnknownFormatVersionIsRefused() throws {
-    let data = try edited("waiting-for-input") { $0["formatVersion"] = 2 }
+    let data = try edited("waiting-for-input") { $0["formatVersion"] = 3 }
     #expect(
       decodingError(data)
-        == "Not a usable run snapshot: it is in format version 2, and this version of Flowchart reads format 1 only."
+        == "Not a usable run snapshot: it is in format version 3, and this version of Flowchart reads formats 1 and 2 only."
     )
   }
 
@@ -122,6 +122,132 @@ struct HostileSnapshotTests {
       decodingError(data)
         == "Not a usable run snapshot: its status is finished, but its top-level flow waits for input at 'Answer'."
     )
+  }
+
+  /// The stored format-2 snapshot with `change` applied to its flow `index`.
+  private func editedBranch(_ index: Int, _ change: @escaping (inout [String: Any]) -> Void)
+    throws -> Data
+  {
+    try edited("dispatch-waiting") { object in
+      var flows = object["flows"] as! [[String: Any]]
+      change(&flows[index])
+      object["flows"] = flows
+    }
+  }
+
+  @Test func aBranchOfNoEarlierFlowIsRefused() throws {
+    let data = try editedBranch(1) { $0["parent"] = 5 }
+    #expect(
+      decodingError(data)
+        == "Not a usable run snapshot: flow 1 is a branch of flow 5, which no earlier flow is.")
+  }
+
+  @Test func aBranchTheDispatchDoesNotHaveIsRefused() throws {
+    let data = try editedBranch(1) { $0["branch"] = 7 }
+    #expect(
+      decodingError(data)
+        == "Not a usable run snapshot: flow 1 is branch 7 of dispatch 'Split', which has 2 branches (numbered from 0)."
+    )
+  }
+
+  @Test func aBranchHeldTwiceIsRefused() throws {
+    let data = try editedBranch(2) { $0["branch"] = 0 }
+    #expect(
+      decodingError(data)
+        == "Not a usable run snapshot: two flows are branch 0 of dispatch 'Split' of flow 0.")
+  }
+
+  @Test func aBranchOfAFlowThatStandsInAnotherDispatchIsRefused() throws {
+    let data = try editedBranch(2) { $0["dispatch"] = "Prepare" }
+    #expect(
+      decodingError(data)
+        == "Not a usable run snapshot: flow 2 is a branch of dispatch 'Prepare' of flow 0, but that flow stands in dispatch 'Split'."
+    )
+  }
+
+  @Test func aBranchWithoutItsParentIsRefused() throws {
+    let data = try editedBranch(1) { $0["parent"] = nil }
+    #expect(decodingError(data)?.contains("parent") == true)
+  }
+
+  @Test func severalFlowsInFormatOneAreRefused() throws {
+    let data = try edited("dispatch-waiting") { $0["formatVersion"] = 1 }
+    #expect(
+      decodingError(data)
+        == "Not a usable run snapshot: flow 1 is not the first, so it is a dispatch branch, but it names no parent flow, dispatch and branch."
+        || decodingError(data)
+          == "Not a usable run snapshot: format 1 holds exactly one flow, the top-level flow (number 0), and this one holds 3."
+    )
+  }
+
+  @Test func aDispatchWhoseBranchesAllFinishedIsRefused() throws {
+    let data = try editedBranch(1) { branch in
+      branch["position"] = "finished"
+      branch["decision"] = ["value": "done"]
+    }
+    #expect(
+      decodingError(data)
+        == "Not a usable run snapshot: every branch of dispatch 'Split' of flow 0 finished, so the dispatch would have joined."
+    )
+  }
+
+  /// 2,500 mutated format-2 snapshots (`FLOWCHART_SNAPSHOT_FUZZ` sets another count): each
+  /// decodes and resumes to an end, or throws.
+  @Test func mutatedDispatchSnapshotsDecodeAndResumeOrThrow() async throws {
+    let count =
+      ProcessInfo.processInfo.environment["FLOWCHART_SNAPSHOT_FUZZ"].flatMap { Int($0) } ?? 2_500
+    let source = try JSONSerialization.jsonObject(with: fixture("dispatch-waiting"))
+    let raw = try fixture("dispatch-waiting")
+    let chart = try Flowchart<Ledger> {
+      // Wrapping arithmetic: a hostile context may hold any number.
+      Action("Prepare") { $0.notes.append("prepared") }
+      Dispatch("Split") { context, branch, original in
+        context.total = context.total &+ (branch.total &- original.total)
+        context.notes += branch.notes.dropFirst(min(original.notes.count, branch.notes.count))
+      } branches: {
+        Branch {
+          Wait("Answer", for: Int.self) { $0.total &+= $1 }
+          Action("Record", isFinal: true) { $0.notes.append("answered") }
+        }
+        Branch {
+          Action("Pack", isFinal: true) { $0.notes.append("packed") }
+        }
+      }
+      Action("Ship", isFinal: true) { $0.notes.append("shipped") }
+    }
+    var generator = SeededGenerator(seed: 23)
+    var decoded = 0
+    var resumed = 0
+    for round in 0..<count {
+      let data: Data
+      if round % 4 == 0 {
+        var bytes = [UInt8](raw)
+        for _ in 0..<Int.random(in: 1...4, using: &generator) {
+          let index = Int.random(in: 0..<bytes.count, using: &generator)
+          bytes[index] ^= UInt8.random(in: 1...255, using: &generator)
+        }
+        data = Data(bytes)
+      } else {
+        var value = source
+        for _ in 0..<Int.random(in: 1...3, using: &generator) {
+          value = mutate(value, using: &generator)
+        }
+        guard JSONSerialization.isValidJSONObject(value),
+          let encoded = try? JSONSerialization.data(withJSONObject: value)
+        else { continue }
+        data = encoded
+      }
+      guard let snapshot = try? JSONDecoder().decode(RunSnapshot<Ledger>.self, from: data) else {
+        continue
+      }
+      decoded += 1
+      guard let handle = try? chart.start(resuming: snapshot) else { continue }
+      resumed += 1
+      _ = try? handle.send(5, to: "Answer")
+      _ = try? await handle.result
+    }
+    #expect(decoded > 0)
+    #expect(resumed > 0)
   }
 
   /// 10,000 mutated snapshots (`FLOWCHART_SNAPSHOT_FUZZ` sets another count): each decodes
