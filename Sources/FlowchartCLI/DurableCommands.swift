@@ -210,6 +210,12 @@ extension Tool {
       var error = error
       error.command = "resume"
       outcome.errorOutput = Help.text(of: error, commands: commands)
+      if stored.summary.fingerprint != chart.structuralFingerprint {
+        // The value may name a state the changed file no longer has as the run knew it.
+        outcome.complain(
+          "Note: the chart file '\(path)' changed since run '\(id)' was saved; run `flowchart resume \(directory) \(id)` without --send and --decide to see whether the run can follow it."
+        )
+      }
       outcome.exitCode = .usageError
       return outcome
     }

@@ -149,6 +149,29 @@ import Testing
     #expect(before == after)
   }
 
+  @Test func aSendRefusedOnAChangedChartSaysTheChartChanged() async throws {
+    let (files, chart, store) = try setUp()
+    let started = await Tool.run(["run", chart, "--store", store])
+    let id = try runID(in: started.output)
+    _ = try files.write(
+      "approval.json",
+      Self.approval.replacingOccurrences(
+        of: #"{"wait": "Approve", "storeAt": "approval"}"#, with: #"{"action": "Approve"}"#))
+    let refused = await Tool.run(["resume", store, id, "--send", "Approve=true"])
+    #expect(refused.exitCode == .usageError)
+    #expect(
+      masked(refused.errorOutput, id: id, store: store, chart: chart) == """
+        Error: The value 'Approve=…' is invalid for '--send <state=json>': the chart has no waiting state 'Approve'; it has none.
+        Usage: flowchart resume <store> <run-id> [--send <state=json> ...] [--decide <state=decision> ...] [--log] [--log-file <path>] [--report <path>]
+          See 'flowchart resume --help' for more information.
+        Note: the chart file '<chart>' changed since run '<id>' was saved; run `flowchart resume <store> <id>` without --send and --decide to see whether the run can follow it.
+
+        """)
+    let plain = await Tool.run(["resume", store, id])
+    #expect(plain.exitCode == .failure)
+    #expect(plain.errorOutput.contains("was a waiting state and is now an action"))
+  }
+
   @Test func runStoreRefusesASendToNoWaitingStateAndSavesNothing() async throws {
     let (files, chart, store) = try setUp()
     _ = files
