@@ -132,22 +132,6 @@ enum DurableBenchmarks {
     return handle
   }
 
-  /// Cancels `handle`'s run and checks it ended cancelled.
-  private static func cancel(_ handle: RunHandle<DurableContext>, _ what: String) async throws {
-    handle.cancel()
-    let ending: RunError?
-    do throws(RunError) {
-      _ = try await handle.result
-      ending = nil
-    } catch {
-      ending = error
-    }
-    guard ending?.kind == .cancelled else {
-      throw BenchmarkError.mismatch(
-        "\(what): the run should end cancelled, not \(String(describing: ending))")
-    }
-  }
-
   /// Adds the snapshot row of `context`; returns the size of its encoded snapshot.
   private static func measureSnapshot(
     _ context: DurableContext, label: String, operations: Int, _ configuration: Configuration,
@@ -188,7 +172,7 @@ enum DurableBenchmarks {
           return elapsed / Double(operations) / 1_000
         },
       ])
-    try await cancel(handle, "snapshot, \(label)")
+    try await cancelChecked(handle, "snapshot, \(label)")
     report.rows.append(
       ReportRow(
         group: "durable",
@@ -206,7 +190,7 @@ enum DurableBenchmarks {
     let chart = try parkingChart()
     let original = try await parkedRun(chart, with: context)
     let stored = try encoder.encode(try await original.snapshot())
-    try await cancel(original, "restore, \(label)")
+    try await cancelChecked(original, "restore, \(label)")
     let bare = try encoder.encode(context)
     let decodeBare: () throws -> Double = {
       var decoded: DurableContext?
@@ -238,7 +222,7 @@ enum DurableBenchmarks {
             throw BenchmarkError.mismatch(
               "restore, \(label): the resumed run holds another context or position")
           }
-          for handle in handles { try await cancel(handle, "restore, \(label)") }
+          for handle in handles { try await cancelChecked(handle, "restore, \(label)") }
           return elapsed / Double(heldOperations) / 1_000
         },
         { try decodeBare() },
@@ -271,7 +255,7 @@ enum DurableBenchmarks {
             if index == standingOperations - 1 {
               last = handle
             } else {
-              try await cancel(handle, "restore, \(label)")
+              try await cancelChecked(handle, "restore, \(label)")
             }
           }
           guard let last else { return total }
@@ -282,7 +266,7 @@ enum DurableBenchmarks {
             throw BenchmarkError.mismatch(
               "restore, \(label): the resumed run stands elsewhere or holds another context")
           }
-          try await cancel(last, "restore, \(label)")
+          try await cancelChecked(last, "restore, \(label)")
           return total / Double(standingOperations) / 1_000
         },
         {

@@ -70,18 +70,7 @@ enum LivePauseBenchmarks {
       handle.resume()
       total += await entered.wait() - start
     }
-    handle.cancel()
-    let ending: RunError?
-    do throws(RunError) {
-      _ = try await handle.result
-      ending = nil
-    } catch {
-      ending = error
-    }
-    guard ending?.kind == .cancelled else {
-      throw BenchmarkError.mismatch(
-        "pause rounds: the endless cycle should end cancelled, not \(String(describing: ending))")
-    }
+    try await cancelChecked(handle, "pause rounds, the endless cycle")
     return nanoseconds(total) / Double(rounds)
   }
 

@@ -1,3 +1,4 @@
+import Flowchart
 import Foundation
 
 #if canImport(Glibc)
@@ -151,5 +152,22 @@ enum BenchmarkError: Error, CustomStringConvertible {
     case .mismatch(let message): "result mismatch: \(message)"
     case .childProcessFailed(let message): "child process failed: \(message)"
     }
+  }
+}
+
+/// Cancels `handle`'s run and checks that it ended cancelled: what a benchmark whose runs
+/// never end on their own does after its samples.
+func cancelChecked<Context: Sendable>(_ handle: RunHandle<Context>, _ what: String) async throws {
+  handle.cancel()
+  let ending: RunError?
+  do throws(RunError) {
+    _ = try await handle.result
+    ending = nil
+  } catch {
+    ending = error
+  }
+  guard ending?.kind == .cancelled else {
+    throw BenchmarkError.mismatch(
+      "\(what): the run should end cancelled, not \(String(describing: ending))")
   }
 }
