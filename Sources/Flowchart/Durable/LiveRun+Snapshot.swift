@@ -573,17 +573,12 @@ extension LiveRun {
     // A run that stands at a boundary (parked, held, paused there, ended) is captured at
     // once, without suspending the caller: a continuation resumed at once would still send
     // the caller's task through its executor's queue, which cost more than the capture.
-    let now = state.withLock { locked -> (any Sendable)?? in
-      if case .ended = locked.machine.phase { return .some(nil) }
+    let now = state.withLock { locked -> (any Sendable)? in
+      if case .ended = locked.machine.phase { return Ended() }
       guard locked.snapshots.waiters.isEmpty else { return nil }
-      return standingValue(in: &locked).map { .some($0) }
+      return standingValue(in: &locked)
     }
-    switch now {
-    case .some(let run as CapturedRun<Context>): return makeSnapshot(run)
-    case .some(let error as SnapshotError): throw error
-    case .some: return makeSnapshot(try endedCapture(await result()))
-    case .none: break
-    }
+    if let now { return try await snapshot(served: now) }
     let served = await withCheckedContinuation {
       (continuation: CheckedContinuation<(any Sendable)?, Never>) in
       let now = state.withLock { locked -> Served? in
@@ -598,6 +593,12 @@ extension LiveRun {
       }
       now?.perform()
     }
+    return try await snapshot(served: served ?? Ended())
+  }
+
+  /// The snapshot of what a request was served: a ``CapturedRun``, a ``SnapshotError``, or
+  /// ``Ended`` (made from the run's result).
+  private func snapshot(served: any Sendable) async throws(SnapshotError) -> RunSnapshot<Context> {
     if let run = served as? CapturedRun<Context> { return makeSnapshot(run) }
     if let error = served as? SnapshotError { throw error }
     return makeSnapshot(try endedCapture(await result()))
