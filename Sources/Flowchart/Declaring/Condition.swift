@@ -171,7 +171,7 @@ public struct Condition<Context: Sendable>: FlowComponent, Sendable {
     no: () -> [Declaration<Context>]
   ) {
     let body = DeclaredBody.yesNo(
-      yes: yes().map { $0.node }, no: no().map { $0.node }, hasExits: hasExits)
+      yes: Declaration.nodes(of: yes()), no: Declaration.nodes(of: no()), hasExits: hasExits)
     declaration = .state(
       name, isFinal: isFinal, fileID: fileID, line: line, kind: .condition, body: body,
       code: code())

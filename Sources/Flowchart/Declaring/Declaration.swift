@@ -27,6 +27,45 @@ public struct Declaration<Context: Sendable>: Sendable {
           location: SourceLocation(fileID: fileID, line: line), body: body, code: code,
           attachment: attachment)))
   }
+
+  /// The declarations of `block`, as the compiler reads them: the same array, not a copy.
+  ///
+  /// A block is built as `[Declaration<Context>]` (what a ``FlowBuilder`` closure returns)
+  /// and read as `[DeclarationNode]` (what a declaration's body holds, without its context
+  /// type). Copying one into the other would allocate a second array per block, and retain
+  /// and later release every declaration in it, for every block of every chart: for a tree
+  /// of conditions, about 30 % of what declaring it cost. Instead the array's one
+  /// reference is reinterpreted, which is sound because `Declaration` is a struct whose only
+  /// stored property is its `DeclarationNode`: the two have the same size, alignment, stride
+  /// and bits (checked below), an array's storage depends on its element type only through
+  /// those and the elements' value witnesses, and `Declaration`'s are its node's (retain and
+  /// release of the one reference the node holds). A `DeclarationNode` is the only member of
+  /// the `Declaration` its memory is bound to, so reading it through either type is
+  /// reading memory as a type it is bound to.
+  ///
+  /// A block whose array has much more room than it uses (a long block written out, which
+  /// grew by doubling) is copied instead, to its size: the compiled chart keeps its blocks.
+  @inlinable @inline(__always)
+  static func nodes(of block: consuming [Declaration]) -> [DeclarationNode] {
+    guard
+      MemoryLayout<Declaration>.size == MemoryLayout<DeclarationNode>.size,
+      MemoryLayout<Declaration>.stride == MemoryLayout<DeclarationNode>.stride,
+      MemoryLayout<Declaration>.alignment == MemoryLayout<DeclarationNode>.alignment,
+      block.capacity - block.count <= block.count / 8 + 4
+    else {
+      // The layouts are the same by construction (the optimizer removes their check), so
+      // only a block with room to spare is copied.
+      return copiedNodes(of: block)
+    }
+    return unsafeBitCast(block, to: [DeclarationNode].self)
+  }
+
+  /// The declarations of `block` in an array of their own, of the block's size. Rare, so
+  /// out of line: ``nodes(of:)`` stays small enough to inline into every declaration.
+  @usableFromInline
+  static func copiedNodes(of block: [Declaration]) -> [DeclarationNode] {
+    block.map(\.node)
+  }
 }
 
 /// Where a declaration was written, carried into every definition error about it.

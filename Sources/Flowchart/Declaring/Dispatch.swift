@@ -244,7 +244,7 @@ public struct Branch<Context: Sendable>: Sendable {
   ) {
     declaration = BranchDeclaration(
       name: name, prerequisites: prerequisites,
-      location: SourceLocation(fileID: fileID, line: line), body: body().map { $0.node })
+      location: SourceLocation(fileID: fileID, line: line), body: Declaration.nodes(of: body()))
   }
 }
 

@@ -59,7 +59,7 @@ struct KeyedDecision: Sendable {
     exits = declared.map {
       Exit(
         label: $0.key.map { DisplayText.key($0) }, location: $0.location,
-        body: $0.body.map { $0.node })
+        body: Declaration.nodes(of: $0.body))
     }
     var firstIndexOfKey: [Key: Int] = [:]
     var firstIndexOfText: [String: Int] = [:]

@@ -73,6 +73,17 @@ public struct PartialList<Element: Sendable>: Sendable {
     }
   }
 
+  /// Appends the elements to `list`, giving up this partial list's references to them.
+  @inlinable
+  consuming func move(to list: inout [Element]) {
+    let storage = self.storage
+    switch consume storage {
+    case .empty: break
+    case .one(let element): list.append(element)
+    case .many(let elements): list.append(contentsOf: elements)
+    }
+  }
+
   /// The elements, as the block's final array.
   @inlinable
   consuming func elements() -> [Element] {
@@ -141,14 +152,27 @@ extension ListBuilder {
   }
 
   /// Supports `for` loops: one array for all the iterations' elements.
+  ///
+  /// The iterations' parts are moved into it, not copied: a loop over thousands of states
+  /// costs no retain and release of each. It has room for one more element, for the
+  /// statement that usually follows a loop (a chart's final state), so that adding it does
+  /// not copy the whole array into one twice as large.
   @inlinable
-  public static func buildArray(_ parts: [PartialBlock]) -> PartialBlock {
+  public static func buildArray(_ parts: consuming [PartialBlock]) -> PartialBlock {
+    var parts = parts
+    var count = 0
+    for index in parts.indices { count += parts[index].count }
+    if count == 0 { return PartialBlock(.empty) }
     var elements: [Element] = []
-    elements.reserveCapacity(parts.reduce(0) { $0 + $1.count })
-    for part in parts {
-      part.add(to: &elements)
+    elements.reserveCapacity(count + 1)
+    parts.withUnsafeMutableBufferPointer { parts in
+      for index in parts.indices {
+        var part = PartialBlock(.empty)
+        swap(&part, &parts[index])
+        part.move(to: &elements)
+      }
     }
-    return PartialBlock(elements.isEmpty ? .empty : .many(elements))
+    return PartialBlock(.many(elements))
   }
 
   /// Supports `if #available` checks.

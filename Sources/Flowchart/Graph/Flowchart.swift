@@ -53,7 +53,7 @@ public struct Flowchart<Context: Sendable>: Sendable {
     // declarations. The compiler itself is not generic.
     var compiler = Compiler(
       entryPoints: entryPoints, location: SourceLocation(fileID: fileID, line: line))
-    graph = Graph(try compiler.compile(declarations().map { $0.node }))
+    graph = Graph(try compiler.compile(Declaration.nodes(of: declarations())))
   }
 }
 

@@ -63,3 +63,84 @@ import Testing
     }
   }
 #endif
+
+/// A block of declarations is read by the compiler as the array the builder made, not as a
+/// copy of it (see `Declaration.nodes(of:)`): one array per block, and no retain and release
+/// of every declaration in it.
+struct DeclarationBlockSharingTests {
+  private struct Missing: Error {}
+
+  /// The address of the array's first element: the same for two arrays that share storage.
+  private static func storage<Element>(of array: [Element]) -> UnsafeRawPointer? {
+    array.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
+  }
+
+  @Test func aDeclarationIsLaidOutAsItsNode() {
+    #expect(MemoryLayout<Declaration<Int>>.size == MemoryLayout<DeclarationNode>.size)
+    #expect(MemoryLayout<Declaration<Int>>.stride == MemoryLayout<DeclarationNode>.stride)
+    #expect(MemoryLayout<Declaration<Int>>.alignment == MemoryLayout<DeclarationNode>.alignment)
+  }
+
+  @Test func aBlockIsReadInPlace() {
+    let block: [Declaration<Int>] = [
+      Action<Int>("First") { $0 += 1 }.declaration,
+      FlowBuilder<Int>.buildFinalResult(FlowBuilder<Int>.buildExpression(GoTo("First")))[0],
+      Action<Int>("Last", isFinal: true).declaration,
+    ]
+    let nodes = Declaration.nodes(of: block)
+    #expect(nodes.count == block.count)
+    #expect(Self.storage(of: nodes) == Self.storage(of: block))
+    for (node, declaration) in zip(nodes, block) {
+      switch (node, declaration.node) {
+      case (.state(let read), .state(let declared)): #expect(read === declared)
+      case (.goTo(let read), .goTo(let declared)): #expect(read === declared)
+      case (.state, .goTo), (.goTo, .state): Issue.record("a declaration read as another kind")
+      }
+    }
+  }
+
+  @Test func aBlockWithRoomToSpareIsCopiedToItsSize() {
+    var block: [Declaration<Int>] = [Action<Int>("Only", isFinal: true).declaration]
+    block.reserveCapacity(1_000)
+    let nodes = Declaration.nodes(of: block)
+    #expect(nodes.count == 1)
+    #expect(nodes.capacity < 100)
+    #expect(Self.storage(of: nodes) != Self.storage(of: block))
+  }
+
+  @Test func aLoopAndTheStateAfterItMakeOneArray() {
+    typealias Builder = FlowBuilder<Int>
+    let parts = (0..<1_000).map { Builder.buildExpression(Action<Int>("S\($0)")) }
+    let block = Builder.buildFinalResult(
+      Builder.buildPartialBlock(
+        accumulated: Builder.buildArray(parts),
+        next: Builder.buildExpression(Action<Int>("Done", isFinal: true))))
+    #expect(block.count == 1_001)
+    // Room for the final state was made with the loop's array: it was not copied into one
+    // twice as large, which the chart would keep.
+    #expect(block.capacity - block.count <= block.count / 8 + 4)
+    #expect(Self.storage(of: Declaration.nodes(of: block)) == Self.storage(of: block))
+  }
+
+  @Test func aConditionKeepsItsBlocksAsBuilt() throws {
+    let yes: [Declaration<Int>] = [Action<Int>("Yes", isFinal: true).declaration]
+    let no: [Declaration<Int>] = [
+      Action<Int>("No") { $0 -= 1 }.declaration, Action<Int>("End", isFinal: true).declaration,
+    ]
+    let condition = Condition<Int>("Positive?") {
+      $0 > 0
+    } yes: {
+      yes
+    } no: {
+      no
+    }
+    guard case .state(let state) = condition.declaration.node,
+      case .yesNo(let keptYes, let keptNo, _) = state.body
+    else { throw Missing() }
+    #expect(Self.storage(of: keptYes) == Self.storage(of: yes))
+    #expect(Self.storage(of: keptNo) == Self.storage(of: no))
+    // And the chart made of them is the one declared.
+    let chart = try Flowchart<Int> { condition }
+    #expect(chart.states.map { chart[$0].name } == ["Positive?", "Yes", "No", "End"])
+  }
+}
