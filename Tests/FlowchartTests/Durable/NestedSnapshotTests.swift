@@ -381,3 +381,67 @@ private func events(of chart: Flowchart<Shop>) async -> [String] {
   }
   return lines
 }
+
+/// The chart of the stored run inside a subflow at a delay (wrapping arithmetic: the
+/// hostile snapshot tests resume mutated copies of it).
+func storedSubflowChart() throws -> Flowchart<Ledger> {
+  let inner = try Flowchart<Ledger> {
+    Action("Charge") { (ledger: inout Ledger) async in ledger.total &+= 1 }
+    Delay("Cool off", for: .seconds(3_600))
+    Action("Settle", isFinal: true) { (ledger: inout Ledger) async in
+      ledger.notes.append("settled")
+    }
+  }
+  return try Flowchart<Ledger> {
+    Action("Open") { $0.notes.append("open") }
+    Subflow("Pay", running: inner, context: .whole)
+    Action("Ship", isFinal: true) { $0.notes.append("shipped") }
+  }
+}
+
+@Suite(.timeLimit(.minutes(5)))
+struct StoredNestedSnapshotTests {
+  /// `inside-subflow-at-delay.json`, written by this version (format 2): a run standing in
+  /// subflow "Pay", whose inner run waits at its delay, 20 minutes into its hour. To write it
+  /// again: `FLOWCHART_WRITE_SNAPSHOT_FIXTURES=1 swift test --filter StoredNestedSnapshotTests`.
+  @Test func aStoredSnapshotInsideASubflowResumesWaitingOnlyTheRest() async throws {
+    let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .appendingPathComponent("Fixtures").appendingPathComponent("inside-subflow-at-delay.json")
+    if ProcessInfo.processInfo.environment["FLOWCHART_WRITE_SNAPSHOT_FIXTURES"] == "1" {
+      let clock = TestClock()
+      let run = try storedSubflowChart().start(
+        with: Ledger(total: 0, notes: ["kept"]), id: RunID("stored-run-4")!, chart: "stored",
+        clock: clock)
+      try await clock.waitForSleepers(1)
+      clock.advance(by: .seconds(1_200))
+      let snapshot = try await run.snapshot()
+      run.cancel()
+      let encoder = JSONEncoder()
+      encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+      try encoder.encode(snapshot).write(to: file)
+    }
+    let snapshot = try JSONDecoder().decode(RunSnapshot<Ledger>.self, from: Data(contentsOf: file))
+    let deadline = TestClock().wallClockStart.advanced(by: .seconds(3_600))
+    #expect(snapshot.formatVersion == 2)
+    #expect(snapshot.status == .running)
+    #expect(snapshot.position == "Pay")
+    #expect(snapshot.pathKeys == ["Open", "Pay"])
+    let nested = try #require(snapshot.flows[0].nested)
+    #expect(nested.position == .waitingUntil("Cool off"))
+    #expect(nested.deadline == deadline)
+    // Resumed 50 minutes after the run started: 10 minutes are left.
+    let clock = TestClock(wallClockStart: deadline.advanced(by: .zero - .seconds(600)))
+    let run = try storedSubflowChart().start(resuming: snapshot, chart: "stored", clock: clock)
+    try await clock.waitForSleepers(1)
+    #expect(clock.advance(by: .seconds(599)) == 0)
+    #expect(clock.advance(by: .seconds(1)) == 1)
+    let result = try await run.result
+    let expected = Ledger(total: 1, notes: ["kept", "open", "settled", "shipped"])
+    #expect(result.pathNames == ["Open", "Pay", "Ship"])
+    #expect(result.context == expected)
+    // Resumed after the deadline: it goes on at once.
+    let late = TestClock(wallClockStart: deadline)
+    let ended = try await storedSubflowChart().resume(from: snapshot, chart: "stored", clock: late)
+    #expect(ended.context == expected)
+  }
+}
