@@ -329,8 +329,18 @@ final class SubflowRun<Outer: Sendable, Inner: Sendable>: NestedChart {
   @usableFromInline
   typealias SynchronousRun = @Sendable (inout Outer) throws -> Ending
 
-  /// Runs the chart on the mapped context, and writes the result back.
+  /// Runs the chart on the mapped context, and writes the result back. In a live run, as a
+  /// nested run whose positions the run's snapshots hold, when it can be (see
+  /// `SubflowRun+Nested.swift`).
   func callAsFunction(_ outer: inout Outer) async throws -> Ending {
+    if _slowPath(SubflowHost.current != nil || InnerRun.current != nil) {
+      if let host = SubflowHost.current, host.attachment === self,
+        let ending = try await runHosted(&outer, host: host)
+      {
+        return ending
+      }
+      return try await runApart(&outer)
+    }
     let ending = try await chart.runToEnd(with: mapping.enter(outer), stepLimit: stepLimit)
     try mapping.leave(&outer, ending.context)
     return (ending.decision, ending.finalState)

@@ -141,6 +141,23 @@ extension RunSnapshot {
         who = "the run"
       }
       var position: (kind: CapturedFlow<Context>.Position, state: Int32)?
+      if let nested = flow.nested, case .entering(let key) = flow.position {
+        if let found = state(at: key, role: "\(who) stands in the subflow") {
+          if let subflow = graph.records[Int(found)].attachment as? any ResumableSubflow {
+            switch subflow.resolveNested(nested, subflow: key, who: who) {
+            case .success(let resume): position = (.inSubflow(resume), found)
+            case .failure(let found): misfits.append(contentsOf: found.misfits)
+            }
+          } else {
+            misfit(
+              key,
+              "\(DisplayText.quoted(name: key)), where \(who) stands in the subflow, is no longer a subflow that runs asynchronously: resume on a chart where it is."
+            )
+          }
+        }
+        resolved.append(position)
+        continue
+      }
       switch flow.position {
       case .entering(let key) where flow.attempt > 1:
         position = state(at: key, role: "\(who) is between two attempts").map {
@@ -301,7 +318,7 @@ extension RunSnapshot {
       var path = paths[index]
       var count = flow.stepCount
       switch position.kind {
-      case .waitingForInput, .waitingUntil, .retrying, .dispatching:
+      case .waitingForInput, .waitingUntil, .retrying, .dispatching, .inSubflow:
         // The flow entered the state: it enters it again.
         guard path.last == position.state, count > 0 else { throw damaged(index) }
         path.removeLast()
@@ -316,6 +333,10 @@ extension RunSnapshot {
       case .retrying(let attempt, let deadline):
         positions.keep(
           ResumedRetry(state: position.state, attempt: attempt, deadline: deadline))
+      case .inSubflow(let resume):
+        if let attachment = graph.records[Int(position.state)].attachment {
+          positions.keep(subflow: attachment, resume)
+        }
       case .entering, .waitingForInput, .dispatching, .finished, .notEntered: break
       }
       return FlowResumePoint(
@@ -357,6 +378,15 @@ extension RunSnapshot {
       flow.path.removeLast()
       flow.stepCount -= 1
       dispatch = try dispatchResume(0)
+    case .inSubflow(let resume):
+      // The flow stands in the subflow it entered: it enters it again, and the subflow's
+      // inner run goes on from where it stood.
+      guard flow.path.last == topPosition.state, flow.stepCount > 0 else { throw damaged(0) }
+      flow.path.removeLast()
+      flow.stepCount -= 1
+      if let attachment = graph.records[Int(topPosition.state)].attachment {
+        positions.keep(subflow: attachment, resume)
+      }
     case .waitingUntil, .retrying:
       // The flow parked at the delay it entered, or is between two attempts of the state it
       // entered: it goes on from there, keeping its deadline.
@@ -519,8 +549,8 @@ extension Flowchart {
         // Still at the delay, or between two attempts, with its deadline: entering the
         // state afresh would set a new one.
         live.keepStart(flow)
-      case .dispatching:
-        // Every flow where the snapshot holds it.
+      case .dispatching, .inSubflow:
+        // Every flow where the snapshot holds it (inside its subflow, too).
         live.keepStart(resolved.entries)
       case .finished, .notEntered: break
       }
@@ -590,7 +620,7 @@ extension Flowchart {
       await goOnAtDelay(
         live, from: flow, until: deadline, path: path, clock: clock, isolation: isolation)
       return
-    case .entering, .waitingForInput, .retrying, .dispatching, .notEntered: break
+    case .entering, .waitingForInput, .retrying, .dispatching, .notEntered, .inSubflow: break
     }
     // A flow that stands in a dispatch enters it again, its branches going on as the
     // snapshot holds them (`dispatch`).
@@ -751,13 +781,27 @@ final class ResumedPositions: Sendable {
   private struct Kept {
     var retries: [Int32: ResumedRetry] = [:]
     var delays: [ObjectIdentifier: WallClockTime] = [:]
+    /// The inner runs of the subflows flows stand in (``NestedResume`` values), by the
+    /// subflow's attachment.
+    var subflows: [ObjectIdentifier: any Sendable] = [:]
   }
 
   private let kept = Lock(Kept())
 
   @TaskLocal static var current: ResumedPositions?
 
-  var isEmpty: Bool { kept.withLock { $0.retries.isEmpty && $0.delays.isEmpty } }
+  var isEmpty: Bool {
+    kept.withLock { $0.retries.isEmpty && $0.delays.isEmpty && $0.subflows.isEmpty }
+  }
+
+  /// Keeps the inner run of the subflow (by its attachment) a flow stands in.
+  func keep(subflow attachment: AnyObject, _ resume: any Sendable) {
+    kept.withLock { $0.subflows[ObjectIdentifier(attachment)] = resume }
+  }
+
+  func takeSubflow(_ attachment: AnyObject) -> (any Sendable)? {
+    kept.withLock { $0.subflows.removeValue(forKey: ObjectIdentifier(attachment)) }
+  }
 
   /// Keeps a retry a flow is in the middle of.
   func keep(_ retry: ResumedRetry) {

@@ -24,8 +24,10 @@
 // reach a boundary meanwhile are held there (`holders`) until the barrier completes. Then
 // the run is captured, the flags are lowered unless the run was paused meanwhile, and the
 // held flows go on as they would have. A state whose code is running finishes first, its
-// exit taken (a subflow and a map are one state of their flow, so the barrier waits for
-// them), so a snapshot never interrupts a state's code.
+// exit taken (a map is one state of its flow, so the barrier waits for it), so a snapshot
+// never interrupts a state's code. A flow in a subflow stands when the subflow's inner run
+// does (`nested`, see `NestedRun.swift`); a subflow that cannot be held that way is one state
+// of its flow, which the barrier waits for.
 //
 // Everything here runs only when a snapshot is asked for, at a pause wait, when a flow of a
 // live run waits in its task, and once per dispatch of a live run (its registration): a run
@@ -50,6 +52,12 @@ struct SnapshotRequests {
   /// Each running branch's dispatch (its state and the flow that runs it) and index, by
   /// the branch's flow.
   var branches: [Int32: (parent: Int32, dispatch: Int32, index: Int)] = [:]
+  /// The flows held inside subflows (their inner runs' flows), until the barrier
+  /// completes, by inner run (see `NestedRun.swift`).
+  var innerHolders: [ObjectIdentifier: CheckedContinuation<Void, Never>] = [:]
+  /// The inner run of the subflow each flow stands in, with the flow's position there (a
+  /// `CapturedFlow` value), by flow (see `NestedRun.swift`).
+  var nested: [Int32: (run: any StandingSubflow, position: any Sendable)] = [:]
   /// The flows of a run held at its start (`CapturedEntry` values).
   var start: (any Sendable)? = nil
   /// The run's id, once it is given or first asked for.
@@ -72,6 +80,9 @@ struct CapturedFlow<Context: Sendable>: Sendable {
     case dispatching
     case finished(Decision)
     case notEntered
+    /// Entered the subflow at `state`, whose inner run stands where the capture says; the
+    /// context is the one from before the subflow.
+    case inSubflow(any CapturedSubflowRun)
   }
 
   var position: Position
@@ -196,9 +207,13 @@ extension RunHandle {
   /// run is held at its next boundary, captured there, and let go on (unless it was paused
   /// meanwhile): nothing is reported, and the run goes on as it would have. The state whose
   /// code is running finishes first, its exit taken: a snapshot never interrupts a state's
-  /// code. So the call waits as long as that state takes (a subflow or a map until its inner
-  /// chart ends; a state that waits for input in its task, such as a waiting state with a
-  /// timeout, until its value comes). A run between two attempts of a retried state (in its
+  /// code. So the call waits as long as that state takes (a map until its elements end; a
+  /// state that waits for input in its task, such as a waiting state with a timeout, until
+  /// its value comes). A flow that stands in a subflow is captured inside it: the subflow's
+  /// inner run is held at its next boundary the same way (or captured at a delay, with its
+  /// deadline, between two attempts, or in a subflow of its own), when the subflow's chart is
+  /// asynchronous with no dispatch, its inner context is `Codable`, and the subflow has no
+  /// modifiers; any other subflow is one state that the call waits for. A run between two attempts of a retried state (in its
   /// backoff delay, or paused there) is captured at once, with the attempt that runs next
   /// and the backoff's deadline.
   ///
@@ -391,10 +406,12 @@ extension LiveRun {
     defer {
       locked.snapshots.waiters = []
       locked.snapshots.holders = [:]
+      locked.snapshots.innerHolders = [:]
     }
     return Served(
       waiters: locked.snapshots.waiters, value: value,
-      holders: Array(locked.snapshots.holders.values))
+      holders: Array(locked.snapshots.holders.values)
+        + Array(locked.snapshots.innerHolders.values))
   }
 
   /// The run captured (a ``CapturedRun``), or why it cannot be (a ``SnapshotError``), when
@@ -444,6 +461,15 @@ extension LiveRun {
         } else {
           return false
         }
+        flows.append(CapturedEntry(flow: position, parent: parent, branch: branch))
+        return true
+      }
+      if let (run, kept) = locked.snapshots.nested[flow],
+        var position = kept as? CapturedFlow<Context>
+      {
+        // The flow stands in a subflow when its inner run does.
+        guard let inner = run.standing() else { return false }
+        position.position = .inSubflow(inner)
         flows.append(CapturedEntry(flow: position, parent: parent, branch: branch))
         return true
       }
@@ -512,7 +538,7 @@ extension LiveRun {
     var until: (state: Int32, deadline: WallClockTime)? = nil
     for entry in flows {
       switch entry.flow.position {
-      case .entering, .retrying, .notEntered: return .running
+      case .entering, .retrying, .notEntered, .inSubflow: return .running
       case .waitingForInput: input = input ?? entry.flow.state
       case .waitingUntil(let deadline):
         if until.map({ deadline < $0.deadline }) ?? true { until = (entry.flow.state, deadline) }
@@ -561,11 +587,16 @@ extension LiveRun {
     locked.snapshots.start = nil
     locked.snapshots.dispatches = []
     locked.snapshots.branches = [:]
+    locked.snapshots.nested = [:]
     defer {
       locked.snapshots.waiters = []
       locked.snapshots.holders = [:]
+      locked.snapshots.innerHolders = [:]
     }
-    return (locked.snapshots.waiters, Array(locked.snapshots.holders.values))
+    return (
+      locked.snapshots.waiters,
+      Array(locked.snapshots.holders.values) + Array(locked.snapshots.innerHolders.values)
+    )
   }
 
   /// ``RunHandle/snapshot()``.
@@ -681,13 +712,17 @@ extension LiveRun {
         case .dispatching: .dispatching(key(flow.state))
         case .finished(let decision): .finished(key(flow.state), decision)
         case .notEntered: .notEntered
+        case .inSubflow: .entering(key(flow.state))
         }
       let (attempt, deadline): (Int, WallClockTime?) =
         switch flow.position {
         case .waitingUntil(let deadline): (1, deadline)
         case .retrying(let attempt, let deadline): (attempt, deadline)
-        case .entering, .waitingForInput, .dispatching, .finished, .notEntered: (1, nil)
+        case .entering, .waitingForInput, .dispatching, .finished, .notEntered, .inSubflow:
+          (1, nil)
         }
+      var nested: NestedSnapshot? = nil
+      if case .inSubflow(let inner) = flow.position { nested = inner.snapshot() }
       var branch: FlowSnapshot<Context>.Branch? = nil
       if let parent = entry.parent {
         branch = FlowSnapshot<Context>.Branch(
@@ -698,7 +733,7 @@ extension LiveRun {
         FlowSnapshot(
           flow: Int32(number), position: position, context: flow.context,
           path: flow.path.map { keys[Int($0)] }, stepCount: flow.stepCount, attempt: attempt,
-          deadline: deadline, branch: branch))
+          deadline: deadline, branch: branch, nested: nested))
     }
     let mailbox = run.mailbox.sorted { $0.state < $1.state }.map {
       MailboxEntry(state: key($0.state), value: .live($0.value))
@@ -706,7 +741,9 @@ extension LiveRun {
     return RunSnapshot(
       id: run.id, chart: run.chart, fingerprint: structure.fingerprint, status: run.status,
       updated: wallClockNow(), stepLimit: run.flow.stepLimit, flows: flows, mailbox: mailbox,
-      shapes: shapes, formatVersion: run.flows.count > 1 || flows[0].position.isDispatching ? 2 : 1)
+      shapes: shapes,
+      formatVersion: run.flows.count > 1 || flows[0].position.isDispatching
+        || flows[0].nested != nil ? 2 : 1)
   }
 }
 
@@ -728,8 +765,8 @@ extension Interpreter {
     before state: Int32, path: borrowing PathRecorder, context: borrowing Context, flow: Int32,
     control: RunControl
   ) -> Bool {
-    guard let live = control.monitor as? LiveRun<Context> else { return false }
-    live.reachedBoundary(
+    guard let live = control.monitor as? any SnapshotPositionKeeping else { return false }
+    live.keepBoundary(
       CapturedFlow(.entering, at: state, path: path, context: copy context), flow: flow)
     return true
   }
@@ -738,7 +775,7 @@ extension Interpreter {
   /// snapshot asked for is taken (see `LiveRun+Snapshot.swift`).
   @usableFromInline @inline(never)
   func holdForSnapshot(flow: Int32, control: RunControl) async {
-    await (control.monitor as? LiveRun<Context>)?.holdForSnapshot(flow: flow)
+    await (control.monitor as? any SnapshotPositionKeeping)?.holdFlowForSnapshot(flow: flow)
   }
 
   /// A flow of a live run is between two attempts of `state`, before attempt `attempt`,
@@ -749,8 +786,8 @@ extension Interpreter {
     at state: Int32, attempt: Int, until deadline: WallClockTime, path: borrowing PathRecorder,
     context: Context, flow: Int32, control: RunControl
   ) -> Bool {
-    guard let live = control.monitor as? LiveRun<Context> else { return false }
-    live.reachedBoundary(
+    guard let live = control.monitor as? any SnapshotPositionKeeping else { return false }
+    live.keepBoundary(
       CapturedFlow(
         .retrying(attempt: attempt, until: deadline), at: state, path: path, context: context),
       flow: flow)
@@ -760,7 +797,7 @@ extension Interpreter {
   /// A flow went on from the boundary (or the waiting state) where it left its position.
   @usableFromInline @inline(never)
   func tookPosition(flow: Int32, control: RunControl) {
-    (control.monitor as? LiveRun<Context>)?.leftPosition(flow: flow)
+    (control.monitor as? any SnapshotPositionKeeping)?.leftPosition(flow: flow)
   }
 
   /// Runs the waiting state or delay `state`, which a flow of a live run that does not park
@@ -772,10 +809,12 @@ extension Interpreter {
     _ node: Node, at state: Int32, cursor: inout Cursor<Context>, context: inout Context,
     control: RunControl
   ) async throws(RunError) -> Outcome {
-    let live = control.monitor as? LiveRun<Context>
+    let live = control.monitor as? any SnapshotPositionKeeping
     let flow = cursor.flow
     live?.enteredWaitingState(
-      CapturedFlow(.waitingForInput, at: state, path: cursor.path, context: context), flow: flow)
+      CapturedFlow(.waitingForInput, at: state, path: cursor.path, context: context)
+        as any Sendable,
+      flow: flow)
     defer { live?.leftPosition(flow: flow) }
     return try await runAsynchronous(
       node, at: state, cursor: &cursor, context: &context, control: control)

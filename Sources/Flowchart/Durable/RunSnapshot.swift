@@ -124,6 +124,10 @@ struct FlowSnapshot<Context: Sendable>: Sendable {
   var deadline: WallClockTime? = nil
   /// The dispatch branch the flow runs; `nil` for the top-level flow.
   var branch: Branch? = nil
+  /// The inner run of the subflow the flow stands in, when it stands in one: its position
+  /// is then ``SnapshotPosition/entering(_:)`` the subflow (entered, as its path says), and
+  /// its context is the one from before the subflow.
+  var nested: NestedSnapshot? = nil
 
   /// A flow's place among the run's flows: which dispatch of which flow it is a branch of.
   struct Branch: Hashable, Sendable {
@@ -210,7 +214,12 @@ extension RunSnapshot: Encodable where Context: Encodable {
     for flow in flows {
       var flowContainer = flowsContainer.nestedContainer(keyedBy: SnapshotCodingKey.self)
       try flowContainer.encode(flow.flow, forKey: .flow)
-      try flow.position.encode(into: &flowContainer)
+      if flow.nested != nil, let key = flow.position.key {
+        try flowContainer.encode("inSubflow", forKey: .position)
+        try flowContainer.encode(key, forKey: .at)
+      } else {
+        try flow.position.encode(into: &flowContainer)
+      }
       try flowContainer.encode(flow.context, forKey: .context)
       var pathContainer = flowContainer.nestedUnkeyedContainer(forKey: .path)
       for key in flow.path { try pathContainer.encode(key) }
@@ -221,6 +230,11 @@ extension RunSnapshot: Encodable where Context: Encodable {
         try flowContainer.encode(branch.parent, forKey: .parent)
         try flowContainer.encode(branch.dispatch, forKey: .dispatch)
         try flowContainer.encode(branch.index, forKey: .branch)
+      }
+      if let nested = flow.nested, let key = flow.position.key {
+        var nestedContainer = flowContainer.nestedContainer(
+          keyedBy: SnapshotCodingKey.self, forKey: .subflow)
+        try nested.encode(into: &nestedContainer, subflow: key)
       }
     }
     var mailboxContainer = container.nestedUnkeyedContainer(forKey: .mailbox)
@@ -244,19 +258,12 @@ extension RunSnapshot: Encodable where Context: Encodable {
       }
     }
     var shapesContainer = container.nestedContainer(keyedBy: ShapeKey.self, forKey: .shapes)
-    for (key, shape) in shapes {
-      var shapeContainer = shapesContainer.nestedContainer(
-        keyedBy: StateShape.CodingKeys.self, forKey: ShapeKey(key))
-      try shapeContainer.encode(shape.kind, forKey: .kind)
-      try shapeContainer.encode(shape.isFinal, forKey: .isFinal)
-      var exitsContainer = shapeContainer.nestedUnkeyedContainer(forKey: .exits)
-      for exit in shape.exits { try exitsContainer.encode(exit) }
-    }
+    try StateShape.encode(shapes, into: &shapesContainer)
   }
 }
 
 /// A position key as a key of the table of shapes.
-private struct ShapeKey: CodingKey {
+struct ShapeKey: CodingKey {
   let stringValue: String
 
   init(_ key: String) {
@@ -339,7 +346,12 @@ extension RunSnapshot: Decodable where Context: Decodable {
     while !flowsContainer.isAtEnd {
       let flowContainer = try flowsContainer.nestedContainer(keyedBy: SnapshotCodingKey.self)
       let number = try flowContainer.decode(Int32.self, forKey: .flow)
-      let position = try SnapshotPosition(from: flowContainer)
+      let inSubflow =
+        version >= 2 && (try? flowContainer.decode(String.self, forKey: .position)) == "inSubflow"
+      let position =
+        inSubflow
+        ? SnapshotPosition.entering(try flowContainer.decode(String.self, forKey: .at))
+        : try SnapshotPosition(from: flowContainer)
       let context = try flowContainer.decode(Context.self, forKey: .context)
       var pathContainer = try flowContainer.nestedUnkeyedContainer(forKey: .path)
       var path: [String] = []
@@ -399,6 +411,21 @@ extension RunSnapshot: Decodable where Context: Decodable {
           "flow \(number) stands at \(DisplayText.quoted(name: key)), which its table of shapes does not describe."
         )
       }
+      var nested: NestedSnapshot? = nil
+      if inSubflow, let key = position.key {
+        guard attempt == 1, shapes[key]?.kind == "subflow", path.last == key else {
+          throw corrupt(
+            "flow \(number) stands in \(DisplayText.quoted(name: key)), which must be a subflow it entered last, with no attempt under way."
+          )
+        }
+        nested = try NestedSnapshot.decode(
+          from: try flowContainer.nestedContainer(
+            keyedBy: SnapshotCodingKey.self, forKey: .subflow),
+          flow: number, subflow: key, depth: 1, corrupt: corrupt)
+      } else if flowContainer.contains(.subflow) {
+        throw corrupt(
+          "flow \(number) holds a subflow's inner run, but does not stand in a subflow.")
+      }
       if let branch {
         try Self.check(
           branch, of: number, at: position, after: flows, shapes: shapes, corrupt: corrupt)
@@ -410,7 +437,7 @@ extension RunSnapshot: Decodable where Context: Decodable {
       flows.append(
         FlowSnapshot(
           flow: number, position: position, context: context, path: path, stepCount: stepCount,
-          attempt: attempt, deadline: deadline, branch: branch))
+          attempt: attempt, deadline: deadline, branch: branch, nested: nested))
     }
     guard let top = flows.first, top.flow == 0, top.branch == nil else {
       throw corrupt(
@@ -508,6 +535,14 @@ extension RunSnapshot: Decodable where Context: Decodable {
     _ flows: [FlowSnapshot<Context>], status: RunStatus, shapes: [String: StateShape],
     corrupt: (String) -> DecodingError
   ) throws {
+    if flows.count == 1, flows[0].nested != nil {
+      // A run whose one flow stands in a subflow: it is running (or paused).
+      switch status {
+      case .running, .paused: return
+      case .waitingForInput, .waitingUntil, .finished, .failed, .cancelled:
+        throw corrupt("its status is \(status), but its top-level flow stands in a subflow.")
+      }
+    }
     guard case .dispatching = flows[0].position else {
       throw corrupt(
         "it holds \(flows.count) flows, but its top-level flow \(flows[0].position.description), not in a dispatch."
@@ -583,6 +618,8 @@ enum SnapshotCodingKey: String, CodingKey {
   case until, reason
   /// The keys of a dispatch branch's flow (format 2).
   case parent, dispatch, branch
+  /// A flow's inner run, in the subflow it stands in (format 2).
+  case subflow
 }
 
 extension SnapshotPosition: CustomStringConvertible {

@@ -190,7 +190,8 @@ package final class DelaySlot: Sendable {
     // A flow resumed from a snapshot at this delay keeps the deadline it had.
     let deadline = try ResumedRetry.takeDelay(self) ?? deadline(context, now)
     guard deadline > now else { return }
-    let reporter = LiveInbox.current as? any DelayReporting
+    // In a subflow's inner run that a snapshot can hold, the inner run; else the live run.
+    let reporter = InnerRun.current ?? (LiveInbox.current as? any DelayReporting)
     let flow = reporter?.delayBegins(self, until: deadline)
     defer { if let reporter, let flow { reporter.delayEnds(flow: flow) } }
     try await clock.sleep(until: deadline)

@@ -123,6 +123,10 @@ extension Interpreter {
           // A dispatch branch of a live run waits in its task: a snapshot holds it there.
           outcome = try await runWaitingState(
             node, at: state, cursor: &cursor, context: &context, control: control)
+        } else if _slowPath(control.isObserved), isSubflow(state) {
+          // A subflow of a live run: a snapshot holds its inner run where it stands.
+          outcome = try await runSubflowState(
+            node, at: state, cursor: &cursor, context: &context, control: control)
         } else {
           outcome = try await runAsynchronous(
             node, at: state, cursor: &cursor, context: &context, control: control)

@@ -1,3 +1,4 @@
+import FlowchartTesting
 import Foundation
 import Testing
 
@@ -248,6 +249,74 @@ struct HostileSnapshotTests {
     }
     #expect(decoded > 0)
     #expect(resumed > 0)
+  }
+
+  /// Mutated snapshots of a run standing inside a subflow (`FLOWCHART_SNAPSHOT_FUZZ` sets
+  /// another count than 2,500): each decodes and resumes to an end, or throws. Resumed on a
+  /// clock at the end of time, so that any deadline they hold has passed.
+  @Test func mutatedSubflowSnapshotsDecodeAndResumeOrThrow() async throws {
+    let count =
+      ProcessInfo.processInfo.environment["FLOWCHART_SNAPSHOT_FUZZ"].flatMap { Int($0) } ?? 2_500
+    let source = try JSONSerialization.jsonObject(with: fixture("inside-subflow-at-delay"))
+    let raw = try fixture("inside-subflow-at-delay")
+    let chart = try storedSubflowChart()
+    var generator = SeededGenerator(seed: 24)
+    var decoded = 0
+    var resumed = 0
+    for round in 0..<count {
+      let data: Data
+      if round % 4 == 0 {
+        var bytes = [UInt8](raw)
+        for _ in 0..<Int.random(in: 1...4, using: &generator) {
+          let index = Int.random(in: 0..<bytes.count, using: &generator)
+          bytes[index] ^= UInt8.random(in: 1...255, using: &generator)
+        }
+        data = Data(bytes)
+      } else {
+        var value = source
+        for _ in 0..<Int.random(in: 1...3, using: &generator) {
+          value = mutate(value, using: &generator)
+        }
+        guard JSONSerialization.isValidJSONObject(value),
+          let encoded = try? JSONSerialization.data(withJSONObject: value)
+        else { continue }
+        data = encoded
+      }
+      guard let snapshot = try? JSONDecoder().decode(RunSnapshot<Ledger>.self, from: data) else {
+        continue
+      }
+      decoded += 1
+      let clock = TestClock(wallClockStart: WallClockTime(nanosecondsSince1970: .max))
+      guard let handle = try? chart.start(resuming: snapshot, clock: clock) else { continue }
+      resumed += 1
+      _ = try? await handle.result
+    }
+    #expect(decoded > 0)
+    #expect(resumed > 0)
+  }
+
+  @Test func aSubflowObjectOnAFlowThatDoesNotStandInASubflowIsRefused() throws {
+    let data = try edited("inside-subflow-at-delay") { object in
+      flow(&object) { $0["position"] = "entering" }
+    }
+    #expect(
+      decodingError(data)
+        == "Not a usable run snapshot: flow 0 holds a subflow's inner run, but does not stand in a subflow."
+    )
+  }
+
+  @Test func anInnerRunWaitingForATimeWithoutADeadlineIsRefused() throws {
+    let data = try edited("inside-subflow-at-delay") { object in
+      flow(&object) { flow in
+        var inner = flow["subflow"] as! [String: Any]
+        inner["deadline"] = nil
+        flow["subflow"] = inner
+      }
+    }
+    #expect(
+      decodingError(data)
+        == "Not a usable run snapshot: the inner run of subflow 'Pay' in flow 0 waits for a time at 'Cool off', so it entered it last and has a deadline, and no attempt under way."
+    )
   }
 
   /// 10,000 mutated snapshots (`FLOWCHART_SNAPSHOT_FUZZ` sets another count): each decodes

@@ -1,0 +1,353 @@
+// Positions inside subflows: the inner run of a subflow in a live run, held and captured by
+// the run's snapshots.
+//
+// A live run's flow that enters an asynchronous subflow (see `Interpreter.runSubflowState`)
+// runs the subflow's code with a `SubflowHost` in a task-local: the run (or the inner run)
+// the flow belongs to, the flow, and its position (the subflow state, the context from
+// before it, its path). The subflow's code (`SubflowRun.runHosted`) then runs its chart as
+// a `NestedRun`: an inner run whose control is registered with the live run (so that a
+// pause or a snapshot's barrier raises its flags too) and whose monitor keeps the inner
+// flow's position while it stands: at a boundary, between two attempts, at a delay in its
+// task, or in a subflow of its own (a `NestedRun` again, recursively). The run's barrier
+// (`LiveRun.standingFlows`) asks it, under the run's lock and then the inner run's own
+// (always in that order: an inner run never takes its parent's lock while it holds its own),
+// whether it stands; the inner flow is held at its boundary like any flow of the run, and let
+// go when the barrier completes.
+//
+// An inner run is captured only when its context is `Codable` (a snapshot must encode it)
+// and its chart has no dispatch; otherwise the subflow runs as before, one state of its flow
+// that a snapshot waits for. A synchronous chart's subflow runs within its state, in the
+// synchronous loop, and is never held either (it has no boundary that waits).
+//
+// The inner run reports no events (the subflow is one state of the run's events, as
+// before), only a pause: an inner flow that waits while the run is paused waits as the
+// flow that runs the subflow, at the subflow state (the run reports `paused` there).
+
+/// Where a live run's flow enters an asynchronous subflow: what the subflow's code reads to
+/// run its chart as a ``NestedRun`` the run's snapshots hold.
+struct SubflowHost: Sendable {
+  /// The run, or the inner run, that the flow belongs to.
+  let parent: any SubflowParent
+  /// The subflow's attachment (its ``SubflowRun``), which only that subflow's code takes.
+  let attachment: AnyObject & Sendable
+  /// The flow, in the parent's numbering.
+  let flow: Int32
+  /// The subflow state, in the parent's chart.
+  let state: Int32
+  /// The flow's position: at the subflow state (entered), with the context from before it,
+  /// as a `CapturedFlow` of the parent's context.
+  let position: any Sendable
+
+  /// The host of the subflow whose code the current task runs, if it runs in a live run.
+  @TaskLocal static var current: SubflowHost?
+}
+
+/// The inner run a delay sleeping in the current task reports its deadline to, when the
+/// task runs a subflow's chart as a ``NestedRun``.
+enum InnerRun {
+  @TaskLocal static var current: (any DelayReporting)?
+}
+
+/// A run that a flow standing in a subflow belongs to: a live run, or the inner run of a
+/// subflow.
+protocol SubflowParent: AnyObject, Sendable {
+  /// The live run at the top.
+  var root: any SnapshotRoot { get }
+  /// The flow of the live run, and the subflow state of the run's chart it stands in, that
+  /// this run's flows run inside; `nil` for the live run itself.
+  var rootPlace: (flow: Int32, state: Int32)? { get }
+  /// Flow `flow` runs `child`, standing at `position` (a `CapturedFlow` of this run's
+  /// context) until ``release(_:flow:)``.
+  func adopt(_ child: any StandingSubflow, flow: Int32, position: any Sendable)
+  /// Flow `flow`'s subflow `child` ended.
+  func release(_ child: any StandingSubflow, flow: Int32)
+}
+
+/// What the inner run of a subflow needs of the live run at the top.
+protocol SnapshotRoot: AnyObject, Sendable {
+  /// Keeps `control` paused whenever the run is, or a snapshot holds its flows.
+  func register(_ control: RunControl)
+  /// Stops pausing `control`.
+  func unregister(_ control: RunControl)
+  /// Something that may complete a barrier happened.
+  func snapshotMayStand()
+  /// Holds an inner flow, which left its position, until the snapshot asked for is taken.
+  func holdInnerFlow(_ key: ObjectIdentifier) async
+  /// Waits while the run is paused, as flow `flow` at the subflow state `state`.
+  func waitWhilePaused(before state: Int32, flow: Int32, tookPosition: Bool) async
+  /// The run clock's wall-clock time.
+  var wallClockNow: @Sendable () -> WallClockTime { get }
+}
+
+/// An inner run that a snapshot's barrier asks whether it stands.
+protocol StandingSubflow: AnyObject, Sendable {
+  /// The inner run's flow captured, when it stands; `nil` while it moves. Called under the
+  /// lock of the run that runs the subflow.
+  func standing() -> (any CapturedSubflowRun)?
+}
+
+/// A subflow's inner run as a snapshot holds it: captured (a ``CapturedInnerRun``), or
+/// resolved from a snapshot (a ``NestedResume``).
+protocol CapturedSubflowRun: Sendable {
+  /// The inner run in a snapshot's terms (its positions named by the inner chart's keys).
+  func snapshot() -> NestedSnapshot
+}
+
+/// What the run loop leaves with a run for its snapshots: a live run, or the inner run of a
+/// subflow in one. Positions are `CapturedFlow` values of the run's context.
+protocol SnapshotPositionKeeping: AnyObject, Sendable {
+  /// Flow `flow` stands at `position`, at a boundary of a paused run or one held for a
+  /// snapshot, or between two attempts.
+  func keepBoundary(_ position: any Sendable, flow: Int32)
+  /// Holds flow `flow`, which left its position, until the snapshot asked for is taken.
+  func holdFlowForSnapshot(flow: Int32) async
+  /// Flow `flow` went on from its position.
+  func leftPosition(flow: Int32)
+  /// Flow `flow` runs a waiting state or a delay it entered in its task, from `position`.
+  func enteredWaitingState(_ position: any Sendable, flow: Int32)
+}
+
+/// A subflow's inner run in a live run: its flow's position while it stands, for the run's
+/// snapshots (see the top of this file).
+final class NestedRun<Inner: Sendable>: RunMonitor, SubflowParent, StandingSubflow,
+  SnapshotPositionKeeping, DelayReporting
+{
+  private struct Kept {
+    /// The flow's position at a boundary (or between two attempts).
+    var boundary: CapturedFlow<Inner>?
+    /// The flow's position while it runs a delay in its task, and the delay's deadline
+    /// once it sleeps.
+    var waiting: CapturedFlow<Inner>?
+    var delay: WallClockTime?
+    /// The subflow the flow stands in, with the flow's position there.
+    var child: (run: any StandingSubflow, position: CapturedFlow<Inner>)?
+  }
+
+  let root: any SnapshotRoot
+  let place: (flow: Int32, state: Int32)
+  let graph: Graph<Inner>
+  private let kept = Lock(Kept())
+
+  init(root: any SnapshotRoot, place: (flow: Int32, state: Int32), graph: Graph<Inner>) {
+    self.root = root
+    self.place = place
+    self.graph = graph
+  }
+
+  var rootPlace: (flow: Int32, state: Int32)? { place }
+
+  // MARK: - Standing
+
+  func standing() -> (any CapturedSubflowRun)? {
+    kept.withLock { kept -> (any CapturedSubflowRun)? in
+      if let boundary = kept.boundary { return CapturedInnerRun(graph: graph, flow: boundary) }
+      if var waiting = kept.waiting {
+        // A deadline that passed does not stand: the flow goes on to its next boundary.
+        guard let delay = kept.delay, root.wallClockNow() < delay else { return nil }
+        waiting.position = .waitingUntil(delay)
+        return CapturedInnerRun(graph: graph, flow: waiting)
+      }
+      if let child = kept.child, let inner = child.run.standing() {
+        var position = child.position
+        position.position = .inSubflow(inner)
+        return CapturedInnerRun(graph: graph, flow: position)
+      }
+      return nil
+    }
+  }
+
+  func adopt(_ child: any StandingSubflow, flow: Int32, position: any Sendable) {
+    guard let position = position as? CapturedFlow<Inner> else { return }
+    kept.withLock { $0.child = (child, position) }
+  }
+
+  func release(_ child: any StandingSubflow, flow: Int32) {
+    kept.withLock { kept in
+      if kept.child?.run === child { kept.child = nil }
+    }
+  }
+
+  // MARK: - SnapshotPositionKeeping
+
+  func keepBoundary(_ position: any Sendable, flow: Int32) {
+    guard let position = position as? CapturedFlow<Inner> else { return }
+    kept.withLock { $0.boundary = position }
+    root.snapshotMayStand()
+  }
+
+  func holdFlowForSnapshot(flow: Int32) async {
+    await root.holdInnerFlow(ObjectIdentifier(self))
+  }
+
+  func leftPosition(flow: Int32) {
+    kept.withLock { kept in
+      kept.boundary = nil
+      kept.waiting = nil
+      kept.delay = nil
+    }
+  }
+
+  func enteredWaitingState(_ position: any Sendable, flow: Int32) {
+    guard let position = position as? CapturedFlow<Inner> else { return }
+    kept.withLock { $0.waiting = position }
+  }
+
+  // MARK: - DelayReporting
+
+  func delayBegins(_ slot: DelaySlot, until deadline: WallClockTime) -> Int32? {
+    kept.withLock { $0.delay = deadline }
+    root.snapshotMayStand()
+    return 0
+  }
+
+  func delayEnds(flow: Int32) {
+    kept.withLock { $0.delay = nil }
+  }
+
+  // MARK: - RunMonitor: the inner run reports nothing but its pauses.
+
+  func register(_ control: RunControl) { root.register(control) }
+  func unregister(_ control: RunControl) { root.unregister(control) }
+  func entered(_ state: Int32, flow: Int32) {}
+  func decided<C>(_ state: Int32, flow: Int32, outcome: Outcome, context: borrowing C) {}
+  func decided<C>(
+    _ state: Int32, flow: Int32, key: any Hashable & Sendable, context: borrowing C
+  ) {}
+  func failed(_ state: Int32, flow: Int32, error: RunError) {}
+
+  func waitWhilePaused(before state: Int32, flow: Int32, tookPosition: Bool) async {
+    await root.waitWhilePaused(before: place.state, flow: place.flow, tookPosition: false)
+    if tookPosition { leftPosition(flow: flow) }
+  }
+
+  // An inner run with a dispatch is never a nested run (see `SubflowRun.runHosted`).
+  func dispatchStarted(_ state: Int32, flow: Int32) {}
+  func branchStarted<C>(_ index: Int, of state: Int32, from flow: Int32, context: borrowing C)
+    -> Int32
+  { 0 }
+  func branchEnded(_ index: Int, of state: Int32, flow: Int32) {}
+  func dispatchJoined(_ state: Int32, flow: Int32) {}
+  func modifierEvent(_ kind: RunEvent.Kind, at state: Int32, flow: Int32) {}
+  func parks(at state: Int32, flow: Int32, until deadline: WallClockTime?) -> Bool { false }
+}
+
+/// An inner run's flow captured: where it stands, on its chart.
+struct CapturedInnerRun<Inner: Sendable>: CapturedSubflowRun {
+  let graph: Graph<Inner>
+  let flow: CapturedFlow<Inner>
+
+  func snapshot() -> NestedSnapshot {
+    let structure = graph.structure
+    let keys = structure.keys
+    var shapes: [String: StateShape] = [:]
+    let key = keys[Int(flow.state)]
+    shapes[key] = structure.shapes[Int(flow.state)]
+    var attempt = 1
+    var deadline: WallClockTime? = nil
+    var position = SnapshotPosition.entering(key)
+    var inner: NestedSnapshot? = nil
+    switch flow.position {
+    case .waitingUntil(let until):
+      position = .waitingUntil(key)
+      deadline = until
+    case .retrying(let next, let until):
+      attempt = next
+      deadline = until
+    case .inSubflow(let child):
+      inner = child.snapshot()
+    case .entering, .waitingForInput, .dispatching, .finished, .notEntered: break
+    }
+    return NestedSnapshot(
+      fingerprint: structure.fingerprint, position: position,
+      context: .live(flow.context), path: flow.path.map { keys[Int($0)] },
+      stepCount: flow.stepCount, attempt: attempt, deadline: deadline, shapes: shapes,
+      inner: inner)
+  }
+}
+
+extension LiveRun: SubflowParent, SnapshotRoot, SnapshotPositionKeeping {
+  var root: any SnapshotRoot { self }
+  var rootPlace: (flow: Int32, state: Int32)? { nil }
+
+  func adopt(_ child: any StandingSubflow, flow: Int32, position: any Sendable) {
+    state.withLock { $0.snapshots.nested[flow] = (child, position) }
+  }
+
+  func release(_ child: any StandingSubflow, flow: Int32) {
+    state.withLock { locked in
+      if locked.snapshots.nested[flow]?.run === child {
+        locked.snapshots.nested[flow] = nil
+      }
+    }
+  }
+
+  func holdInnerFlow(_ key: ObjectIdentifier) async {
+    await withTaskCancellationHandler {
+      await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        let holds = state.withLock { locked -> Bool in
+          guard !locked.snapshots.waiters.isEmpty, !locked.machine.isPaused,
+            !Task.isCancelled
+          else { return false }
+          locked.snapshots.innerHolders[key] = continuation
+          return true
+        }
+        if !holds { continuation.resume() }
+      }
+    } onCancel: {
+      state.withLock { $0.snapshots.innerHolders.removeValue(forKey: key) }?.resume()
+    }
+  }
+
+  func keepBoundary(_ position: any Sendable, flow: Int32) {
+    guard let position = position as? CapturedFlow<Context> else { return }
+    reachedBoundary(position, flow: flow)
+  }
+
+  func holdFlowForSnapshot(flow: Int32) async {
+    await holdForSnapshot(flow: flow)
+  }
+
+  func enteredWaitingState(_ position: any Sendable, flow: Int32) {
+    guard let position = position as? CapturedFlow<Context> else { return }
+    enteredWaitingState(position, flow: flow)
+  }
+}
+
+extension Interpreter {
+  /// Runs the asynchronous subflow `state`, which a flow of a live run entered, with a
+  /// ``SubflowHost`` that lets its code run the subflow's chart as a ``NestedRun``, whose
+  /// positions the run's snapshots hold. Only on an observed flow's path.
+  @usableFromInline @inline(never)
+  func runSubflowState(
+    _ node: Node, at state: Int32, cursor: inout Cursor<Context>, context: inout Context,
+    control: RunControl
+  ) async throws(RunError) -> Outcome {
+    guard let parent = control.monitor as? any SubflowParent,
+      let attachment = graph.records[Int(state)].attachment as? any ResumableSubflow
+    else {
+      return try await runAsynchronous(
+        node, at: state, cursor: &cursor, context: &context, control: control)
+    }
+    let host = SubflowHost(
+      parent: parent, attachment: attachment, flow: cursor.flow, state: state,
+      position: CapturedFlow(.entering, at: state, path: cursor.path, context: context))
+    let outcome = await SubflowHost.$current.withValue(host) {
+      () async -> Result<Outcome, RunError> in
+      do throws(RunError) {
+        return .success(
+          try await runAsynchronous(
+            node, at: state, cursor: &cursor, context: &context, control: control))
+      } catch {
+        return .failure(error)
+      }
+    }
+    return try outcome.get()
+  }
+
+  /// Whether `state` is a subflow: its flow runs it with ``runSubflowState(_:at:cursor:context:control:)``
+  /// in a live run.
+  @usableFromInline
+  func isSubflow(_ state: Int32) -> Bool {
+    graph.records[Int(state)].kind == .subflow
+  }
+}
