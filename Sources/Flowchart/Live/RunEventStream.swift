@@ -8,8 +8,8 @@
 ///
 /// The run hands the stream its events in batches: it records each event once, for all its
 /// subscribers, and wakes a reader only when the reader waits; the reader takes every event
-/// waiting for it at once, makes the ``RunEvent``s, then reads them without synchronizing
-/// with the run again. So a reader costs the run little, however fast the run goes. At most
+/// waiting for it at once, then reads them, making each ``RunEvent`` as it is read, without
+/// synchronizing with the run again. So a reader costs the run little, however fast the run goes. At most
 /// the limit given to ``RunHandle/events(bufferingNewest:)`` events wait to be taken; when
 /// more came, the reader takes the newest that many (the oldest are dropped), so the run
 /// never waits for its reader, and the run's last event always arrives. Events taken in a
