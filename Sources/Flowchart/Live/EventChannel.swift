@@ -91,7 +91,7 @@ struct EventLog {
   private var readers: [Reader] = []
   /// The smallest ``total`` at which a waiting reader must be woken; `UInt64.max` when no
   /// reader waits.
-  private var nextWake = UInt64.max
+  private(set) var nextWake = UInt64.max
   /// Whether the run ended: no record comes after those in the ring.
   private(set) var isFinished = false
   private var nextReader = 0
@@ -389,3 +389,89 @@ struct EventLog {
   /// The delay a reader starts with, and starts again with after its run was quiet.
   static var shortestDelay: UInt64 { 16_000 }
 }
+
+/// The events of a live run's top-level flow while only subscribers read them: a ring that
+/// the flow appends to without the run's lock, which the run moves into its ``EventLog``
+/// under the lock before anything else reads or appends to the log.
+///
+/// The flow is the ring's one writer: it stores a record in the next free slot and
+/// publishes it with one store of ``published``. Every section that reads or appends to the
+/// log under the run's lock takes what was published first (``LiveRun/takeTopFlowEvents(in:)``),
+/// so the log keeps the order in which the flows reported their events; the run's readers
+/// take their batches from the log as before. When the ring is full, the flow takes the lock
+/// and moves the ring into the log itself, so the ring never drops a record and never grows
+/// (``capacity`` records, made once, when the run's first subscriber subscribes).
+///
+/// A reader that waits for a number of records is woken by the flow: the run keeps in
+/// ``wakeAt`` how many records the flow must have published for some waiting reader to
+/// have what it waits for. The flow stores ``published`` then reads ``wakeAt``; a reader
+/// stores ``wakeAt`` then reads ``published`` (both sequentially consistent), so at least
+/// one of them sees the other's store: no wake-up is lost.
+final class TopFlowEvents {
+  /// How many records the ring holds: a power of two.
+  static var capacity: Int { 512 }
+
+  /// The slots, ``capacity`` of them; record `n` (from 0, among all the flow published)
+  /// is in slot `n % capacity`.
+  let slots: UnsafeMutablePointer<EventRecord>
+  /// How many records the flow has published, ever.
+  let published = AtomicWord<Int>(0)
+  /// How many records the run has moved into its log, ever: the slots below it are free.
+  let taken = AtomicWord<Int>(0)
+  /// The number of published records at which the flow must take the lock to wake a
+  /// reader; `Int.max` when no reader waits.
+  let wakeAt = AtomicWord<Int>(Int.max)
+
+  // The writer's own state: read and written only by the top-level flow (see
+  // `@unchecked Sendable` below).
+
+  /// How many records the flow wrote (``published``, without reading it back).
+  var written = 0
+  /// ``taken`` as the flow last read it.
+  var takenSeen = 0
+  /// The time of the flow's last event when it was a state's decision: the state the flow
+  /// enters next takes it, rather than read the clock again.
+  var decisionTime: Duration?
+
+  init() {
+    slots = .allocate(capacity: Self.capacity)
+  }
+
+  deinit {
+    slots.deallocate()
+  }
+
+  /// Publishes `record`: returns `false`, publishing nothing, when the ring is full (move
+  /// it into the log under the lock, then publish again).
+  @inline(__always)
+  func publish(_ record: EventRecord) -> Bool {
+    if _slowPath(written &- takenSeen == Self.capacity) {
+      takenSeen = taken.load(ordering: .acquiring)
+      if written &- takenSeen == Self.capacity { return false }
+    }
+    slots[written & (Self.capacity &- 1)] = record
+    written &+= 1
+    published.store(written, ordering: .sequentiallyConsistent)
+    return true
+  }
+
+  /// Whether a reader waits for the records published so far: then take the ring under the
+  /// lock and wake the readers.
+  @inline(__always)
+  var mustWake: Bool {
+    written >= wakeAt.load(ordering: .sequentiallyConsistent)
+  }
+}
+
+// `TopFlowEvents` is `Sendable`: `slots` is a `let` pointer to memory the object owns; a slot
+// is written only by the top-level flow, below `published` records plus `capacity` past
+// `taken` (so never a slot not yet taken), before the flow publishes it with a sequentially
+// consistent store of `published`; and read only under the run's lock, below `published` as
+// loaded (acquiring), before the lock side stores `taken` (releasing) past it, which the
+// writer loads (acquiring) before it reuses the slot. `published`, `taken` and `wakeAt` are
+// atomic words. `written`, `takenSeen` and `decisionTime` are read and written only by the
+// top-level flow: its boundaries run one after another (a flow that parks goes on in a task
+// started after it parked, under the run's lock), and the run's other sections that touch
+// `decisionTime` (recording another event of the top-level flow, under the lock) run on that
+// flow too.
+extension TopFlowEvents: @unchecked Sendable {}

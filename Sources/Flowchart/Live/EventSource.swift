@@ -18,29 +18,6 @@ protocol EventSource: AnyObject, Sendable {
 }
 
 extension EventSource {
-  /// Appends the events `records` stand for to `events`; `payloads` are the kinds of the
-  /// records tagged ``EventTag/payload``, in order, and `details` serves the others.
-  func makeEvents(
-    from records: [EventRecord], payloads: [RunEvent.Kind], details: EventDetails,
-    into events: inout [RunEvent]
-  ) {
-    events.reserveCapacity(records.count)
-    if payloads.isEmpty {
-      for record in records { events.append(RunEvent(record: record, details: details)) }
-      return
-    }
-    var nextPayload = 0
-    for record in records {
-      if record.tag == .payload, nextPayload < payloads.count {
-        let payload = EventDetails(source: self, payload: payloads[nextPayload])
-        nextPayload += 1
-        events.append(RunEvent(record: record, details: payload))
-      } else {
-        events.append(RunEvent(record: record, details: details))
-      }
-    }
-  }
-
   /// Ends reader `id`'s subscription.
   func unsubscribe(_ id: Int) {
     withEventLog { $0.unsubscribe(id) }?.resume()

@@ -11,7 +11,11 @@ extension LiveRun {
   func deliver(_ reported: ReportedEvent, payload: RunEvent.Kind? = nil) {
     if reported.logs { writeLog() }
     if reported.wakes {
-      for reader in state.withLock({ $0.events.wakeReaders() }) { reader.resume() }
+      let readers = state.withLock { locked in
+        defer { setWakeAt(in: &locked) }
+        return locked.events.wakeReaders()
+      }
+      for reader in readers { reader.resume() }
     }
     if let record = reported.observed, let observer {
       observer.report(event(from: record, payload: payload))
@@ -77,7 +81,7 @@ extension LiveRun {
     _ tag: EventTag, value: Int32 = 0, at state: Int32?, flow: Int32, in locked: inout LiveRunState
   ) -> ReportedEvent {
     var reported = ReportedEvent()
-    recordPendingDecision(in: &locked, reported: &reported)
+    reported.wakes = takeTopFlowEvents(in: &locked)
     // Nobody listens: only the positions (updated by the caller) matter.
     guard isExpected || locked.events.hasReaders else { return reported }
     let record = stamp(
@@ -95,7 +99,7 @@ extension LiveRun {
     logging suffix: String = ""
   ) -> ReportedEvent {
     var reported = ReportedEvent()
-    recordPendingDecision(in: &locked, reported: &reported)
+    reported.wakes = takeTopFlowEvents(in: &locked)
     guard isExpected || locked.events.hasReaders else { return reported }
     var decides = false
     if case .stateDecided = payload { decides = true }
@@ -109,28 +113,92 @@ extension LiveRun {
     return reported
   }
 
-  /// Records the top-level flow's decision that waits in ``pendingDecision``, if any, before
-  /// the event being published: it happened first. Timed as it is recorded, so the times
-  /// stay in the order of the records, and the state the flow enters next takes its time.
-  @inline(__always)
-  private func recordPendingDecision(
-    in locked: inout LiveRunState, reported: inout ReportedEvent
-  ) {
-    var word = pendingDecision.load(ordering: .relaxed)
-    while _slowPath(word != 0) {
-      let (taken, stored) = pendingDecision.compareExchange(
-        expected: word, desired: 0, ordering: .relaxed)
-      if taken {
-        // Nobody reads any more (the subscribers left): the decision goes unrecorded.
-        guard locked.events.hasReaders else { return }
-        let decision = PendingDecision(word: word)
-        let record = stamp(
-          decision.tag, value: 0, at: decision.state, flow: 0, decides: true, in: &locked)
-        reported.wakes = locked.events.append(record)
-        return
-      }
-      word = stored
+  /// Moves the records the top-level flow published in its ring (see ``TopFlowEvents``)
+  /// into the log; called under the lock, first in every section that appends to the log or
+  /// reads it, so the log keeps the order in which the flows reported. Returns whether a
+  /// reader waits for as many records as there now are.
+  func takeTopFlowEvents(in locked: inout LiveRunState) -> Bool {
+    guard let events = locked.topFlowEvents else { return false }
+    // Sequentially consistent: a reader that stored `wakeAt` before sees what the flow
+    // published before it read `wakeAt` (see `TopFlowEvents`).
+    let end = events.published.load(ordering: .sequentiallyConsistent)
+    var next = events.taken.load(ordering: .relaxed)
+    guard next != end else { return false }
+    var wakes = false
+    while next != end {
+      wakes = locked.events.append(events.slots[next & (TopFlowEvents.capacity - 1)]) || wakes
+      next &+= 1
     }
+    events.taken.store(next, ordering: .releasing)
+    // The newest record is the top-level flow's: a state another flow enters next takes its
+    // own time.
+    locked.lastDecision = nil
+    return wakes
+  }
+
+  /// Tells the top-level flow how many records it must have published for a waiting reader
+  /// to have what it waits for (see ``TopFlowEvents/wakeAt``); called under the lock after
+  /// the readers' waits changed.
+  func setWakeAt(in locked: inout LiveRunState) {
+    guard let events = locked.topFlowEvents else { return }
+    let next = locked.events.nextWake
+    let total = locked.events.total
+    let wakeAt =
+      next == .max
+      ? Int.max
+      : events.taken.load(ordering: .relaxed) &+ Int(clamping: next > total ? next - total : 0)
+    events.wakeAt.store(wakeAt, ordering: .sequentiallyConsistent)
+  }
+
+  /// Runs `body` with the run's ``TopFlowEvents``, without retaining it (the run's state
+  /// holds it for the run's life); `nil` when no subscriber has subscribed yet.
+  @inline(__always)
+  func withTopFlowEvents<Result>(_ body: (TopFlowEvents) -> Result) -> Result? {
+    let address = topFlowEventsAddress.load(ordering: .acquiring)
+    guard address != 0 else { return nil }
+    return Unmanaged<TopFlowEvents>.fromOpaque(
+      UnsafeRawPointer(bitPattern: address).unsafelyUnwrapped
+    )._withUnsafeGuaranteedRef(body)
+  }
+
+  /// Records the top-level flow's entry or decision in its ring, without the lock, while
+  /// only subscribers read the run's events: a state entered right after the flow's
+  /// decision takes the decision's time, as ``stamp(_:value:at:flow:decides:in:)`` does.
+  @inline(__always)
+  func recordTopFlow(
+    _ tag: EventTag, value: Int32 = 0, at state: Int32, in events: TopFlowEvents
+  ) {
+    let time: Duration
+    if tag == .entered, let decided = events.decisionTime {
+      time = decided
+    } else {
+      time = elapsed()
+    }
+    events.decisionTime = tag.isDecision ? time : nil
+    let record = EventRecord(time: time, state: state, flow: 0, tag: tag, value: value)
+    if _fastPath(events.publish(record)) {
+      if _slowPath(events.mustWake) { recordTopFlowSlowly(nil, in: events) }
+    } else {
+      recordTopFlowSlowly(record, in: events)
+    }
+  }
+
+  /// Moves the top-level flow's ring into the log under the lock, then publishes `record`
+  /// (which found the ring full) and wakes the readers that have what they wait for.
+  @inline(never)
+  private func recordTopFlowSlowly(_ record: EventRecord?, in events: TopFlowEvents) {
+    let readers = state.withLock { locked in
+      var wakes = takeTopFlowEvents(in: &locked)
+      if let record {
+        // The ring is empty now.
+        _ = events.publish(record)
+        wakes = takeTopFlowEvents(in: &locked) || wakes
+      }
+      let readers = wakes ? locked.events.wakeReaders() : []
+      setWakeAt(in: &locked)
+      return readers
+    }
+    for reader in readers { reader.resume() }
   }
 
   /// The record of an event, timed: a state entered right after its flow's decision takes
@@ -147,6 +215,8 @@ extension LiveRun {
       time = elapsed()
     }
     locked.lastDecision = decides ? (flow, time) : nil
+    // The top-level flow's next entry follows this event, not a decision in its ring.
+    if flow == 0 { locked.topFlowEvents?.decisionTime = nil }
     return EventRecord(time: time, state: state ?? -1, flow: flow, tag: tag, value: value)
   }
 
@@ -231,7 +301,22 @@ extension LiveRun {
   }
 
   func withEventLog<Result>(_ body: (inout EventLog) -> Result) -> Result {
-    state.withLock { body(&$0.events) }
+    let (result, readers) = state.withLock { locked in
+      var wakes = takeTopFlowEvents(in: &locked)
+      let result = body(&locked.events)
+      guard locked.topFlowEvents != nil else {
+        return (result, wakes ? locked.events.wakeReaders() : [])
+      }
+      // A reader that begins to wait tells the top-level flow, then takes what the flow
+      // published before the flow could see it (see `TopFlowEvents`).
+      setWakeAt(in: &locked)
+      wakes = takeTopFlowEvents(in: &locked) || wakes
+      guard wakes else { return (result, []) }
+      defer { setWakeAt(in: &locked) }
+      return (result, locked.events.wakeReaders())
+    }
+    for reader in readers { reader.resume() }
+    return result
   }
 }
 
@@ -242,29 +327,6 @@ extension LiveRun {
   /// dispatch's branches that did not succeed.
   func report(_ kinds: [RunEvent.Kind], at state: Int32, flow: Int32) {
     for kind in kinds { emit(kind, at: state, flow: flow) }
-  }
-}
-
-/// A decision of a live run's top-level flow waiting to be recorded (see
-/// ``LiveRun/pendingDecision``), packed into one word: the state in the low 32 bits, the tag
-/// above them, and a bit that makes the word nonzero.
-struct PendingDecision {
-  var tag: EventTag
-  var state: Int32
-
-  init(_ tag: EventTag, at state: Int32) {
-    self.tag = tag
-    self.state = state
-  }
-
-  init(word: Int) {
-    state = Int32(truncatingIfNeeded: word)
-    // Only words made by `word` below are read back.
-    tag = EventTag(rawValue: UInt8(truncatingIfNeeded: word >> 32)).unsafelyUnwrapped
-  }
-
-  var word: Int {
-    1 << 40 | Int(tag.rawValue) << 32 | Int(UInt32(bitPattern: state))
   }
 }
 
@@ -283,7 +345,7 @@ struct ReportedEvent: BitwiseCopyable {
 
 extension EventTag {
   /// Whether the tag records a state's decision.
-  fileprivate var isDecision: Bool {
+  var isDecision: Bool {
     switch self {
     case .decidedDone, .decidedYes, .decidedNo, .decidedExit: true
     case .runStarted, .entered, .dispatchStarted, .branchStarted, .branchEnded, .dispatchJoined,

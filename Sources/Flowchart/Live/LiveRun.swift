@@ -18,6 +18,9 @@ struct LiveRunState {
   /// The top-level flow's control (the one that parks), once registered: where the flow
   /// stores its position while its boundaries report nothing.
   var topControl: RunControl?
+  /// The top-level flow's events not yet moved into ``events``, once a subscriber
+  /// subscribed (see ``LiveRun/topFlowEventsAddress``); kept until the run is released.
+  var topFlowEvents: TopFlowEvents?
   /// The time and flow of the last event, when it was a state's decision: the state that
   /// flow enters next, at the same boundary, reports the same time rather than read the
   /// clock again.
@@ -58,11 +61,11 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
   /// ``RunControl/Flags/reports``, so its boundaries report nothing (a decision reported
   /// anyway, by a parked flow going on, returns at once).
   let interest: AtomicWord<UInt8>
-  /// The top-level flow's last decision while only subscribers read the run's events, not
-  /// yet recorded (a ``PendingDecision``'s word), or 0. The flow stores it without the lock;
-  /// the next event recorded, by any flow, records it first (see
-  /// ``publish(_:value:at:flow:in:)``), so the events keep their order and their times.
-  let pendingDecision = AtomicWord<Int>(0)
+  /// The address of the run's ``TopFlowEvents`` (held by ``LiveRunState/topFlowEvents``
+  /// for the run's life), or 0 until a subscriber subscribes: while only subscribers read
+  /// the run's events, the top-level flow reports its entries and decisions there, without
+  /// the lock (see ``recordTopFlow(_:value:at:in:)``).
+  let topFlowEventsAddress = AtomicWord<UInt>(0)
   /// Time since the run started, by the run's clock.
   let elapsed: @Sendable () -> Duration
   /// Everything mutable but the result; `state` rather than a lock's usual name, as the
@@ -219,6 +222,14 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
     let limit = max(limit, 1)
     // A run that ended has nothing more to append: the stream ends at once.
     let reader = state.withLock { locked in
+      if locked.topFlowEvents == nil {
+        let events = TopFlowEvents()
+        locked.topFlowEvents = events
+        topFlowEventsAddress.store(
+          UInt(bitPattern: Unmanaged.passUnretained(events).toOpaque()), ordering: .releasing)
+      }
+      // The reader takes only what is reported from now on.
+      _ = takeTopFlowEvents(in: &locked)
       interest.bitwiseOr(Interest.subscribed, ordering: .relaxed)
       for control in locked.controls { control.reportEvents() }
       return locked.events.subscribe(limit: limit)
@@ -259,7 +270,9 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
       let reported = publish(payload: payload, at: state, flow: 0, in: &locked, logging: suffix)
       locked.controls = []
       locked.topControl = nil
-      return (reported, locked.events.finish(), endedForSnapshots(in: &locked))
+      let readers = locked.events.finish()
+      setWakeAt(in: &locked)
+      return (reported, readers, endedForSnapshots(in: &locked))
     }
     for reader in readers { reader.resume() }
     var delivered = reported
@@ -302,6 +315,13 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
   }
 
   func entered(_ state: Int32, flow: Int32) {
+    // Only subscribers read the events: the top-level flow's position is in its control's
+    // word (stored by the boundary), and its entry goes to its ring, without the lock.
+    if flow == 0, interest.load(ordering: .relaxed) == Interest.subscribed,
+      withTopFlowEvents({ recordTopFlow(.entered, at: state, in: $0) }) != nil
+    {
+      return
+    }
     let reported = self.state.withLock { locked in
       settlePositions(in: &locked)
       locked.machine.enter(state, flow: flow)
@@ -329,13 +349,11 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
       emitLogged(tag, value: value, at: state, flow: flow, context: context)
       return
     }
-    // Only subscribers read the events: the top-level flow's decision waits, without the
-    // lock, for the flow's next event (the next state's entry, at the same boundary), which
-    // records both under one lock.
-    if interest == Interest.subscribed, flow == 0, tag != .decidedExit,
-      pendingDecision.load(ordering: .relaxed) == 0
+    // Only subscribers read the events: the top-level flow's decision goes to its ring,
+    // without the lock.
+    if interest == Interest.subscribed, flow == 0,
+      withTopFlowEvents({ recordTopFlow(tag, value: value, at: state, in: $0) }) != nil
     {
-      pendingDecision.store(PendingDecision(tag, at: state).word, ordering: .relaxed)
       return
     }
     let reported = self.state.withLock { locked in

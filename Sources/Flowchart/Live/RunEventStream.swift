@@ -8,8 +8,8 @@
 ///
 /// The run hands the stream its events in batches: it records each event once, for all its
 /// subscribers, and wakes a reader only when the reader waits; the reader takes every event
-/// waiting for it at once, makes the ``RunEvent``s, then reads them without synchronizing
-/// with the run again. So a reader costs the run little, however fast the run goes. At most
+/// waiting for it at once, then reads them, making each ``RunEvent`` as it is read, without
+/// synchronizing with the run again. So a reader costs the run little, however fast the run goes. At most
 /// the limit given to ``RunHandle/events(bufferingNewest:)`` events wait to be taken; when
 /// more came, the reader takes the newest that many (the oldest are dropped), so the run
 /// never waits for its reader, and the run's last event always arrives. Events taken in a
@@ -45,13 +45,17 @@ public struct RunEventStream: AsyncSequence, Sendable {
     private let stream: RunEventStream
     /// What the events without a payload share: the run that names their states.
     private let details: EventDetails
-    /// The events of the batch taken from the run, read from ``read``.
-    @usableFromInline var events: [RunEvent] = []
-    @usableFromInline var read = 0
-    /// The batch as the run recorded it, and the kinds of the records tagged
-    /// ``EventTag/payload``, in order: kept to take the next batch into without allocating.
+    /// The batch taken from the run, as the run recorded it, read from ``read``: each
+    /// ``RunEvent`` is made as it is read. Kept to take the next batch into without
+    /// allocating.
     private var records: [EventRecord] = []
+    /// How many records the batch holds, and how many of them were read.
+    @usableFromInline var count = 0
+    @usableFromInline var read = 0
+    /// The kinds of the batch's records tagged ``EventTag/payload``, in order, and how many
+    /// of them were read.
     private var payloads: [RunEvent.Kind] = []
+    private var payloadsRead = 0
     /// How many events the last batch held, or 0 when it ended with a flow waiting.
     private var lastBatch = 0
     /// How long to wait for the next batch while the run keeps reporting, in nanoseconds.
@@ -66,23 +70,38 @@ public struct RunEventStream: AsyncSequence, Sendable {
     /// the reading task is cancelled.
     ///
     /// Inlinable, so that reading an event of a batch already taken is a few instructions
-    /// in the caller's loop, with no asynchronous call.
+    /// and one synchronous call in the caller's loop.
     @inlinable
     public mutating func next() async -> RunEvent? {
-      if read < events.count {
+      if read < count {
         read += 1
-        return events[read - 1]
+        return event(at: read - 1)
       }
       return await nextBatch()
+    }
+
+    /// The event the batch's record `index` stands for: the events are read in order, so
+    /// a record tagged ``EventTag/payload`` takes the next of the batch's kinds.
+    @usableFromInline
+    mutating func event(at index: Int) -> RunEvent {
+      let record = records[index]
+      guard _slowPath(record.tag == .payload), payloadsRead < payloads.count else {
+        return RunEvent(record: record, details: details)
+      }
+      payloadsRead += 1
+      return RunEvent(
+        record: record,
+        details: EventDetails(source: stream.source, payload: payloads[payloadsRead - 1]))
     }
 
     /// Takes the next batch from the run, and returns its first event.
     @usableFromInline
     mutating func nextBatch() async -> RunEvent? {
-      events.removeAll(keepingCapacity: true)
       records.removeAll(keepingCapacity: true)
       payloads.removeAll(keepingCapacity: true)
+      count = 0
       read = 0
+      payloadsRead = 0
       guard
         await stream.source.take(
           for: stream.reader, limit: stream.limit, into: &records, payloads: &payloads,
@@ -94,10 +113,9 @@ public struct RunEventStream: AsyncSequence, Sendable {
       // A batch that ends with a flow waiting says the run may be quiet for a while: then
       // the reader waits for the run to wake it rather than come back for more.
       lastBatch = records.last?.mayBeQuiet == true ? 0 : records.count
-      stream.source.makeEvents(
-        from: records, payloads: payloads, details: details, into: &events)
+      count = records.count
       read = 1
-      return events[0]
+      return event(at: 0)
     }
   }
 }

@@ -79,6 +79,10 @@ extension Interpreter {
   ) throws(RunError) -> Bool {
     if flags.contains(.cancelled) { throw cancellationError(at: state, path: path) }
     if flags.contains(.paused) { return false }
+    // The top-level flow of a live run keeps its position in its control's word whether its
+    // events are read or not: a run read only by subscribers takes it from there
+    // (`LiveRun.settlePositions`), as does one nobody reads.
+    if flags.contains(.parks) { control.position.store(Int(state), ordering: .relaxed) }
     control.monitor?.entered(state, flow: flow)
     return true
   }
