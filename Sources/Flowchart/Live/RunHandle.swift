@@ -215,14 +215,19 @@ extension Flowchart {
           .entering, at: first, context: context, path: [], stepCount: 0,
           stepLimit: (try? validatedStepLimit(stepLimit)) ?? 0))
     }
-    let task = Task {
+    let body: @Sendable () async -> Void = {
       await live.withTaskLocals(clock: runClock) {
         await chart.runLive(
           live, from: first, with: context, stepLimit: stepLimit, isPaused: isPaused,
           clock: runClock, isolation: isolation, flow: flow)
       }
     }
-    live.adopt(task, number: 0)
+    if isPaused {
+      // No task until the run is resumed, cancelled or abandoned.
+      live.holdStart(priority: Task.currentPriority, body)
+    } else {
+      live.adopt(Task { await body() }, number: 0)
+    }
     return RunHandle(run: live)
   }
 
