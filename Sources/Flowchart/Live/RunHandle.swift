@@ -159,7 +159,8 @@ extension Flowchart {
   ///   - clock: The clock that times the run's events; a `ContinuousClock` unless a test
   ///     wants times it controls.
   ///   - isPaused: Whether the run waits, before it reports anything, for
-  ///     ``RunHandle/resume()``: a way to subscribe before the first event.
+  ///     ``RunHandle/resume()``: a way to subscribe before the first event. Such a run
+  ///     makes its task only when it is first resumed or cancelled.
   ///   - isLogged: Whether the run keeps a ``RunHandle/log``, which compares the context
   ///     before and after each state by reflection: the newest
   ///     ``RunLog/Options/standardLineLimit`` lines and counts by state. For other limits,
