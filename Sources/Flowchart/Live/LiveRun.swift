@@ -617,10 +617,16 @@ extension LiveRun {
 }
 
 /// The first task of a live run held at its start, before it is made (see
-/// ``LiveRun/holdStart(priority:_:)``).
-struct HeldStart: Sendable {
+/// ``LiveRun/holdStart(priority:_:)``). A class, so that the run's `resume()` takes it (or
+/// finds none) with a pointer's load and store.
+final class HeldStart: Sendable {
   /// The priority of the task that started the run.
-  var priority: TaskPriority?
+  let priority: TaskPriority?
   /// The task's body.
-  var body: @Sendable () async -> Void
+  let body: @Sendable () async -> Void
+
+  init(priority: TaskPriority?, body: @escaping @Sendable () async -> Void) {
+    self.priority = priority
+    self.body = body
+  }
 }
