@@ -558,7 +558,7 @@ extension Flowchart {
     let chart = self
     let dispatch = resolved.dispatch
     let positions = resolved.positions
-    let task = Task {
+    let body: @Sendable () async -> Void = {
       await live.withTaskLocals(clock: runClock) {
         await ResumedPositions.$current.withValue(positions) {
           await chart.runResumed(
@@ -567,7 +567,12 @@ extension Flowchart {
         }
       }
     }
-    live.adopt(task, number: 0)
+    if isPaused {
+      // No task until the run is resumed, cancelled or abandoned.
+      live.holdStart(priority: Task.currentPriority, body)
+    } else {
+      live.adopt(Task { await body() }, number: 0)
+    }
     return RunHandle(run: live)
   }
 

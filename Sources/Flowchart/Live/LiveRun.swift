@@ -28,6 +28,9 @@ struct LiveRunState {
   /// The snapshot requests waiting, and what they are served from (see
   /// `LiveRun+Snapshot.swift`): empty unless a snapshot is asked for or the run pauses.
   var snapshots = SnapshotRequests()
+  /// The first task of a run held at its start, not made yet (see ``LiveRun/holdStart(priority:_:)``):
+  /// `nil` once made, and in a run that started at once.
+  var heldStart: HeldStart?
 
   /// Raises or lowers every control's paused flag: an atomic store that calls nothing, made
   /// under the lock so that the flags always agree with the machine.
@@ -163,21 +166,25 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
   }
 
   func resume() {
-    let (waking, start) = state.withLock {
-      locked -> ([CheckedContinuation<Void, Never>], LiveRunStateMachine<LiveRunTypes>.StartTask?)
-      in
+    let (waking, start, held) = state.withLock {
+      locked -> (
+        [CheckedContinuation<Void, Never>], LiveRunStateMachine<LiveRunTypes>.StartTask?,
+        HeldStart?
+      ) in
       switch locked.machine.resume() {
-      case .none: return ([], nil)
+      case .none: return ([], nil, nil)
       case .lowerPauseFlags(let waking):
         // A snapshot still waiting for the flows holds them at their next boundary.
         locked.setPaused(!locked.snapshots.waiters.isEmpty)
-        return (waking, nil)
+        // The first resume of a run held at its start makes its first task.
+        return (waking, nil, locked.heldStart.take())
       case .lowerPauseFlagsAndStart(let start):
         locked.setPaused(false)
-        return ([], start)
+        return ([], start, nil)
       }
     }
     for waiter in waking { waiter.resume() }
+    if let held { startHeld(held) }
     // A flow parked at a delay whose deadline passed while the run was paused goes on.
     if let start { startTask(start) }
   }
@@ -197,7 +204,30 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
   /// Cancels the run: its task, or, when the top-level flow is parked, a new task that
   /// goes on from there already cancelled. Does nothing once the run has ended.
   func cancel() {
-    perform(state.withLock { $0.machine.cancel() })
+    let (action, held) = state.withLock { ($0.machine.cancel(), $0.heldStart.take()) }
+    // A run held at its start that never started: its first task starts, cancelled, and
+    // ends the run as one that waited at its start gate did.
+    if let held { startHeld(held) }
+    perform(action)
+  }
+
+  /// Keeps the first task of a run started paused, `body`, to be made only when the run is
+  /// first resumed, cancelled or abandoned: until then the held run costs no task. A
+  /// snapshot, `send` and `result` need none (the start is kept by `keepStart`, a value
+  /// sent waits in the mailbox, the result's waiters wait).
+  ///
+  /// The task is detached from whoever resumes the run, at `priority` (the priority of the
+  /// task that started the run), as a parked flow's task is (see ``startTask(_:)``); `body`
+  /// sets the run's task-local values itself.
+  func holdStart(priority: TaskPriority?, _ body: @escaping @Sendable () async -> Void) {
+    state.withLock { $0.heldStart = HeldStart(priority: priority, body: body) }
+  }
+
+  /// Makes the first task of a run held at its start, which waits at its start gate (or
+  /// goes through it, when the run was resumed), and adopts it.
+  private func startHeld(_ held: HeldStart) {
+    let body = held.body
+    adopt(Task.detached(priority: held.priority) { await body() }, number: 0)
   }
 
   /// Makes `task` the run's task, unless the flow it runs parked or ended since, or
@@ -596,6 +626,25 @@ extension LiveRun {
   /// if a flow waits, paused or for input (or is parked), and marks it so that a flow that
   /// comes to wait cancels it.
   func abandon() {
-    perform(state.withLock { $0.machine.abandon() })
+    let (action, held) = state.withLock { ($0.machine.abandon(), $0.heldStart.take()) }
+    // A held run that never started: its task comes to the start gate, where a run whose
+    // handles are all gone is cancelled.
+    if let held { startHeld(held) }
+    perform(action)
+  }
+}
+
+/// The first task of a live run held at its start, before it is made (see
+/// ``LiveRun/holdStart(priority:_:)``). A class, so that the run's `resume()` takes it (or
+/// finds none) with a pointer's load and store.
+final class HeldStart: Sendable {
+  /// The priority of the task that started the run.
+  let priority: TaskPriority?
+  /// The task's body.
+  let body: @Sendable () async -> Void
+
+  init(priority: TaskPriority?, body: @escaping @Sendable () async -> Void) {
+    self.priority = priority
+    self.body = body
   }
 }

@@ -143,6 +143,8 @@ struct LiveRunStateMachine<Payloads: LiveRunPayloads>: Sendable {
   enum Phase: Hashable, Sendable {
     /// Started paused: the first task waits at the start gate for the first ``resume()``
     /// (or a cancellation), before the run reports anything. Always with ``Marks/paused``.
+    /// A live run makes that task only at the first resume, cancel or abandonment
+    /// (`LiveRun.holdStart`); until then no task is adopted.
     case held
     /// A task runs the top-level flow (or is about to: its number is ``taskNumber``).
     case running

@@ -159,7 +159,8 @@ extension Flowchart {
   ///   - clock: The clock that times the run's events; a `ContinuousClock` unless a test
   ///     wants times it controls.
   ///   - isPaused: Whether the run waits, before it reports anything, for
-  ///     ``RunHandle/resume()``: a way to subscribe before the first event.
+  ///     ``RunHandle/resume()``: a way to subscribe before the first event. Such a run
+  ///     makes its task only when it is first resumed or cancelled.
   ///   - isLogged: Whether the run keeps a ``RunHandle/log``, which compares the context
   ///     before and after each state by reflection: the newest
   ///     ``RunLog/Options/standardLineLimit`` lines and counts by state. For other limits,
@@ -215,14 +216,19 @@ extension Flowchart {
           .entering, at: first, context: context, path: [], stepCount: 0,
           stepLimit: (try? validatedStepLimit(stepLimit)) ?? 0))
     }
-    let task = Task {
+    let body: @Sendable () async -> Void = {
       await live.withTaskLocals(clock: runClock) {
         await chart.runLive(
           live, from: first, with: context, stepLimit: stepLimit, isPaused: isPaused,
           clock: runClock, isolation: isolation, flow: flow)
       }
     }
-    live.adopt(task, number: 0)
+    if isPaused {
+      // No task until the run is resumed, cancelled or abandoned.
+      live.holdStart(priority: Task.currentPriority, body)
+    } else {
+      live.adopt(Task { await body() }, number: 0)
+    }
     return RunHandle(run: live)
   }
 
