@@ -342,6 +342,9 @@ final class MapRun<Context: Sendable, Element: Sendable>: NestedChart {
   /// Runs the elements in at most ``maxConcurrency`` child tasks.
   @inlinable
   func callAsFunction(_ context: inout Context) async throws {
+    // In a live run, the map's runs are held for its snapshots when they can be (see
+    // `MapRun+Nested.swift`): one task-local read per map, never per element.
+    if try await runIfHosted(&context) { return }
     let input = try elements(context)
     var results = MapCollector<Element>(
       count: input.count, toleratedFailures: toleratedFailures)

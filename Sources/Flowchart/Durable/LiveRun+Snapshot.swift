@@ -722,7 +722,11 @@ extension LiveRun {
           (1, nil)
         }
       var nested: NestedSnapshot? = nil
-      if case .inSubflow(let inner) = flow.position { nested = inner.snapshot() }
+      var map: MapSnapshot? = nil
+      if case .inSubflow(let inner) = flow.position {
+        nested = inner.snapshot()
+        map = inner.mapSnapshot()
+      }
       var branch: FlowSnapshot<Context>.Branch? = nil
       if let parent = entry.parent {
         branch = FlowSnapshot<Context>.Branch(
@@ -733,7 +737,7 @@ extension LiveRun {
         FlowSnapshot(
           flow: Int32(number), position: position, context: flow.context,
           path: flow.path.map { keys[Int($0)] }, stepCount: flow.stepCount, attempt: attempt,
-          deadline: deadline, branch: branch, nested: nested))
+          deadline: deadline, branch: branch, nested: nested, map: map))
     }
     let mailbox = run.mailbox.sorted { $0.state < $1.state }.map {
       MailboxEntry(state: key($0.state), value: .live($0.value))
@@ -743,7 +747,7 @@ extension LiveRun {
       updated: wallClockNow(), stepLimit: run.flow.stepLimit, flows: flows, mailbox: mailbox,
       shapes: shapes,
       formatVersion: run.flows.count > 1 || flows[0].position.isDispatching
-        || flows[0].nested != nil ? 2 : 1)
+        || flows[0].nested != nil || flows[0].map != nil ? 2 : 1)
   }
 }
 
