@@ -10,7 +10,7 @@
 // it stands: it does when no element failed (a tolerated failure is not captured: the
 // snapshot waits for the map to end) and every running element's inner run stands. It
 // then holds the outputs of the elements done, the inner runs of those running, and,
-// implicitly, which have not started. Any other map runs as before: one state of its flow,
+// implicitly, which have not started (an element held before its first state is one). Any other map runs as before: one state of its flow,
 // which a snapshot waits for.
 
 /// A map whose runs a snapshot can hold: resolves the runs a snapshot holds on the map's
@@ -80,6 +80,8 @@ final class MapHost<Element: Sendable>: StandingSubflow {
       var running: [(index: Int, run: CapturedInnerRun<Element>)] = []
       for (index, run) in kept.running {
         guard let inner = run.standing() as? CapturedInnerRun<Element> else { return nil }
+        // Held before its first state, an element has not started: its run starts afresh.
+        if inner.flow.stepCount == 0 { continue }
         running.append((index, inner))
       }
       return CapturedMap(
