@@ -293,3 +293,78 @@ private func mapEvents(of handle: RunHandle<Basket>) async -> [String] {
   }
   return lines
 }
+
+/// The chart of the stored run inside a map (wrapping arithmetic: the hostile snapshot tests
+/// resume mutated copies of it): one element at a time, each charged, cooled off for an
+/// hour, and settled.
+func storedMapChart() throws -> Flowchart<Basket> {
+  let inner = try Flowchart<Ledger> {
+    Action("Charge") { (ledger: inout Ledger) async in ledger.total &+= 1 }
+    Delay("Cool off", for: .seconds(3_600))
+    Action("Settle", isFinal: true) { (ledger: inout Ledger) async in
+      ledger.notes.append("settled")
+    }
+  }
+  return try Flowchart<Basket> {
+    Action("Open") { $0.notes.append("open") }
+    Map("Charge each", over: { $0.items }, running: inner, maxConcurrency: 1) {
+      basket, results in
+      basket.totals = results.outputs.map(\.total)
+      basket.notes += results.outputs.flatMap(\.notes)
+    }
+    Action("Ship", isFinal: true) { $0.notes.append("shipped") }
+  }
+}
+
+@Suite(.timeLimit(.minutes(5)))
+struct StoredMapSnapshotTests {
+  /// `inside-map-at-delay.json`, written by this version (format 2): a run standing in map
+  /// "Charge each" over three items, element 0 done, element 1 waiting at its delay 20
+  /// minutes into its hour, element 2 not started. To write it again:
+  /// `FLOWCHART_WRITE_SNAPSHOT_FIXTURES=1 swift test --filter StoredMapSnapshotTests`.
+  @Test func aStoredSnapshotInsideAMapResumesItsElements() async throws {
+    let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .appendingPathComponent("Fixtures").appendingPathComponent("inside-map-at-delay.json")
+    let items = Basket(items: [Ledger(total: 10), Ledger(total: 20), Ledger(total: 30)])
+    if ProcessInfo.processInfo.environment["FLOWCHART_WRITE_SNAPSHOT_FIXTURES"] == "1" {
+      let clock = TestClock()
+      let run = try storedMapChart().start(
+        with: items, id: RunID("stored-run-5")!, chart: "stored", clock: clock)
+      try await clock.waitForSleepers(1)
+      clock.advance(by: .seconds(3_600))
+      try await clock.waitForSleepers(1)
+      clock.advance(by: .seconds(1_200))
+      let snapshot = try await run.snapshot()
+      run.cancel()
+      let encoder = JSONEncoder()
+      encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+      try encoder.encode(snapshot).write(to: file)
+    }
+    let snapshot = try JSONDecoder().decode(RunSnapshot<Basket>.self, from: Data(contentsOf: file))
+    let deadline = TestClock().wallClockStart.advanced(by: .seconds(7_200))
+    #expect(snapshot.formatVersion == 2)
+    #expect(snapshot.status == .running)
+    #expect(snapshot.position == "Charge each")
+    #expect(snapshot.pathKeys == ["Open", "Charge each"])
+    let map = try #require(snapshot.flows[0].map)
+    #expect(map.elements == 3)
+    #expect(map.done.map(\.index) == [0])
+    #expect(map.running.map(\.index) == [1])
+    let running = try #require(map.running.first?.run)
+    #expect(running.position == .waitingUntil("Cool off"))
+    #expect(running.deadline == deadline)
+    // Resumed 10 minutes before element 1's deadline: it waits only those, then element 2
+    // starts and waits its hour.
+    let clock = TestClock(wallClockStart: deadline.advanced(by: .zero - .seconds(600)))
+    let run = try storedMapChart().start(resuming: snapshot, chart: "stored", clock: clock)
+    try await clock.waitForSleepers(1)
+    #expect(clock.advance(by: .seconds(599)) == 0)
+    #expect(clock.advance(by: .seconds(1)) == 1)
+    try await clock.waitForSleepers(1)
+    clock.advance(by: .seconds(3_600))
+    let result = try await run.result
+    #expect(result.pathNames == ["Open", "Charge each", "Ship"])
+    #expect(result.context.totals == [11, 21, 31])
+    #expect(result.context.notes == ["open", "settled", "settled", "settled", "shipped"])
+  }
+}
