@@ -368,3 +368,50 @@ struct StoredMapSnapshotTests {
     #expect(result.context.notes == ["open", "settled", "settled", "settled", "shipped"])
   }
 }
+
+@Suite(.timeLimit(.minutes(5)))
+struct MapInDispatchSnapshotTests {
+  @Test func aMapInADispatchBranchIsCapturedInsideTheBranch() async throws {
+    let inner = try waitsAnHour()
+    let chart = try Flowchart<Basket> {
+      Action("Open") { $0.notes.append("open") }
+      Dispatch(
+        "Split",
+        merge: { (basket: inout Basket, branch: Basket, original: Basket) in
+          basket.totals += branch.totals
+          basket.notes += branch.notes.dropFirst(original.notes.count)
+        }
+      ) {
+        Branch {
+          Map("Charge each", over: { $0.items }, running: inner, maxConcurrency: 2) {
+            basket, results in
+            basket.totals = results.outputs.map(\.total)
+          }
+          Action("Charged", isFinal: true) { $0.notes.append("charged") }
+        }
+        Branch {
+          Action("Note", isFinal: true) { $0.notes.append("noted") }
+        }
+      }
+      Action("Close", isFinal: true) { $0.notes.append("closed") }
+    }
+    let clock = TestClock()
+    let handle = chart.start(with: Basket(), id: RunID("basket-5")!, chart: "basket", clock: clock)
+    try await clock.waitForSleepers(2)
+    let snapshot = try roundTrip(try await handle.snapshot())
+    handle.cancel()
+    let branch = try #require(snapshot.flows.first { $0.map != nil })
+    #expect(branch.position == .entering("Split/Charge each"))
+    #expect(branch.map?.running.map(\.index) == [0, 1])
+    let later = TestClock(wallClockStart: clock.wallClockStart.advanced(by: hour))
+    let resumed = try chart.start(resuming: snapshot, chart: "basket", clock: later)
+    for _ in 0..<2 {
+      try await later.waitForSleepers(1)
+      later.advance(by: hour)
+    }
+    let result = try await resumed.result
+    #expect(result.context.totals == [105, 205, 305, 405, 505])
+    #expect(result.context.notes == ["open", "charged", "noted", "closed"])
+    #expect(result.pathNames.last == "Close")
+  }
+}
