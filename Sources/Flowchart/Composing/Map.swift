@@ -40,6 +40,11 @@
 /// boundary and no element starts after that. The map counts as one step of the outer run;
 /// each inner run has `stepLimit` of its own.
 ///
+/// In a live run, a snapshot taken while the flow stands in an asynchronous map of `Codable`
+/// elements holds the map's runs (the outputs of the elements done, where each running
+/// element stands, which have not started) and resumes them; see <doc:DurableRuns> for the
+/// maps it waits for instead.
+///
 /// A `maxConcurrency` below 1 or a negative `toleratedFailures` is a
 /// ``DefinitionError/Kind/invalidMapOption`` at the map's line, as the same values are for a
 /// ``Dispatch``.
