@@ -40,6 +40,11 @@
 /// boundary and no element starts after that. The map counts as one step of the outer run;
 /// each inner run has `stepLimit` of its own.
 ///
+/// In a live run, a snapshot taken while the flow stands in an asynchronous map of `Codable`
+/// elements holds the map's runs (the outputs of the elements done, where each running
+/// element stands, which have not started) and resumes them; see <doc:DurableRuns> for the
+/// maps it waits for instead.
+///
 /// A `maxConcurrency` below 1 or a negative `toleratedFailures` is a
 /// ``DefinitionError/Kind/invalidMapOption`` at the map's line, as the same values are for a
 /// ``Dispatch``.
@@ -342,6 +347,9 @@ final class MapRun<Context: Sendable, Element: Sendable>: NestedChart {
   /// Runs the elements in at most ``maxConcurrency`` child tasks.
   @inlinable
   func callAsFunction(_ context: inout Context) async throws {
+    // In a live run, the map's runs are held for its snapshots when they can be (see
+    // `MapRun+Nested.swift`): one task-local read per map, never per element.
+    if try await runIfHosted(&context) { return }
     let input = try elements(context)
     var results = MapCollector<Element>(
       count: input.count, toleratedFailures: toleratedFailures)

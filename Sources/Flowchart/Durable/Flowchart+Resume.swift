@@ -141,6 +141,23 @@ extension RunSnapshot {
         who = "the run"
       }
       var position: (kind: CapturedFlow<Context>.Position, state: Int32)?
+      if let map = flow.map, case .entering(let key) = flow.position {
+        if let found = state(at: key, role: "\(who) stands in the map") {
+          if let resumable = graph.records[Int(found)].attachment as? any ResumableMap {
+            switch resumable.resolveMap(map, key: key, who: who) {
+            case .success(let resume): position = (.inSubflow(resume), found)
+            case .failure(let found): misfits.append(contentsOf: found.misfits)
+            }
+          } else {
+            misfit(
+              key,
+              "\(DisplayText.quoted(name: key)), where \(who) stands in the map, is no longer a map that runs asynchronously: resume on a chart where it is."
+            )
+          }
+        }
+        resolved.append(position)
+        continue
+      }
       if let nested = flow.nested, case .entering(let key) = flow.position {
         if let found = state(at: key, role: "\(who) stands in the subflow") {
           if let subflow = graph.records[Int(found)].attachment as? any ResumableSubflow {

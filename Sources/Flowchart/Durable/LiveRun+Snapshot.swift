@@ -24,7 +24,8 @@
 // reach a boundary meanwhile are held there (`holders`) until the barrier completes. Then
 // the run is captured, the flags are lowered unless the run was paused meanwhile, and the
 // held flows go on as they would have. A state whose code is running finishes first, its
-// exit taken (a map is one state of its flow, so the barrier waits for it), so a snapshot
+// exit taken (a map that cannot be held is one state of its flow, so the barrier waits for
+// it; see `MapRun+Nested.swift`), so a snapshot
 // never interrupts a state's code. A flow in a subflow stands when the subflow's inner run
 // does (`nested`, see `NestedRun.swift`); a subflow that cannot be held that way is one state
 // of its flow, which the barrier waits for.
@@ -207,13 +208,18 @@ extension RunHandle {
   /// run is held at its next boundary, captured there, and let go on (unless it was paused
   /// meanwhile): nothing is reported, and the run goes on as it would have. The state whose
   /// code is running finishes first, its exit taken: a snapshot never interrupts a state's
-  /// code. So the call waits as long as that state takes (a map until its elements end; a
-  /// state that waits for input in its task, such as a waiting state with a timeout, until
-  /// its value comes). A flow that stands in a subflow is captured inside it: the subflow's
+  /// code. So the call waits as long as that state takes (a map that cannot be held, see
+  /// below, until its elements end; a state that waits for input in its task, such as a
+  /// waiting state with a timeout, until its value comes). A flow that stands in a subflow is captured inside it: the subflow's
   /// inner run is held at its next boundary the same way (or captured at a delay, with its
   /// deadline, between two attempts, or in a subflow of its own), when the subflow's chart is
   /// asynchronous with no dispatch, its inner context is `Codable`, and the subflow has no
-  /// modifiers; any other subflow is one state that the call waits for. A run between two attempts of a retried state (in its
+  /// modifiers; any other subflow is one state that the call waits for. A flow that stands
+  /// in an asynchronous map of `Codable` elements, with no dispatch in its chart and no
+  /// modifiers, in one of the run's own flows, is captured inside it: the outputs of the
+  /// elements done, each running element's run held like a subflow's inner run, and the
+  /// elements not started; a map that tolerated a failure, and any other map, is waited
+  /// for. A run between two attempts of a retried state (in its
   /// backoff delay, or paused there) is captured at once, with the attempt that runs next
   /// and the backoff's deadline.
   ///
@@ -722,7 +728,11 @@ extension LiveRun {
           (1, nil)
         }
       var nested: NestedSnapshot? = nil
-      if case .inSubflow(let inner) = flow.position { nested = inner.snapshot() }
+      var map: MapSnapshot? = nil
+      if case .inSubflow(let inner) = flow.position {
+        nested = inner.snapshot()
+        map = inner.mapSnapshot()
+      }
       var branch: FlowSnapshot<Context>.Branch? = nil
       if let parent = entry.parent {
         branch = FlowSnapshot<Context>.Branch(
@@ -733,7 +743,7 @@ extension LiveRun {
         FlowSnapshot(
           flow: Int32(number), position: position, context: flow.context,
           path: flow.path.map { keys[Int($0)] }, stepCount: flow.stepCount, attempt: attempt,
-          deadline: deadline, branch: branch, nested: nested))
+          deadline: deadline, branch: branch, nested: nested, map: map))
     }
     let mailbox = run.mailbox.sorted { $0.state < $1.state }.map {
       MailboxEntry(state: key($0.state), value: .live($0.value))
@@ -743,7 +753,7 @@ extension LiveRun {
       updated: wallClockNow(), stepLimit: run.flow.stepLimit, flows: flows, mailbox: mailbox,
       shapes: shapes,
       formatVersion: run.flows.count > 1 || flows[0].position.isDispatching
-        || flows[0].nested != nil ? 2 : 1)
+        || flows[0].nested != nil || flows[0].map != nil ? 2 : 1)
   }
 }
 

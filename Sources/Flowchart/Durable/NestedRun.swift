@@ -89,8 +89,15 @@ protocol StandingSubflow: AnyObject, Sendable {
 /// A subflow's inner run as a snapshot holds it: captured (a ``CapturedInnerRun``), or
 /// resolved from a snapshot (a ``NestedResume``).
 protocol CapturedSubflowRun: Sendable {
-  /// The inner run in a snapshot's terms (its positions named by the inner chart's keys).
-  func snapshot() -> NestedSnapshot
+  /// The inner run in a snapshot's terms (its positions named by the inner chart's keys);
+  /// `nil` for a map's runs, which ``mapSnapshot()`` gives.
+  func snapshot() -> NestedSnapshot?
+  /// The runs of the map the flow stands in, in a snapshot's terms; `nil` for a subflow.
+  func mapSnapshot() -> MapSnapshot?
+}
+
+extension CapturedSubflowRun {
+  func mapSnapshot() -> MapSnapshot? { nil }
 }
 
 /// What the run loop leaves with a run for its snapshots: a live run, or the inner run of a
@@ -236,7 +243,7 @@ struct CapturedInnerRun<Inner: Sendable>: CapturedSubflowRun {
   let graph: Graph<Inner>
   let flow: CapturedFlow<Inner>
 
-  func snapshot() -> NestedSnapshot {
+  func snapshot() -> NestedSnapshot? {
     let structure = graph.structure
     let keys = structure.keys
     var shapes: [String: StateShape] = [:]
@@ -323,7 +330,8 @@ extension Interpreter {
     control: RunControl
   ) async throws(RunError) -> Outcome {
     guard let parent = control.monitor as? any SubflowParent,
-      let attachment = graph.records[Int(state)].attachment as? any ResumableSubflow
+      let attachment = graph.records[Int(state)].attachment,
+      attachment is any ResumableSubflow || attachment is any ResumableMap
     else {
       return try await runAsynchronous(
         node, at: state, cursor: &cursor, context: &context, control: control)
@@ -348,6 +356,7 @@ extension Interpreter {
   /// in a live run.
   @usableFromInline
   func isSubflow(_ state: Int32) -> Bool {
-    graph.records[Int(state)].kind == .subflow
+    let kind = graph.records[Int(state)].kind
+    return kind == .subflow || kind == .map
   }
 }

@@ -128,6 +128,9 @@ struct FlowSnapshot<Context: Sendable>: Sendable {
   /// is then ``SnapshotPosition/entering(_:)`` the subflow (entered, as its path says), and
   /// its context is the one from before the subflow.
   var nested: NestedSnapshot? = nil
+  /// The runs of the map the flow stands in, when it stands in one (position and context
+  /// as for a subflow's ``nested``).
+  var map: MapSnapshot? = nil
 
   /// A flow's place among the run's flows: which dispatch of which flow it is a branch of.
   struct Branch: Hashable, Sendable {
@@ -217,6 +220,9 @@ extension RunSnapshot: Encodable where Context: Encodable {
       if flow.nested != nil, let key = flow.position.key {
         try flowContainer.encode("inSubflow", forKey: .position)
         try flowContainer.encode(key, forKey: .at)
+      } else if flow.map != nil, let key = flow.position.key {
+        try flowContainer.encode("inMap", forKey: .position)
+        try flowContainer.encode(key, forKey: .at)
       } else {
         try flow.position.encode(into: &flowContainer)
       }
@@ -235,6 +241,11 @@ extension RunSnapshot: Encodable where Context: Encodable {
         var nestedContainer = flowContainer.nestedContainer(
           keyedBy: SnapshotCodingKey.self, forKey: .subflow)
         try nested.encode(into: &nestedContainer, subflow: key)
+      }
+      if let map = flow.map, let key = flow.position.key {
+        var mapContainer = flowContainer.nestedContainer(
+          keyedBy: SnapshotCodingKey.self, forKey: .map)
+        try map.encode(into: &mapContainer, map: key)
       }
     }
     var mailboxContainer = container.nestedUnkeyedContainer(forKey: .mailbox)
@@ -346,10 +357,12 @@ extension RunSnapshot: Decodable where Context: Decodable {
     while !flowsContainer.isAtEnd {
       let flowContainer = try flowsContainer.nestedContainer(keyedBy: SnapshotCodingKey.self)
       let number = try flowContainer.decode(Int32.self, forKey: .flow)
-      let inSubflow =
-        version >= 2 && (try? flowContainer.decode(String.self, forKey: .position)) == "inSubflow"
+      let positionKind =
+        version >= 2 ? (try? flowContainer.decode(String.self, forKey: .position)) : nil
+      let inSubflow = positionKind == "inSubflow"
+      let inMap = positionKind == "inMap"
       let position =
-        inSubflow
+        inSubflow || inMap
         ? SnapshotPosition.entering(try flowContainer.decode(String.self, forKey: .at))
         : try SnapshotPosition(from: flowContainer)
       let context = try flowContainer.decode(Context.self, forKey: .context)
@@ -426,6 +439,19 @@ extension RunSnapshot: Decodable where Context: Decodable {
         throw corrupt(
           "flow \(number) holds a subflow's inner run, but does not stand in a subflow.")
       }
+      var map: MapSnapshot? = nil
+      if inMap, let key = position.key {
+        guard attempt == 1, shapes[key]?.kind == "map", path.last == key else {
+          throw corrupt(
+            "flow \(number) stands in \(DisplayText.quoted(name: key)), which must be a map it entered last, with no attempt under way."
+          )
+        }
+        map = try MapSnapshot.decode(
+          from: try flowContainer.nestedContainer(keyedBy: SnapshotCodingKey.self, forKey: .map),
+          flow: number, map: key, corrupt: corrupt)
+      } else if flowContainer.contains(.map) {
+        throw corrupt("flow \(number) holds a map's runs, but does not stand in a map.")
+      }
       if let branch {
         try Self.check(
           branch, of: number, at: position, after: flows, shapes: shapes, corrupt: corrupt)
@@ -437,7 +463,7 @@ extension RunSnapshot: Decodable where Context: Decodable {
       flows.append(
         FlowSnapshot(
           flow: number, position: position, context: context, path: path, stepCount: stepCount,
-          attempt: attempt, deadline: deadline, branch: branch, nested: nested))
+          attempt: attempt, deadline: deadline, branch: branch, nested: nested, map: map))
     }
     guard let top = flows.first, top.flow == 0, top.branch == nil else {
       throw corrupt(
@@ -535,7 +561,7 @@ extension RunSnapshot: Decodable where Context: Decodable {
     _ flows: [FlowSnapshot<Context>], status: RunStatus, shapes: [String: StateShape],
     corrupt: (String) -> DecodingError
   ) throws {
-    if flows.count == 1, flows[0].nested != nil {
+    if flows.count == 1, flows[0].nested != nil || flows[0].map != nil {
       // A run whose one flow stands in a subflow: it is running (or paused).
       switch status {
       case .running, .paused: return
@@ -620,6 +646,8 @@ enum SnapshotCodingKey: String, CodingKey {
   case parent, dispatch, branch
   /// A flow's inner run, in the subflow it stands in (format 2).
   case subflow
+  /// A flow's map runs, in the map it stands in (format 2): the map object's keys.
+  case map, elements, done, running, index, output
 }
 
 extension SnapshotPosition: CustomStringConvertible {

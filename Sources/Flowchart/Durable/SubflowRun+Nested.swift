@@ -37,7 +37,7 @@ final class NestedResume<Inner: Sendable>: CapturedSubflowRun {
     self.positions = positions
   }
 
-  func snapshot() -> NestedSnapshot { source }
+  func snapshot() -> NestedSnapshot? { source }
 }
 
 extension SubflowRun: ResumableSubflow {
@@ -95,9 +95,22 @@ extension SubflowRun: ResumableSubflow {
   func resolveNested(_ nested: NestedSnapshot, subflow: String, who: String) -> Result<
     any CapturedSubflowRun, ResumeError
   > {
+    NestedResume<Inner>.resolve(
+      nested, on: chart, holdsPositions: holdsPositions, subflow: subflow, who: who)
+  }
+}
+
+extension NestedResume {
+  /// The inner run `nested` resolved on `chart`, the chart of the subflow (or of the map's
+  /// elements, when `noun` is `"map"`) whose state key is `subflow`, or the positions that
+  /// no longer fit; `who` names the flow that stands in it.
+  static func resolve(
+    _ nested: NestedSnapshot, on chart: Flowchart<Inner>, holdsPositions: Bool,
+    subflow: String, who: String, noun: String = "subflow"
+  ) -> Result<any CapturedSubflowRun, ResumeError> {
     let structure = chart.graph.structure
     let unchanged = nested.fingerprint == structure.fingerprint
-    let inside = "inside subflow \(DisplayText.quoted(name: subflow))"
+    let inside = "inside \(noun) \(DisplayText.quoted(name: subflow))"
     var misfits: [ResumeError.Misfit] = []
     func misfit(_ key: String, _ reason: String) {
       misfits.append(ResumeError.Misfit(position: "\(subflow) > \(key)", reason: reason))
@@ -109,7 +122,7 @@ extension SubflowRun: ResumableSubflow {
     guard holdsPositions else {
       misfit(
         key,
-        "Subflow \(DisplayText.quoted(name: subflow)), where \(who) stands, can no longer hold its inner run (its chart has a dispatch, or its context is not Codable): resume on a chart whose subflow is as it was."
+        "\(noun == "map" ? "Map" : "Subflow") \(DisplayText.quoted(name: subflow)), where \(who) stands, can no longer hold its inner run (its chart has a dispatch, or its context is not Codable): resume on a chart whose \(noun) is as it was."
       )
       return failure()
     }

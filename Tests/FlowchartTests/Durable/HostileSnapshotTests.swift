@@ -27,10 +27,12 @@ private func flow(_ object: inout [String: Any], _ change: (inout [String: Any])
   object["flows"] = flows
 }
 
-/// The description of the error decoding `data` throws.
-private func decodingError(_ data: Data) -> String? {
+/// The description of the error decoding `data` (as a snapshot of a `Context` run) throws.
+private func decodingError<Context: Codable & Sendable>(
+  _ data: Data, as context: Context.Type = Ledger.self
+) -> String? {
   do {
-    _ = try JSONDecoder().decode(RunSnapshot<Ledger>.self, from: data)
+    _ = try JSONDecoder().decode(RunSnapshot<Context>.self, from: data)
     return nil
   } catch let DecodingError.dataCorrupted(context) {
     return context.debugDescription
@@ -374,5 +376,95 @@ struct HostileSnapshotTests {
     // Some mutations leave a usable snapshot (a note changed, say); most do not.
     #expect(decoded > 0)
     #expect(resumed > 0)
+  }
+}
+
+@Suite(.timeLimit(.minutes(5)))
+struct HostileMapSnapshotTests {
+  /// Mutated snapshots of a run standing inside a map (`FLOWCHART_SNAPSHOT_FUZZ` sets another
+  /// count than 2,500): each decodes and resumes to an end, or throws. Resumed on a clock at
+  /// the end of time, so that any deadline they hold has passed.
+  @Test func mutatedMapSnapshotsDecodeAndResumeOrThrow() async throws {
+    let count =
+      ProcessInfo.processInfo.environment["FLOWCHART_SNAPSHOT_FUZZ"].flatMap { Int($0) } ?? 2_500
+    let source = try JSONSerialization.jsonObject(with: fixture("inside-map-at-delay"))
+    let raw = try fixture("inside-map-at-delay")
+    let chart = try storedMapChart()
+    var generator = SeededGenerator(seed: 25)
+    var decoded = 0
+    var resumed = 0
+    for round in 0..<count {
+      let data: Data
+      if round % 4 == 0 {
+        var bytes = [UInt8](raw)
+        for _ in 0..<Int.random(in: 1...4, using: &generator) {
+          let index = Int.random(in: 0..<bytes.count, using: &generator)
+          bytes[index] ^= UInt8.random(in: 1...255, using: &generator)
+        }
+        data = Data(bytes)
+      } else {
+        var value = source
+        for _ in 0..<Int.random(in: 1...3, using: &generator) {
+          value = mutate(value, using: &generator)
+        }
+        guard JSONSerialization.isValidJSONObject(value),
+          let encoded = try? JSONSerialization.data(withJSONObject: value)
+        else { continue }
+        data = encoded
+      }
+      guard let snapshot = try? JSONDecoder().decode(RunSnapshot<Basket>.self, from: data) else {
+        continue
+      }
+      decoded += 1
+      let clock = TestClock(wallClockStart: WallClockTime(nanosecondsSince1970: .max))
+      guard let handle = try? chart.start(resuming: snapshot, clock: clock) else { continue }
+      resumed += 1
+      _ = try? await handle.result
+    }
+    #expect(decoded > 0)
+    #expect(resumed > 0)
+  }
+
+  private func editedMap(_ change: @escaping (inout [String: Any]) -> Void) throws -> Data {
+    try edited("inside-map-at-delay") { object in
+      flow(&object) { flow in
+        var map = flow["map"] as! [String: Any]
+        change(&map)
+        flow["map"] = map
+      }
+    }
+  }
+
+  @Test func anElementOutOfRangeIsRefused() throws {
+    let data = try editedMap { map in
+      var done = map["done"] as! [[String: Any]]
+      done[0]["index"] = 3
+      map["done"] = done
+    }
+    #expect(
+      decodingError(data, as: Basket.self)
+        == "Not a usable run snapshot: the runs of map 'Charge each' in flow 0 list element 3, outside the map's 3 elements (0 to 2)."
+    )
+  }
+
+  @Test func anElementListedTwiceIsRefused() throws {
+    let data = try editedMap { map in
+      var done = map["done"] as! [[String: Any]]
+      done[0]["index"] = 1
+      map["done"] = done
+    }
+    #expect(
+      decodingError(data, as: Basket.self)
+        == "Not a usable run snapshot: the runs of map 'Charge each' in flow 0 list element 1 twice; an element is done or running, once."
+    )
+  }
+
+  @Test func aMapObjectOnAFlowThatDoesNotStandInAMapIsRefused() throws {
+    let data = try edited("inside-map-at-delay") { object in
+      flow(&object) { $0["position"] = "entering" }
+    }
+    #expect(
+      decodingError(data, as: Basket.self)
+        == "Not a usable run snapshot: flow 0 holds a map's runs, but does not stand in a map.")
   }
 }
