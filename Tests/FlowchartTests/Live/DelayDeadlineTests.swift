@@ -52,7 +52,7 @@ private struct Notes: Sendable {
   var notes: [String] = []
 }
 
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(10)))
 struct DelayDeadlineTests {
   @Test func twoDelaysInTwoBranchesWakeAtTheirDeadlineWhenTheClockMovesBeforeTheSecondSleeps()
     async throws
