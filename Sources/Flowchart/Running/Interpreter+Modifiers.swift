@@ -229,7 +229,6 @@ extension Interpreter {
         at: state, attempt: next, until: fixed, path: cursor.path, context: context,
         flow: cursor.flow, control: control)
     }
-    defer { if left { tookPosition(flow: cursor.flow, control: control) } }
     do {
       if let until {
         try await RunClock.ofRun.sleep(until: until)
@@ -237,11 +236,15 @@ extension Interpreter {
         try await RunClock.ofRun.sleep(delay)
       }
     } catch {
+      if left { tookPosition(flow: cursor.flow, control: control) }
       throw failure(error, at: state, path: cursor.path, control: control)
     }
-    if _slowPath(control.flags.contains(.paused)) {
+    // A flow that left its position decides to go on, and takes it back, in one section
+    // of the run's lock: a snapshot of the run paused meanwhile never holds it here while it
+    // goes on to the attempt.
+    if left ? !goesOn(flow: cursor.flow, control: control) : control.flags.contains(.paused) {
       await control.monitor?.waitWhilePaused(
-        before: state, flow: cursor.flow, tookPosition: false)
+        before: state, flow: cursor.flow, tookPosition: left)
       if control.isCancelled || Task.isCancelled {
         throw self.error(
           .cancelled, at: state, path: cursor.path,
