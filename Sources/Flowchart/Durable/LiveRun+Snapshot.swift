@@ -29,6 +29,11 @@
 // does (`nested`, see `NestedRun.swift`); a subflow that cannot be held that way is one state
 // of its flow, which the barrier waits for.
 //
+// A flow takes back a position it left in the same lock section in which it is let go on
+// (it finds the run not paused, `resume()` wakes it, or its backoff ended and the run is not
+// paused): a snapshot of a paused run never holds a flow where it stood while the flow goes
+// on past it.
+//
 // Everything here runs only when a snapshot is asked for, at a pause wait, when a flow of a
 // live run waits in its task, and once per dispatch of a live run (its registration): a run
 // that is never snapshotted pays one `nil` check per pause wait, and nothing per state.
