@@ -74,6 +74,14 @@ public struct TestClock: WallClockMapping, Sendable {
     wallClockStart.advanced(by: now.offset)
   }
 
+  /// The instant whose wall-clock time is `time`: as far after the clock's start as `time`
+  /// is after ``wallClockStart``, whatever the clock's ``now``, so that a run sleeping until
+  /// a wall-clock deadline wakes when the clock reaches it even if the test advanced the
+  /// clock while the run was working the deadline out.
+  public func instant(at time: WallClockTime) -> Instant {
+    Instant(offset: wallClockStart.duration(to: time))
+  }
+
   /// The current instant: the start, advanced by everything the test advanced.
   public var now: Instant {
     Instant(offset: storage.state.withLock { $0.now })

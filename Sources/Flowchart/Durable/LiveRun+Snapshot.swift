@@ -30,6 +30,11 @@
 // does (`nested`, see `NestedRun.swift`); a subflow that cannot be held that way is one state
 // of its flow, which the barrier waits for.
 //
+// A flow takes back a position it left in the same lock section in which it is let go on
+// (it finds the run not paused, `resume()` wakes it, or its backoff ended and the run is not
+// paused): a snapshot of a paused run never holds a flow where it stood while the flow goes
+// on past it.
+//
 // Everything here runs only when a snapshot is asked for, at a pause wait, when a flow of a
 // live run waits in its task, and once per dispatch of a live run (its registration): a run
 // that is never snapshotted pays one `nil` check per pause wait, and nothing per state.
@@ -45,6 +50,9 @@ struct SnapshotRequests {
   /// Each flow's position while it runs a waiting state or a delay it entered in its task
   /// (`CapturedFlow` values, with the context from before the state), by flow.
   var waiting: [Int32: any Sendable] = [:]
+  /// How each flow that waits paused, having left its position, takes it back (under the
+  /// lock, as ``RunHandle/resume()`` wakes it), by pause wait.
+  var pauseWaits: [Int: PositionTakeBack] = [:]
   /// The flows held at a boundary until the barrier completes, by flow.
   var holders: [Int32: CheckedContinuation<Void, Never>] = [:]
   /// The running dispatches of the run (`RunningDispatch` values), in the order they
@@ -65,6 +73,29 @@ struct SnapshotRequests {
   var id: RunID? = nil
   /// The identity of the run's chart, as its owner gave it.
   var chart = ""
+}
+
+/// How a flow that left its position with a live run (or a subflow's inner run in one)
+/// takes it back, under the live run's lock: in the same lock section in which it is let go
+/// on, so that no snapshot finds it standing where it no longer stands.
+typealias PositionTakeBack = @Sendable (inout LiveRunState) -> Void
+
+extension LiveRunState {
+  /// Flow `flow` went on from the boundary, or the waiting state, where it left its
+  /// position.
+  mutating func tookBackPosition(flow: Int32) {
+    snapshots.boundaries[flow] = nil
+    snapshots.waiting[flow] = nil
+  }
+
+  /// ``RunHandle/resume()`` woke every flow that waits paused: they take back their
+  /// positions.
+  mutating func tookBackPausedPositions() {
+    guard !snapshots.pauseWaits.isEmpty else { return }
+    let waits = snapshots.pauseWaits
+    snapshots.pauseWaits = [:]
+    for takingBack in waits.values { takingBack(&self) }
+  }
 }
 
 /// Where one flow stands, with state numbers: what a snapshot is made from.
@@ -338,8 +369,23 @@ extension LiveRun {
   /// ``leftPosition(flow:)`` under the lock, for a section that holds it anyway (a pause
   /// wait's end).
   func tookBackPosition(flow: Int32, in locked: inout LiveRunState) {
-    locked.snapshots.boundaries[flow] = nil
-    locked.snapshots.waiting[flow] = nil
+    locked.tookBackPosition(flow: flow)
+  }
+
+  /// Flow `flow`, which left its position between two attempts, goes on unless the run is
+  /// paused: when it does, it takes back its position in the same lock section.
+  func goesOn(flow: Int32) -> Bool {
+    goesOnUnlessPaused { $0.tookBackPosition(flow: flow) }
+  }
+
+  /// `true`, with `takingBack` done, when the run is not paused; `false` when it is (the
+  /// flow waits, its position kept).
+  func goesOnUnlessPaused(takingBack: PositionTakeBack) -> Bool {
+    state.withLock { locked in
+      guard !locked.machine.isPaused else { return false }
+      takingBack(&locked)
+      return true
+    }
   }
 
   /// Flow `flow`, not the top-level flow, entered a waiting state or a delay and is about
@@ -808,6 +854,16 @@ extension Interpreter {
   @usableFromInline @inline(never)
   func tookPosition(flow: Int32, control: RunControl) {
     (control.monitor as? any SnapshotPositionKeeping)?.leftPosition(flow: flow)
+  }
+
+  /// A flow that left its position between two attempts goes on unless the run is paused:
+  /// `true` when it does, its position taken back under the lock that decided it.
+  @inline(never)
+  func goesOn(flow: Int32, control: RunControl) -> Bool {
+    guard let live = control.monitor as? any SnapshotPositionKeeping else {
+      return !control.flags.contains(.paused)
+    }
+    return live.goesOn(flow: flow)
   }
 
   /// Runs the waiting state or delay `state`, which a flow of a live run that does not park

@@ -75,6 +75,12 @@ protocol SnapshotRoot: AnyObject, Sendable {
   func holdInnerFlow(_ key: ObjectIdentifier) async
   /// Waits while the run is paused, as flow `flow` at the subflow state `state`.
   func waitWhilePaused(before state: Int32, flow: Int32, tookPosition: Bool) async
+  /// Waits while the run is paused, as flow `flow` at the subflow state `state`; an inner
+  /// flow that left its position takes it back with `takingBack` under the run's lock, in
+  /// the section that lets it go on.
+  func waitWhilePaused(before state: Int32, flow: Int32, takingBack: PositionTakeBack?) async
+  /// `true`, with `takingBack` done under the run's lock, when the run is not paused.
+  func goesOnUnlessPaused(takingBack: PositionTakeBack) -> Bool
   /// The run clock's wall-clock time.
   var wallClockNow: @Sendable () -> WallClockTime { get }
 }
@@ -110,6 +116,10 @@ protocol SnapshotPositionKeeping: AnyObject, Sendable {
   func holdFlowForSnapshot(flow: Int32) async
   /// Flow `flow` went on from its position.
   func leftPosition(flow: Int32)
+  /// Flow `flow`, which left its position between two attempts, goes on unless the run is
+  /// paused: `true` when it does, its position taken back in the lock section that decided
+  /// it; `false` when it waits, its position kept.
+  func goesOn(flow: Int32) -> Bool
   /// Flow `flow` runs a waiting state or a delay it entered in its task, from `position`.
   func enteredWaitingState(_ position: any Sendable, flow: Int32)
 }
@@ -194,6 +204,10 @@ final class NestedRun<Inner: Sendable>: RunMonitor, SubflowParent, StandingSubfl
     }
   }
 
+  func goesOn(flow: Int32) -> Bool {
+    root.goesOnUnlessPaused { [self] (_: inout LiveRunState) in leftPosition(flow: flow) }
+  }
+
   func enteredWaitingState(_ position: any Sendable, flow: Int32) {
     guard let position = position as? CapturedFlow<Inner> else { return }
     kept.withLock { $0.waiting = position }
@@ -223,8 +237,11 @@ final class NestedRun<Inner: Sendable>: RunMonitor, SubflowParent, StandingSubfl
   func failed(_ state: Int32, flow: Int32, error: RunError) {}
 
   func waitWhilePaused(before state: Int32, flow: Int32, tookPosition: Bool) async {
-    await root.waitWhilePaused(before: place.state, flow: place.flow, tookPosition: false)
-    if tookPosition { leftPosition(flow: flow) }
+    // The inner flow takes back its position under the run's lock as it is let go on (the
+    // run's lock, then this one's, as the barrier takes them).
+    var takingBack: PositionTakeBack? = nil
+    if tookPosition { takingBack = { [self] (_: inout LiveRunState) in leftPosition(flow: flow) } }
+    await root.waitWhilePaused(before: place.state, flow: place.flow, takingBack: takingBack)
   }
 
   // An inner run with a dispatch is never a nested run (see `SubflowRun.runHosted`).

@@ -208,15 +208,6 @@ protocol DelayReporting: Sendable {
   func delayEnds(flow: Int32)
 }
 
-extension RunClock {
-  /// Sleeps until the clock's wall-clock time reaches `deadline`; returns at once when it
-  /// has.
-  func sleep(until deadline: WallClockTime) async throws {
-    let remaining = wallClockNow().duration(to: deadline)
-    if remaining > .zero { try await sleep(remaining) }
-  }
-}
-
 /// Where a flow of a live run waits for a delay's deadline (see ``RunHandle/delays``).
 public struct PendingDelay: Hashable, Sendable, CustomStringConvertible {
   /// The delay.

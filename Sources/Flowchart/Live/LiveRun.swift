@@ -174,6 +174,8 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
       switch locked.machine.resume() {
       case .none: return ([], nil, nil)
       case .lowerPauseFlags(let waking):
+        // The flows woken go on: they take back their positions now, not once they run.
+        locked.tookBackPausedPositions()
         // A snapshot still waiting for the flows holds them at their next boundary.
         locked.setPaused(!locked.snapshots.waiters.isEmpty)
         // The first resume of a run held at its start makes its first task.
@@ -409,7 +411,15 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
   }
 
   func waitWhilePaused(before state: Int32, flow: Int32, tookPosition: Bool) async {
-    await wait(before: state, flow: flow, tookPosition: tookPosition)
+    var takingBack: PositionTakeBack? = nil
+    if tookPosition {
+      takingBack = { (locked: inout LiveRunState) in locked.tookBackPosition(flow: flow) }
+    }
+    await wait(before: state, flow: flow, takingBack: takingBack)
+  }
+
+  func waitWhilePaused(before state: Int32, flow: Int32, takingBack: PositionTakeBack?) async {
+    await wait(before: state, flow: flow, takingBack: takingBack)
   }
 
   func dispatchStarted(_ state: Int32, flow: Int32) {
@@ -583,10 +593,14 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
   /// Waits while the run is paused, reporting ``RunEvent/Kind/paused`` and
   /// ``RunEvent/Kind/resumed`` before `boundary`; a `nil` boundary is the start gate of a
   /// run started paused, and reports nothing. A cancelled task stops waiting at once, and
-  /// reports no resumption. With `tookPosition`, the flow takes back the position
-  /// it left with the run for a snapshot (see `LiveRun+Snapshot.swift`) under the lock it
-  /// takes to report the resumption anyway.
-  private func wait(before boundary: Int32?, flow: Int32, tookPosition: Bool = false) async {
+  /// reports no resumption. With `takingBack`, the flow takes back the position it left
+  /// with the run for a snapshot (see `LiveRun+Snapshot.swift`) in the same lock section
+  /// in which it is let go on: when it finds the run not paused, or when ``resume()`` wakes
+  /// it (or, cancelled, once it stops waiting). A snapshot never finds it standing at a
+  /// boundary it goes on from.
+  private func wait(
+    before boundary: Int32?, flow: Int32, takingBack: PositionTakeBack? = nil
+  ) async {
     let wait = state.withLock { $0.machine.beginWait() }
     await withTaskCancellationHandler {
       await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -595,8 +609,11 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
           let action = locked.machine.suspend(
             wait, waiter: continuation, before: boundary, flow: flow)
           switch action {
-          case .resumeNow: return (action, ReportedEvent())
+          case .resumeNow:
+            takingBack?(&locked)
+            return (action, ReportedEvent())
           case .waits:
+            if let takingBack { locked.snapshots.pauseWaits[wait] = takingBack }
             guard let boundary else { return (action, ReportedEvent()) }
             return (action, publish(.paused, at: boundary, flow: flow, in: &locked))
           }
@@ -611,7 +628,10 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
       state.withLock { $0.machine.cancelPauseWait(wait) }?.resume()
     }
     let reported = state.withLock { locked -> ReportedEvent in
-      if tookPosition { tookBackPosition(flow: flow, in: &locked) }
+      // Taken back already unless the wait was cancelled.
+      if let takingBack = locked.snapshots.pauseWaits.removeValue(forKey: wait) {
+        takingBack(&locked)
+      }
       guard locked.machine.endWait(wait), let boundary else { return ReportedEvent() }
       return publish(.resumed, at: boundary, flow: flow, in: &locked)
     }

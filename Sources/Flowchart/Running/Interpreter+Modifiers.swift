@@ -62,20 +62,63 @@ private enum Recovery {
 ///
 /// A task-local, read only by modified states that wait, so that runs without modifiers
 /// carry no clock; a dispatch's branches inherit it.
+///
+/// Every wait on it is for an absolute deadline, read once: ``sleep(until:)`` sleeps until
+/// the clock's instant of a wall-clock deadline (``WallClockMapping/instant(at:)``), and
+/// ``deadline`` fixes an instant of the clock that a later sleep waits for. Nothing works
+/// out a duration from one reading of the clock and then sleeps for it from another, so a
+/// clock that moves between the two (a test advancing its `TestClock`, or real time
+/// passing) cannot leave a sleeper asleep past its deadline.
 struct RunClock: Sendable {
-  let sleep: @Sendable (Duration) async throws -> Void
+  /// Fixes the clock's instant `duration` from the moment it is called, and returns what
+  /// sleeps until that instant (returning at once once it has passed).
+  let deadline: @Sendable (Duration) -> @Sendable () async throws -> Void
+  /// Sleeps until the clock's instant of a wall-clock time; returns at once when it has
+  /// passed.
+  private let sleepUntil: @Sendable (WallClockTime) async throws -> Void
   /// The wall-clock time at the clock's `now`: its own, for a ``WallClockMapping`` clock (a
   /// test clock's moves only when the test advances it), the system's otherwise. What a
   /// deadline that must outlive the process is measured against.
   let wallClockNow: @Sendable () -> WallClockTime
 
   init<C: Clock>(_ clock: C) where C.Duration == Duration {
-    sleep = { duration in try await clock.sleep(for: duration) }
+    deadline = { duration in
+      let instant = clock.now.advanced(by: duration)
+      return { try await clock.sleep(until: instant, tolerance: nil) }
+    }
     if let mapping = clock as? any WallClockMapping {
       wallClockNow = { mapping.wallClockNow }
+      sleepUntil = { time in try await Self.sleep(on: mapping, until: time) }
     } else {
       wallClockNow = { .now }
+      sleepUntil = { time in
+        let remaining = WallClockTime.now.duration(to: time)
+        guard remaining > .zero else { return }
+        try await clock.sleep(until: clock.now.advanced(by: remaining), tolerance: nil)
+      }
     }
+  }
+
+  /// Sleeps on `clock` until its instant of `time`; returns at once when the clock is
+  /// there.
+  private static func sleep<M: WallClockMapping>(on clock: M, until time: WallClockTime)
+    async throws
+  {
+    let instant = clock.instant(at: time)
+    guard clock.now < instant else { return }
+    try await clock.sleep(until: instant, tolerance: nil)
+  }
+
+  /// Sleeps for `duration` from now, on the clock.
+  func sleep(_ duration: Duration) async throws {
+    try await deadline(duration)()
+  }
+
+  /// Sleeps until the clock's wall-clock time reaches `time`: until the clock's instant of
+  /// it, so that the clock moving meanwhile cannot put the wake off; returns at once when
+  /// the time has passed.
+  func sleep(until time: WallClockTime) async throws {
+    try await sleepUntil(time)
   }
 
   @TaskLocal static var current: RunClock?
@@ -128,6 +171,12 @@ extension Interpreter {
       }
       switch recovery(after: thrown, attempt: attempt, code: code) {
       case .retry(let delay):
+        // A live run fixes the backoff's deadline before it reports the retry: whoever
+        // moves the run's clock by the delay on seeing the event passes the deadline.
+        var deadline: WallClockTime? = nil
+        if _slowPath(control.isObserved) {
+          deadline = RunClock.ofRun.wallClockNow().advanced(by: delay)
+        }
         if let monitor = control.monitor {
           monitor.modifierEvent(
             .attemptFailed(attempt, reason: Self.reason(thrown)), at: state, flow: cursor.flow)
@@ -135,8 +184,8 @@ extension Interpreter {
         }
         context = original
         try await waitBeforeAttempt(
-          attempt + 1, at: state, sleeping: delay, until: nil, cursor: cursor, context: original,
-          control: control)
+          attempt + 1, at: state, sleeping: delay, until: deadline, cursor: cursor,
+          context: original, control: control)
         attempt += 1
       case .caught(let index):
         context = original
@@ -156,9 +205,9 @@ extension Interpreter {
     }
   }
 
-  /// Waits before attempt `next` of the modified state `state`: for its backoff `delay`, or
-  /// (resumed from a snapshot) until `deadline` on the run's wall-clock time; then, in a
-  /// paused run, until it is resumed.
+  /// Waits before attempt `next` of the modified state `state`: until `deadline` on the
+  /// run's wall-clock time when there is one (a live run's, or one resumed from a snapshot),
+  /// else for its backoff `delay`; then, in a paused run, until it is resumed.
   ///
   /// Between two attempts is a boundary for a pause: the delay runs its course on the run's
   /// clock, paused or not, and a paused run starts the next attempt only once it is resumed.
@@ -170,25 +219,32 @@ extension Interpreter {
     cursor: borrowing Cursor<Context>, context: Context, control: RunControl
   ) async throws(RunError) {
     var left = false
+    // A live run records the backoff's absolute deadline (a snapshot keeps it), and the flow
+    // sleeps until that same deadline, not for a duration read off the clock again.
+    var until = deadline
     if _slowPath(control.isObserved) {
-      let until = deadline ?? RunClock.ofRun.wallClockNow().advanced(by: delay ?? .zero)
+      let fixed = deadline ?? RunClock.ofRun.wallClockNow().advanced(by: delay ?? .zero)
+      until = fixed
       left = leaveRetryPosition(
-        at: state, attempt: next, until: until, path: cursor.path, context: context,
+        at: state, attempt: next, until: fixed, path: cursor.path, context: context,
         flow: cursor.flow, control: control)
     }
-    defer { if left { tookPosition(flow: cursor.flow, control: control) } }
     do {
-      if let delay, delay > .zero {
+      if let until {
+        try await RunClock.ofRun.sleep(until: until)
+      } else if let delay, delay > .zero {
         try await RunClock.ofRun.sleep(delay)
-      } else if let deadline {
-        try await RunClock.ofRun.sleep(until: deadline)
       }
     } catch {
+      if left { tookPosition(flow: cursor.flow, control: control) }
       throw failure(error, at: state, path: cursor.path, control: control)
     }
-    if _slowPath(control.flags.contains(.paused)) {
+    // A flow that left its position decides to go on, and takes it back, in one section
+    // of the run's lock: a snapshot of the run paused meanwhile never holds it here while it
+    // goes on to the attempt.
+    if left ? !goesOn(flow: cursor.flow, control: control) : control.flags.contains(.paused) {
       await control.monitor?.waitWhilePaused(
-        before: state, flow: cursor.flow, tookPosition: false)
+        before: state, flow: cursor.flow, tookPosition: left)
       if control.isCancelled || Task.isCancelled {
         throw self.error(
           .cancelled, at: state, path: cursor.path,
@@ -265,7 +321,8 @@ extension Interpreter {
     guard let limit = code.modifiers.timeout else {
       return try await code.inner.call(&context)
     }
-    let clock = RunClock.ofRun
+    // The attempt's deadline is fixed as it starts, not when the sleep's task first runs.
+    let timedOut = RunClock.ofRun.deadline(limit)
     let start = context
     let ended = await withTaskGroup(of: TimedAttempt<Context>.self) { group in
       group.addTask {
@@ -279,7 +336,7 @@ extension Interpreter {
       }
       group.addTask {
         do {
-          try await clock.sleep(limit)
+          try await timedOut()
           return .timedOut
         } catch {
           return .clockStopped

@@ -141,14 +141,36 @@ extension WallClockTime: Codable {
 /// to another process as a ``WallClockTime`` and brought back.
 ///
 /// A deadline `d` on the clock is the wall-clock time `wallClockNow` advanced by
-/// `now.duration(to: d)`; a wall-clock deadline `w` is the instant `now` advanced by
-/// `wallClockNow.duration(to: w)` (at once, when that is negative). `ContinuousClock` and
-/// `SuspendingClock` read the system's wall-clock time; FlowchartTesting's `TestClock`
-/// keeps its own, which moves only when the test advances the clock. A run on a clock that
-/// does not conform reads the system's wall-clock time.
+/// `now.duration(to: d)`; a wall-clock deadline `w` is the instant ``instant(at:)`` gives
+/// (by default `now` advanced by `wallClockNow.duration(to: w)`; at once, when that has
+/// passed). `ContinuousClock` and `SuspendingClock` read the system's wall-clock time;
+/// FlowchartTesting's `TestClock` keeps its own, which moves only when the test advances the
+/// clock. A run on a clock that does not conform reads the system's wall-clock time.
+///
+/// A run waits for a wall-clock deadline (a ``Delay``'s, a retry's backoff) by sleeping on
+/// the clock until the instant ``instant(at:)`` gives, never for a duration worked out from
+/// an earlier reading, so a clock that moves between the reading and the sleep cannot leave
+/// the run asleep past its deadline.
 public protocol WallClockMapping: Clock where Duration == Swift.Duration {
   /// The wall-clock time at this clock's `now`.
   var wallClockNow: WallClockTime { get }
+
+  /// The instant of this clock at which its wall-clock time is `time` (in the past when
+  /// `time` has passed).
+  ///
+  /// The default reads `now` and ``wallClockNow`` one after the other and maps `time` by
+  /// their difference: right for a clock that moves by itself, up to the time between the
+  /// two readings. A clock whose time moves only when something moves it (a test clock)
+  /// should give the exact instant, counted from its own start.
+  func instant(at time: WallClockTime) -> Instant
+}
+
+extension WallClockMapping {
+  /// The instant `now` advanced by the time from ``wallClockNow`` to `time`.
+  public func instant(at time: WallClockTime) -> Instant {
+    let now = now
+    return now.advanced(by: wallClockNow.duration(to: time))
+  }
 }
 
 extension ContinuousClock: WallClockMapping {
