@@ -344,19 +344,30 @@ extension LiveRun {
   /// is taken: at once when none is asked for, or the run is paused (the flow then waits
   /// as a paused one), or the task is cancelled.
   func holdForSnapshot(flow: Int32) async {
+    await holdForSnapshot(in: \.holders, key: flow)
+  }
+
+  /// Holds a flow under `key` in the table `holders` of the run's snapshot requests until
+  /// the snapshot asked for is taken, as ``holdForSnapshot(flow:)`` describes: the run's
+  /// own flows by flow number, a subflow's or a map's inner flows by their inner run.
+  func holdForSnapshot<Key: Hashable & Sendable>(
+    in holders: WritableKeyPath<SnapshotRequests, [Key: CheckedContinuation<Void, Never>]>
+      & Sendable,
+    key: Key
+  ) async {
     await withTaskCancellationHandler {
       await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
         let holds = state.withLock { locked -> Bool in
           guard !locked.snapshots.waiters.isEmpty, !locked.machine.isPaused,
             !Task.isCancelled
           else { return false }
-          locked.snapshots.holders[flow] = continuation
+          locked.snapshots[keyPath: holders][key] = continuation
           return true
         }
         if !holds { continuation.resume() }
       }
     } onCancel: {
-      state.withLock { $0.snapshots.holders.removeValue(forKey: flow) }?.resume()
+      state.withLock { $0.snapshots[keyPath: holders].removeValue(forKey: key) }?.resume()
     }
   }
 

@@ -306,20 +306,7 @@ extension LiveRun: SubflowParent, SnapshotRoot, SnapshotPositionKeeping {
   }
 
   func holdInnerFlow(_ key: ObjectIdentifier) async {
-    await withTaskCancellationHandler {
-      await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-        let holds = state.withLock { locked -> Bool in
-          guard !locked.snapshots.waiters.isEmpty, !locked.machine.isPaused,
-            !Task.isCancelled
-          else { return false }
-          locked.snapshots.innerHolders[key] = continuation
-          return true
-        }
-        if !holds { continuation.resume() }
-      }
-    } onCancel: {
-      state.withLock { $0.snapshots.innerHolders.removeValue(forKey: key) }?.resume()
-    }
+    await holdForSnapshot(in: \.innerHolders, key: key)
   }
 
   func keepBoundary(_ position: any Sendable, flow: Int32) {
