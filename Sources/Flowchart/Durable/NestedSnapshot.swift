@@ -204,7 +204,9 @@ final class NestedSnapshot: Sendable {
           parent: try flowContainer.decode(Int32.self, forKey: .parent),
           dispatch: try flowContainer.decode(String.self, forKey: .dispatch),
           index: try flowContainer.decode(Int.self, forKey: .branch))
-        try check(branch, of: number, who: branchWho, after: [top] + branches, shapes: shapes, corrupt: corrupt)
+        try check(
+          branch, of: number, who: branchWho, after: [top] + branches, shapes: shapes,
+          corrupt: corrupt)
         record.branch = branch
         branches.append(record)
       }
@@ -289,7 +291,11 @@ final class NestedSnapshot: Sendable {
     let attempt = try container.decode(Int.self, forKey: .attempt)
     let deadline = try container.decodeIfPresent(WallClockTime.self, forKey: .deadline)
     guard stepCount >= 0 else { throw corrupt("\(who) has a negative step count.") }
-    guard stepCount > 0 else { throw corrupt("\(who) entered no state, so it stands nowhere.") }
+    // A branch held before its first state has entered none; the inner run's own flow
+    // entered the subflow's first state at least.
+    guard stepCount > 0 || isBranch else {
+      throw corrupt("\(who) entered no state, so it stands nowhere.")
+    }
     guard attempt >= 1 else {
       throw corrupt("\(who) is at attempt \(attempt); attempts count from 1.")
     }

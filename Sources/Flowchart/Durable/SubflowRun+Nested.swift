@@ -252,7 +252,8 @@ extension NestedResume {
         if misfits.isEmpty {
           misfit(
             key,
-            "Inside \(noun) \(DisplayText.quoted(name: subflow)), where \(who) stands: \(error.summary)")
+            "Inside \(noun) \(DisplayText.quoted(name: subflow)), where \(who) stands: \(error.summary)"
+          )
         }
         return failure()
       }
