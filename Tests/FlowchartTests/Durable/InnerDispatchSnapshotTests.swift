@@ -361,6 +361,65 @@ struct InnerDispatchSnapshotTests {
   }
 }
 
+@Suite(.timeLimit(.minutes(1)))
+struct MapDispatchSnapshotTests {
+  @Test func theElementsOfAMapWhoseChartDispatchesAreCapturedInsideTheirDispatches()
+    async throws
+  {
+    let quick = Shared(0)
+    let inner = try innerDispatchChart(quick: quick)
+    let chart = try Flowchart<Basket> {
+      Action("Open") { $0.notes.append("open") }
+      Map("Charge each", over: { $0.items }, running: inner, maxConcurrency: 2) {
+        basket, results in
+        basket.totals = results.outputs.map(\.total)
+        basket.notes += results.outputs.flatMap(\.notes)
+      }
+      Action("Close", isFinal: true) { $0.notes.append("closed") }
+    }
+    let start = Basket(items: (1...3).map { Ledger(total: $0 * 100) })
+    let plainClock = TestClock()
+    async let plain = chart.run(with: start, clock: plainClock)
+    // The first two elements wait at once, then the third.
+    try await plainClock.waitForSleepers(2)
+    plainClock.advance(by: day)
+    try await plainClock.waitForSleepers(1)
+    plainClock.advance(by: day)
+    let expected = try await plain
+    #expect(quick.value == 3)
+
+    // Two elements run at once: each stands in its dispatch, "Quick" finished and "Slow"
+    // at its delay.
+    let clock = TestClock()
+    let handle = chart.start(with: start, clock: clock)
+    try await clock.waitForSleepers(2)
+    let snapshot = try JSONDecoder().decode(
+      RunSnapshot<Basket>.self, from: JSONEncoder().encode(try await handle.snapshot()))
+    handle.cancel()
+    let map = try #require(snapshot.flows[0].map)
+    #expect(map.running.map(\.index) == [0, 1])
+    for (_, run) in map.running {
+      #expect(run.position == .dispatching("Both"))
+      #expect(
+        run.branches.map(\.position) == [
+          .finished("Both/Tally", .done), .waitingUntil("Both/Cool off"),
+        ])
+    }
+    #expect(quick.value == 5)
+
+    // Resumed a day later: the two delays have passed, the third element runs whole.
+    let later = TestClock(wallClockStart: clock.wallClockStart.advanced(by: day))
+    let resumed = try chart.start(resuming: snapshot, clock: later)
+    try await later.waitForSleepers(1)
+    later.advance(by: day)
+    let result = try await resumed.result
+    #expect(result.context == expected.context)
+    #expect(result.pathNames == expected.pathNames)
+    // Only the third element's "Quick" ran again.
+    #expect(quick.value == 6)
+  }
+}
+
 /// The chart of the stored run inside a subflow's dispatch (wrapping arithmetic: the hostile
 /// snapshot tests resume mutated copies of it).
 func storedInnerDispatchChart() throws -> Flowchart<Ledger> {
