@@ -27,8 +27,9 @@
 // exit taken (a map that cannot be held is one state of its flow, so the barrier waits for
 // it; see `MapRun+Nested.swift`), so a snapshot
 // never interrupts a state's code. A flow in a subflow stands when the subflow's inner run
-// does (`nested`, see `NestedRun.swift`); a subflow that cannot be held that way is one state
-// of its flow, which the barrier waits for.
+// does (`nested`, see `NestedRun.swift`: by the same rule, `StandingFlows.of`, over its own
+// flows and the branches of its dispatch); a subflow that cannot be held that way is one
+// state of its flow, which the barrier waits for.
 //
 // A flow takes back a position it left in the same lock section in which it is let go on
 // (it finds the run not paused, `resume()` wakes it, or its backoff ended and the run is not
@@ -243,11 +244,12 @@ extension RunHandle {
   /// below, until its elements end; a state that waits for input in its task, such as a
   /// waiting state with a timeout, until its value comes). A flow that stands in a subflow is captured inside it: the subflow's
   /// inner run is held at its next boundary the same way (or captured at a delay, with its
-  /// deadline, between two attempts, or in a subflow of its own), when the subflow's chart is
-  /// asynchronous with no dispatch, its inner context is `Codable`, and the subflow has no
-  /// modifiers; any other subflow is one state that the call waits for. A flow that stands
-  /// in an asynchronous map of `Codable` elements, with no dispatch in its chart and no
-  /// modifiers, in one of the run's own flows, is captured inside it: the outputs of the
+  /// deadline, between two attempts, in a subflow of its own, or in a dispatch of its chart,
+  /// each branch captured as a dispatch branch of the run is), when the subflow's chart is
+  /// asynchronous, its inner context is `Codable`, and the subflow has no modifiers; any
+  /// other subflow is one state that the call waits for. A flow that stands in an
+  /// asynchronous map of `Codable` elements, with no modifiers, in one of the run's own
+  /// flows, is captured inside it: the outputs of the
   /// elements done, each running element's run held like a subflow's inner run, and the
   /// elements not started; a map that tolerated a failure, and any other map, is waited
   /// for. A run between two attempts of a retried state (in its

@@ -5,19 +5,24 @@
 // runs the subflow's code with a `SubflowHost` in a task-local: the run (or the inner run)
 // the flow belongs to, the flow, and its position (the subflow state, the context from
 // before it, its path). The subflow's code (`SubflowRun.runHosted`) then runs its chart as
-// a `NestedRun`: an inner run whose control is registered with the live run (so that a
-// pause or a snapshot's barrier raises its flags too) and whose monitor keeps the inner
+// a `NestedRun`: an inner run whose controls are registered with the live run (so that a
+// pause or a snapshot's barrier raises their flags too) and whose monitor keeps each inner
 // flow's position while it stands: at a boundary, between two attempts, at a delay in its
-// task, or in a subflow of its own (a `NestedRun` again, recursively). The run's barrier
+// task, or in a subflow of its own (a `NestedRun` again, recursively). When the inner chart
+// has a dispatch, its branches are the inner run's other flows, numbered as a live run's
+// (0 for the inner run's own flow, then one per branch as it starts), and the dispatch is
+// registered with the inner run (`BranchEnds` owned by it) as a live run's is with the run:
+// the inner run stands in its dispatch when each branch stands, finished, or has not
+// started, by the same rule as the run's own flows (`StandingFlows.of`). The run's barrier
 // (`LiveRun.standingFlows`) asks it, under the run's lock and then the inner run's own
 // (always in that order: an inner run never takes its parent's lock while it holds its own),
-// whether it stands; the inner flow is held at its boundary like any flow of the run, and let
-// go when the barrier completes.
+// whether it stands; each inner flow is held at its boundary like any flow of the run
+// (keyed by inner run and flow), and let go when the barrier completes.
 //
-// An inner run is captured only when its context is `Codable` (a snapshot must encode it)
-// and its chart has no dispatch; otherwise the subflow runs as before, one state of its flow
-// that a snapshot waits for. A synchronous chart's subflow runs within its state, in the
-// synchronous loop, and is never held either (it has no boundary that waits).
+// An inner run is captured only when its context is `Codable` (a snapshot must encode it);
+// otherwise the subflow runs as before, one state of its flow that a snapshot waits for. A
+// synchronous chart's subflow runs within its state, in the synchronous loop, and is never
+// held either (it has no boundary that waits).
 //
 // The inner run reports no events (the subflow is one state of the run's events, as
 // before), only a pause: an inner flow that waits while the run is paused waits as the

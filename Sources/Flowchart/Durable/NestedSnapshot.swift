@@ -38,7 +38,8 @@ final class NestedSnapshot: Sendable {
   /// The inner chart's ``Flowchart/structuralFingerprint``.
   let fingerprint: String
   /// Where the inner flow stands: ``SnapshotPosition/entering(_:)`` (in a subflow when
-  /// ``inner`` is set), or ``SnapshotPosition/waitingUntil(_:)``.
+  /// ``inner`` is set), ``SnapshotPosition/waitingUntil(_:)``, or
+  /// ``SnapshotPosition/dispatching(_:)`` (its branches in ``branches``).
   let position: SnapshotPosition
   /// The inner context: as it was before the state at ``position``.
   let context: MailboxEntry.Value

@@ -140,7 +140,7 @@ extension NestedResume {
     guard holdsPositions else {
       misfit(
         key,
-        "\(noun == "map" ? "Map" : "Subflow") \(DisplayText.quoted(name: subflow)), where \(who) stands, can no longer hold its inner run (its chart has a dispatch, or its context is not Codable): resume on a chart whose \(noun) is as it was."
+        "\(noun == "map" ? "Map" : "Subflow") \(DisplayText.quoted(name: subflow)), where \(who) stands, can no longer hold its inner run (its context is not Codable, or its step limit is invalid): resume on a chart whose \(noun) is as it was."
       )
       return failure()
     }
