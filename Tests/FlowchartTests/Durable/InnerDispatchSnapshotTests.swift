@@ -361,7 +361,7 @@ struct InnerDispatchSnapshotTests {
   }
 }
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct MapDispatchSnapshotTests {
   @Test func theElementsOfAMapWhoseChartDispatchesAreCapturedInsideTheirDispatches()
     async throws
