@@ -468,3 +468,175 @@ struct HostileMapSnapshotTests {
         == "Not a usable run snapshot: flow 0 holds a map's runs, but does not stand in a map.")
   }
 }
+
+@Suite(.timeLimit(.minutes(5)))
+struct HostileInnerDispatchSnapshotTests {
+  /// The stored snapshot inside a subflow's dispatch with `change` applied to its inner
+  /// run's `subflow` object.
+  private func editedInner(_ change: @escaping (inout [String: Any]) -> Void) throws -> Data {
+    try edited("inside-subflow-dispatch") { object in
+      flow(&object) { flow in
+        var inner = flow["subflow"] as! [String: Any]
+        change(&inner)
+        flow["subflow"] = inner
+      }
+    }
+  }
+
+  /// The stored snapshot with `change` applied to the inner run's branch flow `index`.
+  private func editedInnerBranch(
+    _ index: Int, _ change: @escaping (inout [String: Any]) -> Void
+  ) throws -> Data {
+    try editedInner { inner in
+      var flows = inner["flows"] as! [[String: Any]]
+      change(&flows[index])
+      inner["flows"] = flows
+    }
+  }
+
+  @Test func anInnerBranchTheDispatchDoesNotHaveIsRefused() throws {
+    let data = try editedInnerBranch(1) { $0["branch"] = 7 }
+    #expect(
+      decodingError(data)
+        == "Not a usable run snapshot: flow 2 of the inner run of subflow 'Pay' in flow 0 is branch 7 of dispatch 'Both', which has 2 branches (numbered from 0)."
+    )
+  }
+
+  @Test func anInnerBranchHeldTwiceIsRefused() throws {
+    let data = try editedInnerBranch(1) { $0["branch"] = 0 }
+    #expect(
+      decodingError(data)
+        == "Not a usable run snapshot: two flows are branch 0 of dispatch 'Both' of flow 0 of the inner run."
+    )
+  }
+
+  @Test func anInnerBranchOfAFlowThatIsNotEarlierIsRefused() throws {
+    let data = try editedInnerBranch(0) { $0["parent"] = 5 }
+    #expect(
+      decodingError(data)
+        == "Not a usable run snapshot: flow 1 of the inner run of subflow 'Pay' in flow 0 is a branch of flow 5, which no earlier flow is."
+    )
+  }
+
+  @Test func anInnerBranchWithTheNumberOfAnotherFlowIsRefused() throws {
+    let data = try editedInnerBranch(1) { $0["flow"] = 0 }
+    #expect(
+      decodingError(data)
+        == "Not a usable run snapshot: flow 0 of the inner run of subflow 'Pay' in flow 0 has the number of another flow (the inner run's own flow is 0, its branches are numbered from 1, each once)."
+    )
+  }
+
+  @Test func anInnerBranchFinishedAtAStateThatIsNotFinalIsRefused() throws {
+    let data = try editedInnerBranch(1) { flow in
+      flow["position"] = "finished"
+      flow["decision"] = ["value": "done"]
+      flow["deadline"] = nil
+    }
+    #expect(
+      decodingError(data)
+        == "Not a usable run snapshot: flow 2 of the inner run of subflow 'Pay' in flow 0 finished at 'Both/Cool off', which must be a final state it entered last, with no attempt under way and no deadline."
+    )
+  }
+
+  @Test func anInnerDispatchWhoseBranchesAllFinishedIsRefused() throws {
+    let data = try editedInner { inner in
+      var flows = inner["flows"] as! [[String: Any]]
+      flows[1] = flows[0]
+      flows[1]["flow"] = 2
+      flows[1]["branch"] = 1
+      inner["flows"] = flows
+    }
+    #expect(
+      decodingError(data)
+        == "Not a usable run snapshot: every branch of dispatch 'Both' of flow 0 of the inner run of subflow 'Pay' in flow 0 finished, so the dispatch would have joined."
+    )
+  }
+
+  @Test func innerBranchesOfAnInnerRunThatStandsInNoDispatchAreRefused() throws {
+    let data = try editedInner { inner in
+      inner["position"] = "entering"
+      inner["at"] = "Start"
+      inner["shapes"] = [
+        "Start": ["kind": "action", "final": false, "exits": ["next → Both"]],
+        "Both": [
+          "kind": "dispatch", "final": false,
+          "exits": ["branch 1 → Both/Tally", "branch 2 → Both/Charge", "next → Finish"],
+        ],
+      ]
+    }
+    #expect(
+      decodingError(data)
+        == "Not a usable run snapshot: the inner run of subflow 'Pay' in flow 0 holds dispatch branches, but does not stand in a dispatch."
+    )
+  }
+
+  @Test func anInnerBranchCountThatDoesNotMatchTheInnerChartsDispatchIsRefusedOnResume()
+    throws
+  {
+    // The table of shapes (and so the decoder) says the dispatch has three branches, and the
+    // snapshot holds the third: the chart's dispatch has two.
+    let data = try editedInner { inner in
+      var shapes = inner["shapes"] as! [String: Any]
+      var both = shapes["Both"] as! [String: Any]
+      both["exits"] = (both["exits"] as! [String]) + ["branch 3 → Both/Tally"]
+      shapes["Both"] = both
+      inner["shapes"] = shapes
+      var flows = inner["flows"] as! [[String: Any]]
+      flows[1]["branch"] = 2
+      inner["flows"] = flows
+    }
+    let snapshot = try JSONDecoder().decode(RunSnapshot<Ledger>.self, from: data)
+    let error = try #require(throws: ResumeError.self) {
+      _ = try storedInnerDispatchChart().start(resuming: snapshot, chart: "stored")
+    }
+    #expect(error.misfits.map(\.position) == ["Pay > Both"])
+    #expect(
+      error.misfits.map(\.reason) == [
+        "Inside subflow 'Pay', where the run stands: Dispatch 'Both' has 2 branches, and the snapshot holds its branch 3: resume on a chart whose dispatch has that branch."
+      ])
+  }
+
+  /// Mutated snapshots of a run standing in a subflow's dispatch (`FLOWCHART_SNAPSHOT_FUZZ`
+  /// sets another count than 2,500): each decodes and resumes to an end, or throws. Resumed
+  /// on a clock at the end of time, so that any deadline they hold has passed.
+  @Test func mutatedInnerDispatchSnapshotsDecodeAndResumeOrThrow() async throws {
+    let count =
+      ProcessInfo.processInfo.environment["FLOWCHART_SNAPSHOT_FUZZ"].flatMap { Int($0) } ?? 2_500
+    let source = try JSONSerialization.jsonObject(with: fixture("inside-subflow-dispatch"))
+    let raw = try fixture("inside-subflow-dispatch")
+    let chart = try storedInnerDispatchChart()
+    var generator = SeededGenerator(seed: 26)
+    var decoded = 0
+    var resumed = 0
+    for round in 0..<count {
+      let data: Data
+      if round % 4 == 0 {
+        var bytes = [UInt8](raw)
+        for _ in 0..<Int.random(in: 1...4, using: &generator) {
+          let index = Int.random(in: 0..<bytes.count, using: &generator)
+          bytes[index] ^= UInt8.random(in: 1...255, using: &generator)
+        }
+        data = Data(bytes)
+      } else {
+        var value = source
+        for _ in 0..<Int.random(in: 1...3, using: &generator) {
+          value = mutate(value, using: &generator)
+        }
+        guard JSONSerialization.isValidJSONObject(value),
+          let encoded = try? JSONSerialization.data(withJSONObject: value)
+        else { continue }
+        data = encoded
+      }
+      guard let snapshot = try? JSONDecoder().decode(RunSnapshot<Ledger>.self, from: data) else {
+        continue
+      }
+      decoded += 1
+      let clock = TestClock(wallClockStart: WallClockTime(nanosecondsSince1970: .max))
+      guard let handle = try? chart.start(resuming: snapshot, clock: clock) else { continue }
+      resumed += 1
+      _ = try? await handle.result
+    }
+    #expect(decoded > 0)
+    #expect(resumed > 0)
+  }
+}
