@@ -699,8 +699,8 @@ extension LiveRun {
     }
   }
 
-  /// The snapshot of a captured run: its positions named by their keys. A run of one flow
-  /// is written in format 1, one of several in format 2.
+  /// The snapshot of a captured run: its positions named by their keys, in the current
+  /// format.
   func makeSnapshot(_ run: CapturedRun<Context>) -> RunSnapshot<Context> {
     let structure = graph.structure
     let keys = structure.keys
@@ -756,9 +756,7 @@ extension LiveRun {
     return RunSnapshot(
       id: run.id, chart: run.chart, fingerprint: structure.fingerprint, status: run.status,
       updated: wallClockNow(), stepLimit: run.flow.stepLimit, flows: flows, mailbox: mailbox,
-      shapes: shapes,
-      formatVersion: run.flows.count > 1 || flows[0].position.isDispatching
-        || flows[0].nested != nil || flows[0].map != nil ? 2 : 1)
+      shapes: shapes, formatVersion: RunSnapshot<Context>.currentFormatVersion)
   }
 }
 
