@@ -635,6 +635,11 @@ struct HostileInnerDispatchSnapshotTests {
       guard let handle = try? chart.start(resuming: snapshot, clock: clock) else { continue }
       resumed += 1
       _ = try? await handle.result
+    }
+    #expect(decoded > 0)
+    #expect(resumed > 0)
+  }
+}
 
 /// Mutates and decodes `count` copies of each source (bytes flipped, or JSON values removed or
 /// changed), resuming each snapshot that decodes with `resume`; returns how many decoded and
