@@ -539,7 +539,7 @@ extension Flowchart {
     isolation: isolated (any Actor)?
   ) throws(ResumeError) -> RunHandle<Context> where C.Duration == Duration {
     let resolved = try snapshot.resolve(on: graph, chart: chart, migrating: migrating)
-    let runClock = RunClock(clock)
+    let runClock = RunClock(clock, countingFromNow: true)
     let flow = resolved.flow
     let live = LiveRun(
       graph: graph, isPaused: isPaused, observer: observer,

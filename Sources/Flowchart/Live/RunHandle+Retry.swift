@@ -69,7 +69,7 @@ extension RunHandle {
       )
     }
     let resumed = point.updating(update)
-    let runClock = RunClock(clock)
+    let runClock = RunClock(clock, countingFromNow: true)
     let live = LiveRun(
       graph: run.graph, isPaused: isPaused, observer: observer,
       loggedContext: isLogged ? resumed.context : nil, clock: runClock)

@@ -192,7 +192,7 @@ extension Flowchart {
     with context: Context, stepLimit: Int?, clock: C, isPaused: Bool, log: RunLog.Options?,
     observer: RunObserver?, isolation: isolated (any Actor)?, flow: @escaping LiveFlow
   ) -> RunHandle<Context> where C.Duration == Duration {
-    let runClock = RunClock(clock)
+    let runClock = RunClock(clock, countingFromNow: true)
     let live = LiveRun(
       graph: graph, isPaused: isPaused, observer: observer,
       loggedContext: log != nil ? context : nil, log: log ?? .standard, clock: runClock)

@@ -76,20 +76,25 @@ struct RunClock: Sendable {
   /// a live run, which keeps its clock for its life) pays one allocation for its clock.
   private let box: RunClockBox
 
-  /// The clock `clock`; its ``elapsed()`` counts from now.
-  init<C: Clock>(_ clock: C) where C.Duration == Duration {
+  /// The clock `clock`. With `countingFromNow` (a live run's clock), it reads its `now`
+  /// once, here, and ``elapsed()`` counts from then; without (a run that times no events), a
+  /// clock given by the caller is not read until the run waits on it, and ``elapsed()`` is
+  /// not for use.
+  init<C: Clock>(_ clock: C, countingFromNow: Bool = false) where C.Duration == Duration {
     if C.self == ContinuousClock.self {
-      box = ContinuousClockBox()
+      box = ContinuousClockBox(countingFromNow: countingFromNow)
     } else if let mapping = clock as? any WallClockMapping {
-      box = Self.mappingBox(mapping)
+      box = Self.mappingBox(mapping, countingFromNow: countingFromNow)
     } else {
-      box = ClockBox(clock)
+      box = ClockBox(clock, countingFromNow: countingFromNow)
     }
   }
 
   /// The box of a clock that maps its instants to wall-clock times itself.
-  private static func mappingBox<M: WallClockMapping>(_ mapping: M) -> RunClockBox {
-    MappingClockBox(mapping)
+  private static func mappingBox<M: WallClockMapping>(_ mapping: M, countingFromNow: Bool)
+    -> RunClockBox
+  {
+    MappingClockBox(mapping, countingFromNow: countingFromNow)
   }
 
   /// Fixes the clock's instant `duration` from the moment it is called, and returns what
@@ -157,11 +162,12 @@ where C.Duration == Duration {
   // `@unchecked`: the two `let`s are a `Clock` (`Sendable`) and its instant (`Sendable`);
   // nothing else is stored, and nothing changes after `init`.
   let clock: C
-  let origin: C.Instant
+  /// The instant ``elapsed()`` counts from, if it counts.
+  let origin: C.Instant?
 
-  init(_ clock: C) {
+  init(_ clock: C, countingFromNow: Bool) {
     self.clock = clock
-    origin = clock.now
+    origin = countingFromNow ? clock.now : nil
   }
 
   override func deadline(_ duration: Duration) -> @Sendable () async throws -> Void {
@@ -172,7 +178,7 @@ where C.Duration == Duration {
 
   override func wallClockNow() -> WallClockTime { .now }
 
-  override func elapsed() -> Duration { origin.duration(to: clock.now) }
+  override func elapsed() -> Duration { origin.map { $0.duration(to: clock.now) } ?? .zero }
 
   override func sleep(until time: WallClockTime) async throws {
     let remaining = WallClockTime.now.duration(to: time)
@@ -189,9 +195,10 @@ private final class ContinuousClockBox: MappingClockBox<ContinuousClock>, @unche
   // `@unchecked`: as `ClockBox`; the one `let` added is an integer.
   let originNanoseconds: Int64
 
-  init() {
+  init(countingFromNow: Bool) {
+    // Reading the system's clock is not observable: read it either way.
     originNanoseconds = flowchart_continuous_nanoseconds()
-    super.init(ContinuousClock())
+    super.init(ContinuousClock(), countingFromNow: false)
   }
 
   override func elapsed() -> Duration {
@@ -204,11 +211,12 @@ private final class ContinuousClockBox: MappingClockBox<ContinuousClock>, @unche
 private class MappingClockBox<M: WallClockMapping>: RunClockBox, @unchecked Sendable {
   // `@unchecked`: as `ClockBox`.
   let clock: M
-  let origin: M.Instant
+  /// The instant ``elapsed()`` counts from, if it counts.
+  let origin: M.Instant?
 
-  init(_ clock: M) {
+  init(_ clock: M, countingFromNow: Bool) {
     self.clock = clock
-    origin = clock.now
+    origin = countingFromNow ? clock.now : nil
   }
 
   override func deadline(_ duration: Duration) -> @Sendable () async throws -> Void {
@@ -219,7 +227,7 @@ private class MappingClockBox<M: WallClockMapping>: RunClockBox, @unchecked Send
 
   override func wallClockNow() -> WallClockTime { clock.wallClockNow }
 
-  override func elapsed() -> Duration { origin.duration(to: clock.now) }
+  override func elapsed() -> Duration { origin.map { $0.duration(to: clock.now) } ?? .zero }
 
   override func sleep(until time: WallClockTime) async throws {
     let instant = clock.instant(at: time)
