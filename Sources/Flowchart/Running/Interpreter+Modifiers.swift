@@ -187,28 +187,43 @@ where C.Duration == Duration {
   }
 }
 
-/// `ContinuousClock`, the usual one: a ``MappingClockBox`` whose ``elapsed()`` reads the
-/// clock's nanoseconds in one C call (`flowchart_continuous_nanoseconds`), the same clock as
-/// `ContinuousClock.now` without the conversions to an instant and back to a duration: a
-/// live run read by subscribers or an observer reads it at every state.
-private final class ContinuousClockBox: MappingClockBox<ContinuousClock>, @unchecked Sendable {
-  // `@unchecked`: as `ClockBox`; the one `let` added is an integer.
+/// `ContinuousClock`, the usual one, as a ``MappingClockBox`` would keep it, but whose
+/// ``elapsed()`` reads the clock's nanoseconds in one C call
+/// (`flowchart_continuous_nanoseconds`, the same clock as `ContinuousClock.now`) without the
+/// conversions to an instant and back to a duration: a live run read by subscribers or an
+/// observer reads it at every state. Its one stored word keeps the object at 24 bytes.
+private final class ContinuousClockBox: RunClockBox, @unchecked Sendable {
+  // `@unchecked`: as `ClockBox`; the one `let` is an integer.
   let originNanoseconds: Int64
 
   init(countingFromNow: Bool) {
     // Reading the system's clock is not observable: read it either way.
     originNanoseconds = flowchart_continuous_nanoseconds()
-    super.init(ContinuousClock(), countingFromNow: false)
   }
+
+  override func deadline(_ duration: Duration) -> @Sendable () async throws -> Void {
+    let clock = ContinuousClock()
+    let instant = clock.now.advanced(by: duration)
+    return { try await clock.sleep(until: instant, tolerance: nil) }
+  }
+
+  override func wallClockNow() -> WallClockTime { ContinuousClock().wallClockNow }
 
   override func elapsed() -> Duration {
     .nanoseconds(flowchart_continuous_nanoseconds() &- originNanoseconds)
+  }
+
+  override func sleep(until time: WallClockTime) async throws {
+    let clock = ContinuousClock()
+    let instant = clock.instant(at: time)
+    guard clock.now < instant else { return }
+    try await clock.sleep(until: instant, tolerance: nil)
   }
 }
 
 /// A clock that maps its instants to wall-clock times (a test clock): a deadline is the
 /// clock's own instant of it.
-private class MappingClockBox<M: WallClockMapping>: RunClockBox, @unchecked Sendable {
+private final class MappingClockBox<M: WallClockMapping>: RunClockBox, @unchecked Sendable {
   // `@unchecked`: as `ClockBox`.
   let clock: M
   /// The instant ``elapsed()`` counts from, if it counts.
