@@ -158,4 +158,23 @@ static inline int flowchart_wall_clock_now(int64_t *seconds, int32_t *nanosecond
   return 0;
 }
 
+// MARK: - Continuous time
+
+/// Nanoseconds by the clock Swift's `ContinuousClock` reads (`CLOCK_BOOTTIME` on Linux,
+/// `CLOCK_MONOTONIC_RAW` on Darwin: it goes on while the machine sleeps), from an origin of
+/// the system's; 0 when the clock cannot be read. A live run's event times are differences
+/// of two readings: one call, without the runtime's conversion to an instant and back.
+static inline int64_t flowchart_continuous_nanoseconds(void) {
+  struct timespec now;
+#if defined(__linux__)
+  clockid_t clock = CLOCK_BOOTTIME;
+#elif defined(__APPLE__)
+  clockid_t clock = CLOCK_MONOTONIC_RAW;
+#else
+  clockid_t clock = CLOCK_MONOTONIC;
+#endif
+  if (clock_gettime(clock, &now) != 0) return 0;
+  return (int64_t)now.tv_sec * 1000000000 + (int64_t)now.tv_nsec;
+}
+
 #endif  // CFLOWCHARTATOMICS_H

@@ -548,13 +548,11 @@ extension Flowchart {
     isolation: isolated (any Actor)?
   ) throws(ResumeError) -> RunHandle<Context> where C.Duration == Duration {
     let resolved = try snapshot.resolve(on: graph, chart: chart, migrating: migrating)
-    let origin = clock.now
-    let runClock = RunClock(clock)
+    let runClock = RunClock(clock, countingFromNow: true)
     let flow = resolved.flow
     let live = LiveRun(
       graph: graph, isPaused: isPaused, observer: observer,
-      loggedContext: log != nil ? flow.context : nil, log: log ?? .standard,
-      elapsed: { origin.duration(to: clock.now) }, wallClockNow: runClock.wallClockNow)
+      loggedContext: log != nil ? flow.context : nil, log: log ?? .standard, clock: runClock)
     live.identify(id: snapshot.id, chart: chart ?? snapshot.chart)
     live.state.withLock { $0.machine.restore(mailbox: resolved.mailbox) }
     let path: RecordedPath

@@ -135,6 +135,30 @@ struct EventLog {
     return _slowPath(total >= nextWake)
   }
 
+  /// Appends `records`, in order, as ``append(_:)`` does each (none is tagged
+  /// ``EventTag/payload``): copied in at most two blocks while the ring has room for them
+  /// all. Returns whether a reader waits for as many records as there now are.
+  mutating func append(contentsOf records: UnsafeBufferPointer<EventRecord>) -> Bool {
+    guard let source = records.baseAddress, !records.isEmpty else { return false }
+    let count = records.count
+    if _fastPath(held &+ count <= room) {
+      let mask = ring.count &- 1
+      let first = (head &+ held) & mask
+      let before = min(count, ring.count &- first)
+      ring.withUnsafeMutableBufferPointer { ring in
+        let slots = ring.baseAddress.unsafelyUnwrapped
+        (slots + first).update(from: source, count: before)
+        if before < count { slots.update(from: source + before, count: count &- before) }
+      }
+      held &+= count
+      total &+= UInt64(count)
+      return _slowPath(total >= nextWake)
+    }
+    var wakes = false
+    for record in records { wakes = append(record) || wakes }
+    return wakes
+  }
+
   /// ``append(_:)`` for a record tagged ``EventTag/payload``, whose kind the log keeps
   /// beside it.
   mutating func append(_ record: EventRecord, payload: RunEvent.Kind) -> Bool {
@@ -178,10 +202,17 @@ struct EventLog {
       repeating: EventRecord(time: .zero, state: -1, flow: -1, tag: .runStarted), count: slots)
     var newPayloads: [RunEvent.Kind?] =
       payloads.isEmpty ? [] : Array(repeating: nil, count: slots)
-    for offset in 0..<held {
-      let slot = (head + offset) & (ring.count - 1)
-      newRing[offset] = ring[slot]
-      if !payloads.isEmpty { newPayloads[offset] = payloads[slot] }
+    // The records in at most two blocks (up to the ring's end, then from its start).
+    let first = min(held, ring.count - head)
+    ring.withUnsafeBufferPointer { old in
+      newRing.withUnsafeMutableBufferPointer { new in
+        guard let from = old.baseAddress, let to = new.baseAddress else { return }
+        to.update(from: from + head, count: first)
+        (to + first).update(from: from, count: held - first)
+      }
+    }
+    if !payloads.isEmpty {
+      for offset in 0..<held { newPayloads[offset] = payloads[(head + offset) & (ring.count - 1)] }
     }
     ring = newRing
     payloads = newPayloads

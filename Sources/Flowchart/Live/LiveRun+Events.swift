@@ -118,46 +118,67 @@ extension LiveRun {
   /// reads it, so the log keeps the order in which the flows reported. Returns whether a
   /// reader waits for as many records as there now are.
   func takeTopFlowEvents(in locked: inout LiveRunState) -> Bool {
-    guard let events = locked.topFlowEvents else { return false }
-    // Sequentially consistent: a reader that stored `wakeAt` before sees what the flow
-    // published before it read `wakeAt` (see `TopFlowEvents`).
-    let end = events.published.load(ordering: .sequentiallyConsistent)
-    var next = events.taken.load(ordering: .relaxed)
-    guard next != end else { return false }
-    var wakes = false
-    while next != end {
-      wakes = locked.events.append(events.slots[next & (TopFlowEvents.capacity - 1)]) || wakes
-      next &+= 1
-    }
-    events.taken.store(next, ordering: .releasing)
-    // The newest record is the top-level flow's: a state another flow enters next takes its
-    // own time.
-    locked.lastDecision = nil
-    return wakes
+    withTopFlowEvents { events in
+      // Sequentially consistent: a reader that stored `wakeAt` before sees what the flow
+      // published before it read `wakeAt` (see `TopFlowEvents`).
+      let end = events.published.load(ordering: .sequentiallyConsistent)
+      var next = events.taken.load(ordering: .relaxed)
+      guard next != end else { return false }
+      var wakes = false
+      // At most two blocks: up to the ring's end, then from its start.
+      while next != end {
+        let slot = next & (TopFlowEvents.capacity &- 1)
+        let count = min(end &- next, TopFlowEvents.capacity &- slot)
+        let block = UnsafeBufferPointer(start: events.slots + slot, count: count)
+        wakes = locked.events.append(contentsOf: block) || wakes
+        next &+= count
+      }
+      events.taken.store(next, ordering: .releasing)
+      // The newest record is the top-level flow's: a state another flow enters next takes
+      // its own time.
+      locked.lastDecision = nil
+      return wakes
+    } ?? false
   }
 
   /// Tells the top-level flow how many records it must have published for a waiting reader
   /// to have what it waits for (see ``TopFlowEvents/wakeAt``); called under the lock after
   /// the readers' waits changed.
   func setWakeAt(in locked: inout LiveRunState) {
-    guard let events = locked.topFlowEvents else { return }
-    let next = locked.events.nextWake
-    let total = locked.events.total
-    let wakeAt =
-      next == .max
-      ? Int.max
-      : events.taken.load(ordering: .relaxed) &+ Int(clamping: next > total ? next - total : 0)
-    events.wakeAt.store(wakeAt, ordering: .sequentiallyConsistent)
+    withTopFlowEvents { events in
+      let next = locked.events.nextWake
+      let total = locked.events.total
+      let wakeAt =
+        next == .max
+        ? Int.max
+        : events.taken.load(ordering: .relaxed) &+ Int(clamping: next > total ? next - total : 0)
+      events.wakeAt.store(wakeAt, ordering: .sequentiallyConsistent)
+    }
   }
 
-  /// Runs `body` with the run's ``TopFlowEvents``, without retaining it (the run's state
+  /// Whether a subscriber has subscribed: the run has its ``TopFlowEvents``.
+  var hasTopFlowEvents: Bool { interest.load(ordering: .relaxed) & ~Interest.mask != 0 }
+
+  /// Runs `body` with the run's ``TopFlowEvents``, without retaining it (``interest``
   /// holds it for the run's life); `nil` when no subscriber has subscribed yet.
   @inline(__always)
   func withTopFlowEvents<Result>(_ body: (TopFlowEvents) -> Result) -> Result? {
-    let address = topFlowEventsAddress.load(ordering: .acquiring)
+    let address = interest.load(ordering: .acquiring) & ~Interest.mask
     guard address != 0 else { return nil }
     return Unmanaged<TopFlowEvents>.fromOpaque(
       UnsafeRawPointer(bitPattern: address).unsafelyUnwrapped
+    )._withUnsafeGuaranteedRef(body)
+  }
+
+  /// ``withTopFlowEvents(_:)`` while only subscribers read the run's events (no observer,
+  /// no log); `nil` otherwise.
+  @inline(__always)
+  func withTopFlowEventsIfOnlySubscribed<Result>(_ body: (TopFlowEvents) -> Result) -> Result? {
+    let word = interest.load(ordering: .acquiring)
+    // The subscribed bit is stored with the address: set, the address is there.
+    guard word & Interest.mask == Interest.subscribed else { return nil }
+    return Unmanaged<TopFlowEvents>.fromOpaque(
+      UnsafeRawPointer(bitPattern: word & ~Interest.mask).unsafelyUnwrapped
     )._withUnsafeGuaranteedRef(body)
   }
 
@@ -216,7 +237,7 @@ extension LiveRun {
     }
     locked.lastDecision = decides ? (flow, time) : nil
     // The top-level flow's next entry follows this event, not a decision in its ring.
-    if flow == 0 { locked.topFlowEvents?.decisionTime = nil }
+    if flow == 0 { _ = withTopFlowEvents { $0.decisionTime = nil } }
     return EventRecord(time: time, state: state ?? -1, flow: flow, tag: tag, value: value)
   }
 
@@ -304,7 +325,7 @@ extension LiveRun {
     let (result, readers) = state.withLock { locked in
       var wakes = takeTopFlowEvents(in: &locked)
       let result = body(&locked.events)
-      guard locked.topFlowEvents != nil else {
+      guard hasTopFlowEvents else {
         return (result, wakes ? locked.events.wakeReaders() : [])
       }
       // A reader that begins to wait tells the top-level flow, then takes what the flow

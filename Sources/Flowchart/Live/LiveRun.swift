@@ -18,19 +18,65 @@ struct LiveRunState {
   /// The top-level flow's control (the one that parks), once registered: where the flow
   /// stores its position while its boundaries report nothing.
   var topControl: RunControl?
-  /// The top-level flow's events not yet moved into ``events``, once a subscriber
-  /// subscribed (see ``LiveRun/topFlowEventsAddress``); kept until the run is released.
-  var topFlowEvents: TopFlowEvents?
   /// The time and flow of the last event, when it was a state's decision: the state that
   /// flow enters next, at the same boundary, reports the same time rather than read the
   /// clock again.
   var lastDecision: (flow: Int32, time: Duration)?
+  /// What only some runs need (see ``LiveRunExtras``), made at first use: a run that is never
+  /// snapshotted, held at its start, or given an id pays this one word.
+  private var extras: LiveRunExtras?
+
+  init(machine: LiveRunStateMachine<LiveRunTypes>) {
+    self.machine = machine
+  }
+
   /// The snapshot requests waiting, and what they are served from (see
-  /// `LiveRun+Snapshot.swift`): empty unless a snapshot is asked for or the run pauses.
-  var snapshots = SnapshotRequests()
-  /// The first task of a run held at its start, not made yet (see ``LiveRun/holdStart(priority:_:)``):
-  /// `nil` once made, and in a run that started at once.
-  var heldStart: HeldStart?
+  /// `LiveRun+Snapshot.swift`): empty unless a snapshot is asked for, the run pauses with
+  /// flows that left their positions, runs a dispatch or a subflow, or was held or
+  /// identified. Reading it makes nothing; changing it makes the run's ``LiveRunExtras``.
+  var snapshots: SnapshotRequests {
+    _read {
+      if let extras {
+        yield extras.snapshots
+      } else {
+        yield SnapshotRequests()
+      }
+    }
+    _modify {
+      let extras = self.extras ?? makeExtras()
+      yield &extras.snapshots
+    }
+  }
+
+  /// Whether anything was ever kept for snapshots (``snapshots`` was changed).
+  var hasSnapshotRequests: Bool { extras != nil }
+
+  private mutating func makeExtras() -> LiveRunExtras {
+    let made = LiveRunExtras()
+    extras = made
+    return made
+  }
+
+  /// Keeps the first task of a run held at its start (see ``LiveRun/holdStart(priority:_:)``).
+  mutating func holdStart(_ start: HeldStart) {
+    (extras ?? makeExtras()).heldStart = start
+  }
+
+  /// The first task of a run held at its start, not made yet: `nil` once made, and in a run
+  /// that started at once.
+  var heldStart: HeldStart? { extras?.heldStart }
+
+  /// Takes the first task of a run held at its start (``heldStart``).
+  mutating func takeHeldStart() -> HeldStart? {
+    extras?.heldStart.take()
+  }
+
+  /// Takes how the flow of pause wait `wait` takes back the position it left, if it left
+  /// one and has not taken it back: without making the run's ``LiveRunExtras``.
+  mutating func takePauseWait(_ wait: Int) -> PositionTakeBack? {
+    guard let extras, !extras.snapshots.pauseWaits.isEmpty else { return nil }
+    return extras.snapshots.pauseWaits.removeValue(forKey: wait)
+  }
 
   /// Raises or lowers every control's paused flag: an atomic store that calls nothing, made
   /// under the lock so that the flags always agree with the machine.
@@ -59,18 +105,20 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
   let logging: LiveRunLogging<Context>?
   /// Whether the run makes each event as it reports it: it has an observer or a log.
   let isExpected: Bool
-  /// Whether anything reads the run's events (``Interest``), in one word read without the
-  /// lock: while it is 0, the top-level flow's control does not raise
-  /// ``RunControl/Flags/reports``, so its boundaries report nothing (a decision reported
-  /// anyway, by a parked flow going on, returns at once).
-  let interest: AtomicWord<UInt8>
-  /// The address of the run's ``TopFlowEvents`` (held by ``LiveRunState/topFlowEvents``
-  /// for the run's life), or 0 until a subscriber subscribes: while only subscribers read
-  /// the run's events, the top-level flow reports its entries and decisions there, without
-  /// the lock (see ``recordTopFlow(_:value:at:in:)``).
-  let topFlowEventsAddress = AtomicWord<UInt>(0)
-  /// Time since the run started, by the run's clock.
-  let elapsed: @Sendable () -> Duration
+  /// Whether anything reads the run's events (``Interest``), and where the top-level flow
+  /// records its events while only subscribers read them, in one word read without the
+  /// lock. Its low bits are ``Interest``'s: while they are 0, the top-level flow's control
+  /// does not raise ``RunControl/Flags/reports``, so its boundaries report nothing (a
+  /// decision reported anyway, by a parked flow going on, returns at once). The rest is the
+  /// address of the run's ``TopFlowEvents``, made (and retained by this word, for the run's
+  /// life) when the first subscriber subscribes, in the same store as
+  /// ``Interest/subscribed``: while only subscribers read the run's events, the top-level
+  /// flow reports its entries and decisions there, without the lock (see
+  /// ``recordTopFlow(_:value:at:in:)``).
+  let interest: AtomicWord<UInt>
+  /// The run's clock: its events' times count from the run's start, its snapshots take
+  /// their wall-clock time from it.
+  let clock: RunClock
   /// Everything mutable but the result; `state` rather than a lock's usual name, as the
   /// run's code reads `state.withLock` where `state` is no parameter.
   let state: Lock<LiveRunState>
@@ -78,19 +126,15 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
   private let ending = Lock<Ending>(Ending())
   /// Where the run's failed flows stopped, for a retry.
   let resumePoints = ResumePoints<Context>()
-  /// The wall-clock time by the run's clock, for the time a snapshot is taken.
-  let wallClockNow: @Sendable () -> WallClockTime
 
+  /// A run on `clock`, made when the run starts: its events' times count from then.
   init(
     graph: Graph<Context>, isPaused: Bool, observer: RunObserver?,
-    loggedContext: Context?, log options: RunLog.Options = .standard,
-    elapsed: @escaping @Sendable () -> Duration,
-    wallClockNow: @escaping @Sendable () -> WallClockTime = { .now }
+    loggedContext: Context?, log options: RunLog.Options = .standard, clock: RunClock
   ) {
     self.graph = graph
     self.observer = observer
-    self.elapsed = elapsed
-    self.wallClockNow = wallClockNow
+    self.clock = clock
     logging = loggedContext.map { LiveRunLogging(context: $0, options: options) }
     isExpected = observer != nil || loggedContext != nil
     interest = AtomicWord(isExpected ? Interest.expected : 0)
@@ -99,6 +143,16 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
 
   /// Whether the run keeps a log.
   var isLogged: Bool { logging != nil }
+
+  /// Time since the run started, by the run's clock.
+  @inline(__always)
+  func elapsed() -> Duration { clock.elapsed() }
+
+  /// The wall-clock time by the run's clock, for the time a snapshot is taken.
+  var wallClockNow: @Sendable () -> WallClockTime {
+    let clock = clock
+    return { clock.wallClockNow() }
+  }
 
   var log: RunLog {
     guard let logging else { return RunLog(lines: []) }
@@ -127,15 +181,27 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
     }
   }
 
-  /// What reads a live run's events, as bits of ``interest``.
+  /// What reads a live run's events, as the low bits of ``interest``.
   enum Interest {
     /// The run has an observer or a log: it makes every event.
-    static var expected: UInt8 { 1 << 0 }
+    static var expected: UInt { 1 << 0 }
     /// A subscriber's stream was made (and may still read): the run records every event.
     /// Never lowered, so a subscription made while the run goes is seen at the flow's next
     /// boundary at the latest, and any boundary that happens after it (by a lock, a
     /// continuation or a task) sees it.
-    static var subscribed: UInt8 { 1 << 1 }
+    static var subscribed: UInt { 1 << 1 }
+    /// The bits that say what reads the events; the others are the address of the run's
+    /// ``TopFlowEvents`` (an object, aligned to more than these bits).
+    static var mask: UInt { 0b11 }
+  }
+
+  deinit {
+    // The run's `TopFlowEvents`, retained by `interest` since the first subscription.
+    let address = interest.load(ordering: .acquiring) & ~Interest.mask
+    if address != 0 {
+      Unmanaged<TopFlowEvents>.fromOpaque(UnsafeRawPointer(bitPattern: address).unsafelyUnwrapped)
+        .release()
+    }
   }
 
   /// Moves the position the top-level flow stored without the lock (in its control's
@@ -179,7 +245,7 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
         // A snapshot still waiting for the flows holds them at their next boundary.
         locked.setPaused(!locked.snapshots.waiters.isEmpty)
         // The first resume of a run held at its start makes its first task.
-        return (waking, nil, locked.heldStart.take())
+        return (waking, nil, locked.takeHeldStart())
       case .lowerPauseFlagsAndStart(let start):
         locked.setPaused(false)
         return ([], start, nil)
@@ -206,7 +272,7 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
   /// Cancels the run: its task, or, when the top-level flow is parked, a new task that
   /// goes on from there already cancelled. Does nothing once the run has ended.
   func cancel() {
-    let (action, held) = state.withLock { ($0.machine.cancel(), $0.heldStart.take()) }
+    let (action, held) = state.withLock { ($0.machine.cancel(), $0.takeHeldStart()) }
     // A run held at its start that never started: its first task starts, cancelled, and
     // ends the run as one that waited at its start gate did.
     if let held { startHeld(held) }
@@ -222,7 +288,7 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
   /// task that started the run), as a parked flow's task is (see ``startTask(_:)``); `body`
   /// sets the run's task-local values itself.
   func holdStart(priority: TaskPriority?, _ body: @escaping @Sendable () async -> Void) {
-    state.withLock { $0.heldStart = HeldStart(priority: priority, body: body) }
+    state.withLock { $0.holdStart(HeldStart(priority: priority, body: body)) }
   }
 
   /// Makes the first task of a run held at its start, which waits at its start gate (or
@@ -254,15 +320,17 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
     let limit = max(limit, 1)
     // A run that ended has nothing more to append: the stream ends at once.
     let reader = state.withLock { locked in
-      if locked.topFlowEvents == nil {
-        let events = TopFlowEvents()
-        locked.topFlowEvents = events
-        topFlowEventsAddress.store(
-          UInt(bitPattern: Unmanaged.passUnretained(events).toOpaque()), ordering: .releasing)
+      if interest.load(ordering: .relaxed) & ~Interest.mask == 0 {
+        // Retained by the word until the run goes (see `deinit`); stored with the
+        // subscribed bit, so a flow that sees the bit sees the ring (releasing: made before).
+        let address = UInt(bitPattern: Unmanaged.passRetained(TopFlowEvents()).toOpaque())
+        precondition(address & Interest.mask == 0, "an object's address is aligned")
+        interest.bitwiseOr(address | Interest.subscribed, ordering: .releasing)
+      } else {
+        // The reader takes only what is reported from now on.
+        _ = takeTopFlowEvents(in: &locked)
+        interest.bitwiseOr(Interest.subscribed, ordering: .relaxed)
       }
-      // The reader takes only what is reported from now on.
-      _ = takeTopFlowEvents(in: &locked)
-      interest.bitwiseOr(Interest.subscribed, ordering: .relaxed)
       for control in locked.controls { control.reportEvents() }
       return locked.events.subscribe(limit: limit)
     }
@@ -304,7 +372,10 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
       locked.topControl = nil
       let readers = locked.events.finish()
       setWakeAt(in: &locked)
-      return (reported, readers, endedForSnapshots(in: &locked))
+      // A run that never kept anything for snapshots has nothing to let go.
+      let snapshotWaiters =
+        locked.hasSnapshotRequests ? endedForSnapshots(in: &locked) : (waiters: [], holders: [])
+      return (reported, readers, snapshotWaiters)
     }
     for reader in readers { reader.resume() }
     var delivered = reported
@@ -349,8 +420,8 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
   func entered(_ state: Int32, flow: Int32) {
     // Only subscribers read the events: the top-level flow's position is in its control's
     // word (stored by the boundary), and its entry goes to its ring, without the lock.
-    if flow == 0, interest.load(ordering: .relaxed) == Interest.subscribed,
-      withTopFlowEvents({ recordTopFlow(.entered, at: state, in: $0) }) != nil
+    if flow == 0,
+      withTopFlowEventsIfOnlySubscribed({ recordTopFlow(.entered, at: state, in: $0) }) != nil
     {
       return
     }
@@ -383,8 +454,9 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
     }
     // Only subscribers read the events: the top-level flow's decision goes to its ring,
     // without the lock.
-    if interest == Interest.subscribed, flow == 0,
-      withTopFlowEvents({ recordTopFlow(tag, value: value, at: state, in: $0) }) != nil
+    if interest & Interest.mask == Interest.subscribed, flow == 0,
+      withTopFlowEventsIfOnlySubscribed({ recordTopFlow(tag, value: value, at: state, in: $0) })
+        != nil
     {
       return
     }
@@ -629,7 +701,7 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
     }
     let reported = state.withLock { locked -> ReportedEvent in
       // Taken back already unless the wait was cancelled.
-      if let takingBack = locked.snapshots.pauseWaits.removeValue(forKey: wait) {
+      if let takingBack = locked.takePauseWait(wait) {
         takingBack(&locked)
       }
       guard locked.machine.endWait(wait), let boundary else { return ReportedEvent() }
@@ -646,7 +718,7 @@ extension LiveRun {
   /// if a flow waits, paused or for input (or is parked), and marks it so that a flow that
   /// comes to wait cancels it.
   func abandon() {
-    let (action, held) = state.withLock { ($0.machine.abandon(), $0.heldStart.take()) }
+    let (action, held) = state.withLock { ($0.machine.abandon(), $0.takeHeldStart()) }
     // A held run that never started: its task comes to the start gate, where a run whose
     // handles are all gone is cancelled.
     if let held { startHeld(held) }
@@ -668,3 +740,20 @@ final class HeldStart: Sendable {
     self.body = body
   }
 }
+
+/// What a live run keeps only once it needs it: its snapshot requests (see
+/// `LiveRun+Snapshot.swift`) and the first task of a run held at its start. Made at first
+/// use (``LiveRunState/snapshots`` changed, ``LiveRunState/holdStart(_:)``), so that a run
+/// that needs neither pays one word in its locked state rather than a dozen tables there.
+final class LiveRunExtras {
+  /// The run's snapshot requests, and what they are served from.
+  var snapshots = SnapshotRequests()
+  /// The first task of a run held at its start, until it is made.
+  var heldStart: HeldStart?
+}
+
+// `LiveRunExtras` is `Sendable`: it is made and reached only through ``LiveRunState``'s
+// private `extras`, and every `LiveRunState` of a run lives in the run's `Lock` (`state`),
+// whose `withLock` holds the mutex for the whole access. So its `var`s are read and written
+// only under that one lock, never by two threads at once, and what they hold is `Sendable`.
+extension LiveRunExtras: @unchecked Sendable {}

@@ -69,12 +69,10 @@ extension RunHandle {
       )
     }
     let resumed = point.updating(update)
-    let origin = clock.now
-    let runClock = RunClock(clock)
+    let runClock = RunClock(clock, countingFromNow: true)
     let live = LiveRun(
       graph: run.graph, isPaused: isPaused, observer: observer,
-      loggedContext: isLogged ? resumed.context : nil,
-      elapsed: { origin.duration(to: clock.now) }, wallClockNow: runClock.wallClockNow)
+      loggedContext: isLogged ? resumed.context : nil, clock: runClock)
     let chart = Flowchart(graph: run.graph)
     let stepLimit = stopped.stepLimit
     if isPaused, resumed.dispatch == nil {

@@ -192,21 +192,10 @@ extension Flowchart {
     with context: Context, stepLimit: Int?, clock: C, isPaused: Bool, log: RunLog.Options?,
     observer: RunObserver?, isolation: isolated (any Actor)?, flow: @escaping LiveFlow
   ) -> RunHandle<Context> where C.Duration == Duration {
-    let elapsed: @Sendable () -> Duration
-    if C.self == ContinuousClock.self {
-      // The usual clock, read without generic code: an observed run reads it for most
-      // events, and this function is not specialized for the clock.
-      let origin = ContinuousClock.now
-      elapsed = { origin.duration(to: .now) }
-    } else {
-      let origin = clock.now
-      elapsed = { origin.duration(to: clock.now) }
-    }
-    let runClock = RunClock(clock)
+    let runClock = RunClock(clock, countingFromNow: true)
     let live = LiveRun(
       graph: graph, isPaused: isPaused, observer: observer,
-      loggedContext: log != nil ? context : nil, log: log ?? .standard, elapsed: elapsed,
-      wallClockNow: runClock.wallClockNow)
+      loggedContext: log != nil ? context : nil, log: log ?? .standard, clock: runClock)
     let chart = self
     let first = startIndex
     if isPaused {

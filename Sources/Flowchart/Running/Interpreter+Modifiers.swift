@@ -1,3 +1,5 @@
+import CFlowchartAtomics
+
 // Runs a state with modifiers: its timeout, its retries and its catch routes.
 //
 // The compiler gives a modified state's node the kind ``CodeKind/modified`` and a
@@ -70,43 +72,47 @@ private enum Recovery {
 /// clock that moves between the two (a test advancing its `TestClock`, or real time
 /// passing) cannot leave a sleeper asleep past its deadline.
 struct RunClock: Sendable {
-  /// Fixes the clock's instant `duration` from the moment it is called, and returns what
-  /// sleeps until that instant (returning at once once it has passed).
-  let deadline: @Sendable (Duration) -> @Sendable () async throws -> Void
-  /// Sleeps until the clock's instant of a wall-clock time; returns at once when it has
-  /// passed.
-  private let sleepUntil: @Sendable (WallClockTime) async throws -> Void
-  /// The wall-clock time at the clock's `now`: its own, for a ``WallClockMapping`` clock (a
-  /// test clock's moves only when the test advances it), the system's otherwise. What a
-  /// deadline that must outlive the process is measured against.
-  let wallClockNow: @Sendable () -> WallClockTime
+  /// The clock, and the instant the run's times count from: one object, so that a run (and
+  /// a live run, which keeps its clock for its life) pays one allocation for its clock.
+  private let box: RunClockBox
 
-  init<C: Clock>(_ clock: C) where C.Duration == Duration {
-    deadline = { duration in
-      let instant = clock.now.advanced(by: duration)
-      return { try await clock.sleep(until: instant, tolerance: nil) }
-    }
-    if let mapping = clock as? any WallClockMapping {
-      wallClockNow = { mapping.wallClockNow }
-      sleepUntil = { time in try await Self.sleep(on: mapping, until: time) }
+  /// The clock `clock`. With `countingFromNow` (a live run's clock), it reads its `now`
+  /// once, here, and ``elapsed()`` counts from then; without (a run that times no events), a
+  /// clock given by the caller is not read until the run waits on it, and ``elapsed()`` is
+  /// not for use.
+  init<C: Clock>(_ clock: C, countingFromNow: Bool = false) where C.Duration == Duration {
+    if C.self == ContinuousClock.self {
+      box = ContinuousClockBox(countingFromNow: countingFromNow)
+    } else if let mapping = clock as? any WallClockMapping {
+      box = Self.mappingBox(mapping, countingFromNow: countingFromNow)
     } else {
-      wallClockNow = { .now }
-      sleepUntil = { time in
-        let remaining = WallClockTime.now.duration(to: time)
-        guard remaining > .zero else { return }
-        try await clock.sleep(until: clock.now.advanced(by: remaining), tolerance: nil)
-      }
+      box = ClockBox(clock, countingFromNow: countingFromNow)
     }
   }
 
-  /// Sleeps on `clock` until its instant of `time`; returns at once when the clock is
-  /// there.
-  private static func sleep<M: WallClockMapping>(on clock: M, until time: WallClockTime)
-    async throws
+  /// The box of a clock that maps its instants to wall-clock times itself.
+  private static func mappingBox<M: WallClockMapping>(_ mapping: M, countingFromNow: Bool)
+    -> RunClockBox
   {
-    let instant = clock.instant(at: time)
-    guard clock.now < instant else { return }
-    try await clock.sleep(until: instant, tolerance: nil)
+    MappingClockBox(mapping, countingFromNow: countingFromNow)
+  }
+
+  /// Fixes the clock's instant `duration` from the moment it is called, and returns what
+  /// sleeps until that instant (returning at once once it has passed).
+  func deadline(_ duration: Duration) -> @Sendable () async throws -> Void {
+    box.deadline(duration)
+  }
+
+  /// The wall-clock time at the clock's `now`: its own, for a ``WallClockMapping`` clock (a
+  /// test clock's moves only when the test advances it), the system's otherwise. What a
+  /// deadline that must outlive the process is measured against.
+  func wallClockNow() -> WallClockTime {
+    box.wallClockNow()
+  }
+
+  /// The time since the clock was made, by the clock: a live run's event times.
+  func elapsed() -> Duration {
+    box.elapsed()
   }
 
   /// Sleeps for `duration` from now, on the clock.
@@ -118,13 +124,131 @@ struct RunClock: Sendable {
   /// it, so that the clock moving meanwhile cannot put the wake off; returns at once when
   /// the time has passed.
   func sleep(until time: WallClockTime) async throws {
-    try await sleepUntil(time)
+    try await box.sleep(until: time)
   }
 
   @TaskLocal static var current: RunClock?
 
   /// The run's clock.
   static var ofRun: RunClock { current ?? RunClock(ContinuousClock()) }
+}
+
+/// A ``RunClock``'s clock, behind one reference: the operations a run needs, each
+/// overridden by a subclass generic over the clock.
+class RunClockBox: @unchecked Sendable {
+  // `@unchecked`: no stored property here; the subclasses' are `let`s of `Sendable` types.
+
+  func deadline(_ duration: Duration) -> @Sendable () async throws -> Void {
+    preconditionFailure("RunClockBox is abstract")
+  }
+
+  func wallClockNow() -> WallClockTime {
+    preconditionFailure("RunClockBox is abstract")
+  }
+
+  func elapsed() -> Duration {
+    preconditionFailure("RunClockBox is abstract")
+  }
+
+  func sleep(until time: WallClockTime) async throws {
+    preconditionFailure("RunClockBox is abstract")
+  }
+}
+
+/// A clock that knows nothing of wall-clock time: a deadline's wall-clock time is the
+/// system's, turned into a duration from now on the clock.
+private final class ClockBox<C: Clock>: RunClockBox, @unchecked Sendable
+where C.Duration == Duration {
+  // `@unchecked`: the two `let`s are a `Clock` (`Sendable`) and its instant (`Sendable`);
+  // nothing else is stored, and nothing changes after `init`.
+  let clock: C
+  /// The instant ``elapsed()`` counts from, if it counts.
+  let origin: C.Instant?
+
+  init(_ clock: C, countingFromNow: Bool) {
+    self.clock = clock
+    origin = countingFromNow ? clock.now : nil
+  }
+
+  override func deadline(_ duration: Duration) -> @Sendable () async throws -> Void {
+    let clock = clock
+    let instant = clock.now.advanced(by: duration)
+    return { try await clock.sleep(until: instant, tolerance: nil) }
+  }
+
+  override func wallClockNow() -> WallClockTime { .now }
+
+  override func elapsed() -> Duration { origin.map { $0.duration(to: clock.now) } ?? .zero }
+
+  override func sleep(until time: WallClockTime) async throws {
+    let remaining = WallClockTime.now.duration(to: time)
+    guard remaining > .zero else { return }
+    try await clock.sleep(until: clock.now.advanced(by: remaining), tolerance: nil)
+  }
+}
+
+/// `ContinuousClock`, the usual one, as a ``MappingClockBox`` would keep it, but whose
+/// ``elapsed()`` reads the clock's nanoseconds in one C call
+/// (`flowchart_continuous_nanoseconds`, the same clock as `ContinuousClock.now`) without the
+/// conversions to an instant and back to a duration: a live run read by subscribers or an
+/// observer reads it at every state. Its one stored word keeps the object at 24 bytes.
+private final class ContinuousClockBox: RunClockBox, @unchecked Sendable {
+  // `@unchecked`: as `ClockBox`; the one `let` is an integer.
+  let originNanoseconds: Int64
+
+  init(countingFromNow: Bool) {
+    // Reading the system's clock is not observable: read it either way.
+    originNanoseconds = flowchart_continuous_nanoseconds()
+  }
+
+  override func deadline(_ duration: Duration) -> @Sendable () async throws -> Void {
+    let clock = ContinuousClock()
+    let instant = clock.now.advanced(by: duration)
+    return { try await clock.sleep(until: instant, tolerance: nil) }
+  }
+
+  override func wallClockNow() -> WallClockTime { ContinuousClock().wallClockNow }
+
+  override func elapsed() -> Duration {
+    .nanoseconds(flowchart_continuous_nanoseconds() &- originNanoseconds)
+  }
+
+  override func sleep(until time: WallClockTime) async throws {
+    let clock = ContinuousClock()
+    let instant = clock.instant(at: time)
+    guard clock.now < instant else { return }
+    try await clock.sleep(until: instant, tolerance: nil)
+  }
+}
+
+/// A clock that maps its instants to wall-clock times (a test clock): a deadline is the
+/// clock's own instant of it.
+private final class MappingClockBox<M: WallClockMapping>: RunClockBox, @unchecked Sendable {
+  // `@unchecked`: as `ClockBox`.
+  let clock: M
+  /// The instant ``elapsed()`` counts from, if it counts.
+  let origin: M.Instant?
+
+  init(_ clock: M, countingFromNow: Bool) {
+    self.clock = clock
+    origin = countingFromNow ? clock.now : nil
+  }
+
+  override func deadline(_ duration: Duration) -> @Sendable () async throws -> Void {
+    let clock = clock
+    let instant = clock.now.advanced(by: duration)
+    return { try await clock.sleep(until: instant, tolerance: nil) }
+  }
+
+  override func wallClockNow() -> WallClockTime { clock.wallClockNow }
+
+  override func elapsed() -> Duration { origin.map { $0.duration(to: clock.now) } ?? .zero }
+
+  override func sleep(until time: WallClockTime) async throws {
+    let instant = clock.instant(at: time)
+    guard clock.now < instant else { return }
+    try await clock.sleep(until: instant, tolerance: nil)
+  }
 }
 
 extension Interpreter {
