@@ -19,6 +19,13 @@
 // that a snapshot waits for. A synchronous chart's subflow runs within its state, in the
 // synchronous loop, and is never held either (it has no boundary that waits).
 //
+// The subflow state may be an action, a condition or a multiple condition (final or not),
+// with or without modifiers: a final multiple condition hosts its code from
+// `Interpreter.decideKey`, a modified state each attempt from `Interpreter.runModified`,
+// which gives the host the attempt's `SubflowAttempt` (its number, and the absolute
+// deadline of its timeout), kept with the inner run and written with it. A map in an inner
+// run is held the same way (its `MapHost` adopted by the inner run, as a subflow is).
+//
 // The inner run reports no events (the subflow is one state of the run's events, as
 // before), only a pause: an inner flow that waits while the run is paused waits as the
 // flow that runs the subflow, at the subflow state (the run reports `paused` there).
@@ -37,9 +44,22 @@ struct SubflowHost: Sendable {
   /// The flow's position: at the subflow state (entered), with the context from before it,
   /// as a `CapturedFlow` of the parent's context.
   let position: any Sendable
+  /// The attempt of the subflow state that runs the subflow, and its timeout's deadline.
+  var entered = SubflowAttempt.first
 
   /// The host of the subflow whose code the current task runs, if it runs in a live run.
   @TaskLocal static var current: SubflowHost?
+}
+
+/// The modifiers' state of the subflow (or map) state whose inner run a snapshot holds: the
+/// state's attempt (from 1; above 1 only when it retries), and the absolute deadline of the
+/// attempt's timeout, when it has one. What a resumed run's attempt goes on with.
+struct SubflowAttempt: Sendable, Equatable {
+  var attempt: Int
+  var timeout: WallClockTime?
+
+  /// The first attempt, without a timeout: a state without modifiers.
+  static let first = SubflowAttempt(attempt: 1, timeout: nil)
 }
 
 /// The inner run a delay sleeping in the current task reports its deadline to, when the
@@ -100,6 +120,8 @@ protocol CapturedSubflowRun: Sendable {
   func snapshot() -> NestedSnapshot?
   /// The runs of the map the flow stands in, in a snapshot's terms; `nil` for a subflow.
   func mapSnapshot() -> MapSnapshot?
+  /// The attempt of the subflow (or map) state, and its timeout's deadline.
+  var entered: SubflowAttempt { get }
 }
 
 extension CapturedSubflowRun {
@@ -143,12 +165,19 @@ final class NestedRun<Inner: Sendable>: RunMonitor, SubflowParent, StandingSubfl
   let root: any SnapshotRoot
   let place: (flow: Int32, state: Int32)
   let graph: Graph<Inner>
+  /// The attempt of the subflow state that runs this inner run (`.first` for a map's
+  /// element).
+  let entered: SubflowAttempt
   private let kept = Lock(Kept())
 
-  init(root: any SnapshotRoot, place: (flow: Int32, state: Int32), graph: Graph<Inner>) {
+  init(
+    root: any SnapshotRoot, place: (flow: Int32, state: Int32), graph: Graph<Inner>,
+    entered: SubflowAttempt = .first
+  ) {
     self.root = root
     self.place = place
     self.graph = graph
+    self.entered = entered
   }
 
   var rootPlace: (flow: Int32, state: Int32)? { place }
@@ -157,17 +186,19 @@ final class NestedRun<Inner: Sendable>: RunMonitor, SubflowParent, StandingSubfl
 
   func standing() -> (any CapturedSubflowRun)? {
     kept.withLock { kept -> (any CapturedSubflowRun)? in
-      if let boundary = kept.boundary { return CapturedInnerRun(graph: graph, flow: boundary) }
+      if let boundary = kept.boundary {
+        return CapturedInnerRun(graph: graph, flow: boundary, entered: entered)
+      }
       if var waiting = kept.waiting {
         // A deadline that passed does not stand: the flow goes on to its next boundary.
         guard let delay = kept.delay, root.wallClockNow() < delay else { return nil }
         waiting.position = .waitingUntil(delay)
-        return CapturedInnerRun(graph: graph, flow: waiting)
+        return CapturedInnerRun(graph: graph, flow: waiting, entered: entered)
       }
       if let child = kept.child, let inner = child.run.standing() {
         var position = child.position
         position.position = .inSubflow(inner)
-        return CapturedInnerRun(graph: graph, flow: position)
+        return CapturedInnerRun(graph: graph, flow: position, entered: entered)
       }
       return nil
     }
@@ -259,6 +290,7 @@ final class NestedRun<Inner: Sendable>: RunMonitor, SubflowParent, StandingSubfl
 struct CapturedInnerRun<Inner: Sendable>: CapturedSubflowRun {
   let graph: Graph<Inner>
   let flow: CapturedFlow<Inner>
+  let entered: SubflowAttempt
 
   func snapshot() -> NestedSnapshot? {
     let structure = graph.structure
@@ -270,6 +302,7 @@ struct CapturedInnerRun<Inner: Sendable>: CapturedSubflowRun {
     var deadline: WallClockTime? = nil
     var position = SnapshotPosition.entering(key)
     var inner: NestedSnapshot? = nil
+    var map: MapSnapshot? = nil
     switch flow.position {
     case .waitingUntil(let until):
       position = .waitingUntil(key)
@@ -279,13 +312,15 @@ struct CapturedInnerRun<Inner: Sendable>: CapturedSubflowRun {
       deadline = until
     case .inSubflow(let child):
       inner = child.snapshot()
+      map = child.mapSnapshot()
+      guard inner != nil || map != nil else { return nil }
     case .entering, .waitingForInput, .dispatching, .finished, .notEntered: break
     }
     return NestedSnapshot(
       fingerprint: structure.fingerprint, position: position,
       context: .live(flow.context), path: flow.path.map { keys[Int($0)] },
       stepCount: flow.stepCount, attempt: attempt, deadline: deadline, shapes: shapes,
-      inner: inner)
+      inner: inner, map: map, entered: entered)
   }
 }
 
@@ -333,16 +368,11 @@ extension Interpreter {
     _ node: Node, at state: Int32, cursor: inout Cursor<Context>, context: inout Context,
     control: RunControl
   ) async throws(RunError) -> Outcome {
-    guard let parent = control.monitor as? any SubflowParent,
-      let attachment = graph.records[Int(state)].attachment,
-      attachment is any ResumableSubflow || attachment is any ResumableMap
+    guard let host = subflowHost(at: state, cursor: cursor, context: context, control: control)
     else {
       return try await runAsynchronous(
         node, at: state, cursor: &cursor, context: &context, control: control)
     }
-    let host = SubflowHost(
-      parent: parent, attachment: attachment, flow: cursor.flow, state: state,
-      position: CapturedFlow(.entering, at: state, path: cursor.path, context: context))
     let outcome = await SubflowHost.$current.withValue(host) {
       () async -> Result<Outcome, RunError> in
       do throws(RunError) {
@@ -354,6 +384,38 @@ extension Interpreter {
       }
     }
     return try outcome.get()
+  }
+
+  /// The host of the subflow (or map) `state`, which flow `cursor` of a live run entered
+  /// with `context`, at attempt `entered`; `nil` when the state is no subflow whose inner
+  /// run a snapshot can hold, or the flow's run is not one a subflow can be hosted in.
+  func subflowHost(
+    at state: Int32, cursor: borrowing Cursor<Context>, context: Context, control: RunControl,
+    entered: SubflowAttempt = .first
+  ) -> SubflowHost? {
+    guard let parent = control.monitor as? any SubflowParent,
+      let attachment = graph.records[Int(state)].attachment,
+      attachment is any ResumableSubflow || attachment is any ResumableMap
+    else { return nil }
+    var host = SubflowHost(
+      parent: parent, attachment: attachment, flow: cursor.flow, state: state,
+      position: CapturedFlow(.entering, at: state, path: cursor.path, context: context))
+    host.entered = entered
+    return host
+  }
+
+  /// Calls the code of the final multiple condition `state` (a keyed subflow when it is
+  /// one) in a flow of a live run: a subflow's code runs with its ``SubflowHost``, so that a
+  /// snapshot holds its inner run where it stands.
+  @usableFromInline @inline(never)
+  func callFinalKeyed(
+    _ node: Node, at state: Int32, cursor: borrowing Cursor<Context>, context: inout Context,
+    control: RunControl
+  ) async throws -> CodeResult {
+    guard isSubflow(state),
+      let host = subflowHost(at: state, cursor: cursor, context: context, control: control)
+    else { return try await node.call(&context) }
+    return try await SubflowHost.$current.withValue(host) { try await node.call(&context) }
   }
 
   /// Whether `state` is a subflow: its flow runs it with ``runSubflowState(_:at:cursor:context:control:)``

@@ -13,7 +13,13 @@
 //
 // The inner run's keys, path and shapes are in the inner chart's key space. Its position
 // is `entering` (with an `attempt` above 1 and a `deadline` between two attempts),
-// `waitingUntil` (with its `deadline`), or `inSubflow` (with a `subflow` object of its own).
+// `waitingUntil` (with its `deadline`), `inSubflow` (with a `subflow` object of its own), or
+// `inMap` (with a `map` object, `MapSnapshot.swift`).
+//
+// Two optional keys describe the subflow state that runs the inner run, when it has
+// modifiers: `stateAttempt`, its attempt (written when above 1), and `timeout`, the absolute
+// deadline of that attempt's timeout. A snapshot without them is at attempt 1 with no
+// timeout, as every snapshot written before them.
 
 /// A subflow's inner run, as a snapshot holds it: where its flow stands on the inner chart,
 /// its context (of the inner chart's type, so kept as a live value or as decoded JSON until
@@ -35,11 +41,16 @@ final class NestedSnapshot: Sendable {
   let shapes: [String: StateShape]
   /// The inner run of the subflow the inner flow stands in.
   let inner: NestedSnapshot?
+  /// The runs of the map the inner flow stands in.
+  let map: MapSnapshot?
+  /// The attempt of the subflow state that runs this inner run, and its timeout's deadline.
+  let entered: SubflowAttempt
 
   init(
     fingerprint: String, position: SnapshotPosition, context: MailboxEntry.Value,
     path: [String], stepCount: Int, attempt: Int, deadline: WallClockTime?,
-    shapes: [String: StateShape], inner: NestedSnapshot?
+    shapes: [String: StateShape], inner: NestedSnapshot?, map: MapSnapshot? = nil,
+    entered: SubflowAttempt = .first
   ) {
     self.fingerprint = fingerprint
     self.position = position
@@ -50,6 +61,8 @@ final class NestedSnapshot: Sendable {
     self.deadline = deadline
     self.shapes = shapes
     self.inner = inner
+    self.map = map
+    self.entered = entered
   }
 
   /// How deep subflows may nest in a snapshot: deeper is refused as damaged.
@@ -61,8 +74,12 @@ final class NestedSnapshot: Sendable {
     into container: inout KeyedEncodingContainer<SnapshotCodingKey>, subflow: String
   ) throws {
     try container.encode(fingerprint, forKey: .fingerprint)
+    try entered.encode(into: &container)
     if inner != nil, let key = position.key {
       try container.encode("inSubflow", forKey: .position)
+      try container.encode(key, forKey: .at)
+    } else if map != nil, let key = position.key {
+      try container.encode("inMap", forKey: .position)
       try container.encode(key, forKey: .at)
     } else {
       try position.encode(into: &container)
@@ -93,6 +110,9 @@ final class NestedSnapshot: Sendable {
       var innerContainer = container.nestedContainer(
         keyedBy: SnapshotCodingKey.self, forKey: .subflow)
       try inner.encode(into: &innerContainer, subflow: key)
+    } else if let map, let key = position.key {
+      var mapContainer = container.nestedContainer(keyedBy: SnapshotCodingKey.self, forKey: .map)
+      try map.encode(into: &mapContainer, map: key)
     }
   }
 
@@ -107,8 +127,10 @@ final class NestedSnapshot: Sendable {
       throw corrupt("\(who) nests subflows more than \(maximumDepth) deep.")
     }
     let fingerprint = try container.decode(String.self, forKey: .fingerprint)
+    let entered = try SubflowAttempt.decode(from: container, who: who, corrupt: corrupt)
     let kind = try container.decode(String.self, forKey: .position)
-    let inSubflow = kind == "inSubflow"
+    let inMap = kind == "inMap"
+    let inSubflow = kind == "inSubflow" || inMap
     let position: SnapshotPosition =
       inSubflow
       ? .entering(try container.decode(String.self, forKey: .at))
@@ -137,9 +159,10 @@ final class NestedSnapshot: Sendable {
     }
     switch position {
     case .entering where inSubflow:
-      guard attempt == 1, deadline == nil, shape.kind == "subflow", path.last == key else {
+      let noun = inMap ? "map" : "subflow"
+      guard attempt == 1, deadline == nil, shape.kind == noun, path.last == key else {
         throw corrupt(
-          "\(who) stands in \(DisplayText.quoted(name: key)), which must be a subflow it entered last, with no attempt under way and no deadline."
+          "\(who) stands in \(DisplayText.quoted(name: key)), which must be \(DisplayText.withArticle(typeName: noun)) it entered last, with no attempt under way and no deadline."
         )
       }
     case .entering where attempt > 1:
@@ -164,16 +187,25 @@ final class NestedSnapshot: Sendable {
       )
     }
     var inner: NestedSnapshot? = nil
-    if inSubflow {
+    if inSubflow, !inMap {
       inner = try decode(
         from: try container.nestedContainer(keyedBy: SnapshotCodingKey.self, forKey: .subflow),
         flow: flow, subflow: key, depth: depth + 1, corrupt: corrupt)
     } else if container.contains(.subflow) {
       throw corrupt("\(who) holds a subflow, but does not stand in one.")
     }
+    var map: MapSnapshot? = nil
+    if inMap {
+      map = try MapSnapshot.decode(
+        from: try container.nestedContainer(keyedBy: SnapshotCodingKey.self, forKey: .map),
+        flow: flow, map: key, depth: depth + 1, corrupt: corrupt)
+    } else if container.contains(.map) {
+      throw corrupt("\(who) holds a map's runs, but does not stand in a map.")
+    }
     return NestedSnapshot(
       fingerprint: fingerprint, position: position, context: .encoded(context), path: path,
-      stepCount: stepCount, attempt: attempt, deadline: deadline, shapes: shapes, inner: inner)
+      stepCount: stepCount, attempt: attempt, deadline: deadline, shapes: shapes, inner: inner,
+      map: map, entered: entered)
   }
 }
 
@@ -206,5 +238,28 @@ extension StateShape {
         isFinal: try shapeContainer.decode(Bool.self, forKey: .isFinal), exits: exits)
     }
     return shapes
+  }
+}
+
+extension SubflowAttempt {
+  /// Writes the optional keys `stateAttempt` (above 1 only) and `timeout`.
+  func encode(into container: inout KeyedEncodingContainer<SnapshotCodingKey>) throws {
+    if attempt != 1 { try container.encode(attempt, forKey: .stateAttempt) }
+    try container.encodeIfPresent(timeout?.description, forKey: .timeout)
+  }
+
+  /// Reads and checks the optional keys `stateAttempt` and `timeout` of the inner run (or
+  /// map) `who`: attempt 1 and no timeout when they are missing.
+  static func decode(
+    from container: KeyedDecodingContainer<SnapshotCodingKey>, who: String,
+    corrupt: (String) -> DecodingError
+  ) throws -> SubflowAttempt {
+    let attempt = try container.decodeIfPresent(Int.self, forKey: .stateAttempt) ?? 1
+    guard attempt >= 1, attempt < .max else {
+      throw corrupt(
+        "\(who) is run by attempt \(attempt) of its state; attempts count from 1.")
+    }
+    let timeout = try container.decodeIfPresent(WallClockTime.self, forKey: .timeout)
+    return SubflowAttempt(attempt: attempt, timeout: timeout)
   }
 }

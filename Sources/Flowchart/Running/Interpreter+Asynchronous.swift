@@ -216,7 +216,15 @@ extension Interpreter {
     let decision: Decision
     let before: Context? = _slowPath(control.isObserved) ? context : nil
     do {
-      switch try await node.call(&context) {
+      // A live run's keyed subflow runs hosted: a snapshot holds its inner run.
+      let result =
+        if _slowPath(before != nil) {
+          try await callFinalKeyed(
+            node, at: state, cursor: cursor, context: &context, control: control)
+        } else {
+          try await node.call(&context)
+        }
+      switch result {
       case .key(let decided): decision = decided
       case .outcome: preconditionFailure("a final multiple condition decides a key")
       }
