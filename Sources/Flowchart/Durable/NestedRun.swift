@@ -19,11 +19,11 @@
 // that a snapshot waits for. A synchronous chart's subflow runs within its state, in the
 // synchronous loop, and is never held either (it has no boundary that waits).
 //
-// The subflow state may be an action, a condition or a multiple condition (final or not),
-// with or without modifiers: a final multiple condition hosts its code from
-// `Interpreter.decideKey`, a modified state each attempt from `Interpreter.runModified`,
-// which gives the host the attempt's `SubflowAttempt` (its number, and the absolute
-// deadline of its timeout), kept with the inner run and written with it. A map in an inner
+// The subflow state may be an action, a condition or a multiple condition (a final subflow
+// is an action: the compiler refuses a final one with exits), with or without modifiers: a
+// modified state hosts each attempt from `Interpreter.runModified`, which gives the host the
+// attempt's `SubflowAttempt` (its number, and the absolute deadline of its timeout), kept
+// with the inner run and written with it. A map in an inner
 // run is held the same way (its `MapHost` adopted by the inner run, as a subflow is).
 //
 // The inner run reports no events (the subflow is one state of the run's events, as
@@ -402,20 +402,6 @@ extension Interpreter {
       position: CapturedFlow(.entering, at: state, path: cursor.path, context: context))
     host.entered = entered
     return host
-  }
-
-  /// Calls the code of the final multiple condition `state` (a keyed subflow when it is
-  /// one) in a flow of a live run: a subflow's code runs with its ``SubflowHost``, so that a
-  /// snapshot holds its inner run where it stands.
-  @usableFromInline @inline(never)
-  func callFinalKeyed(
-    _ node: Node, at state: Int32, cursor: borrowing Cursor<Context>, context: inout Context,
-    control: RunControl
-  ) async throws -> CodeResult {
-    guard isSubflow(state),
-      let host = subflowHost(at: state, cursor: cursor, context: context, control: control)
-    else { return try await node.call(&context) }
-    return try await SubflowHost.$current.withValue(host) { try await node.call(&context) }
   }
 
   /// Whether `state` is a subflow: its flow runs it with ``runSubflowState(_:at:cursor:context:control:)``

@@ -216,15 +216,7 @@ extension Interpreter {
     let decision: Decision
     let before: Context? = _slowPath(control.isObserved) ? context : nil
     do {
-      // A live run's keyed subflow runs hosted: a snapshot holds its inner run.
-      let result =
-        if _slowPath(before != nil) {
-          try await callFinalKeyed(
-            node, at: state, cursor: cursor, context: &context, control: control)
-        } else {
-          try await node.call(&context)
-        }
-      switch result {
+      switch try await node.call(&context) {
       case .key(let decided): decision = decided
       case .outcome: preconditionFailure("a final multiple condition decides a key")
       }
