@@ -510,3 +510,95 @@ struct Market: Codable, Sendable, Equatable {
   var baskets: [Basket] = [Basket(), Basket()]
   var closed = false
 }
+
+/// The chart of the stored run inside a subflow with a timeout and a retry, at a delay:
+/// "Pay" times out after two hours and retries once, a minute later; its inner run's
+/// "Charge" fails in the first attempt (wrapping arithmetic: the hostile snapshot tests
+/// resume mutated copies of it).
+func storedTimedSubflowChart() throws -> Flowchart<Ledger> {
+  let inner = try Flowchart<Ledger> {
+    Action("Charge") { (ledger: inout Ledger) async throws in
+      if RunAttempt.current < 2 { throw Declined() }
+      ledger.total &+= 1
+    }
+    Delay("Cool off", for: .seconds(3_600))
+    Action("Settle", isFinal: true) { (ledger: inout Ledger) async in
+      ledger.notes.append("settled")
+    }
+  }
+  return try Flowchart<Ledger> {
+    Action("Open") { $0.notes.append("open") }
+    Subflow("Pay", running: inner, context: .whole)
+      .timeout(.seconds(7_200))
+      .retry(1, backoff: .fixed(.seconds(60)))
+    Action("Ship", isFinal: true) { $0.notes.append("shipped") }
+  }
+}
+
+@Suite(.timeLimit(.minutes(5)))
+struct StoredCapturedSubflowTests {
+  /// `inside-timed-subflow-at-delay.json`, written by this version (format 2): a run
+  /// standing in subflow "Pay" at its second attempt (a minute after the first failed),
+  /// whose inner run waits at its delay, 20 minutes into its hour, with the attempt's
+  /// timeout two hours after it began. To write it again:
+  /// `FLOWCHART_WRITE_SNAPSHOT_FIXTURES=1 swift test --filter StoredCapturedSubflowTests`.
+  @Test func aStoredSnapshotInsideATimedSubflowResumesWithItsAttemptAndDeadlines()
+    async throws
+  {
+    let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .appendingPathComponent("Fixtures").appendingPathComponent(
+        "inside-timed-subflow-at-delay.json")
+    if ProcessInfo.processInfo.environment["FLOWCHART_WRITE_SNAPSHOT_FIXTURES"] == "1" {
+      let clock = TestClock()
+      let run = try storedTimedSubflowChart().start(
+        with: Ledger(total: 0, notes: ["kept"]), id: RunID("stored-run-6")!, chart: "stored",
+        clock: clock, isPaused: true)
+      var events = run.events().makeAsyncIterator()
+      run.resume()
+      while let event = await events.next() {
+        if case .retrying = event.kind { break }
+      }
+      try await clock.waitForSleepers(1)
+      clock.advance(by: .seconds(60))
+      try await clock.waitForSleepers(2)
+      clock.advance(by: .seconds(1_200))
+      let snapshot = try await run.snapshot()
+      run.cancel()
+      let encoder = JSONEncoder()
+      encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+      try encoder.encode(snapshot).write(to: file)
+    }
+    let snapshot = try JSONDecoder().decode(RunSnapshot<Ledger>.self, from: Data(contentsOf: file))
+    let began = TestClock().wallClockStart.advanced(by: .seconds(60))
+    #expect(snapshot.formatVersion == 2)
+    #expect(snapshot.position == "Pay")
+    let nested = try #require(snapshot.flows[0].nested)
+    #expect(nested.position == .waitingUntil("Cool off"))
+    #expect(nested.deadline == began.advanced(by: .seconds(3_600)))
+    #expect(
+      nested.entered == SubflowAttempt(attempt: 2, timeout: began.advanced(by: .seconds(7_200))))
+
+    // Resumed 50 minutes into the attempt: the delay's last 10 minutes are left.
+    let clock = TestClock(wallClockStart: began.advanced(by: .seconds(3_000)))
+    let run = try storedTimedSubflowChart().start(
+      resuming: snapshot, chart: "stored", clock: clock)
+    try await clock.waitForSleepers(2)
+    #expect(clock.advance(by: .seconds(599)) == 0)
+    #expect(clock.advance(by: .seconds(1)) == 1)
+    let result = try await run.result
+    #expect(result.pathNames == ["Open", "Pay", "Ship"])
+    #expect(result.context == Ledger(total: 1, notes: ["kept", "open", "settled", "shipped"]))
+
+    // Resumed after the timeout's deadline: the last attempt times out at once.
+    let late = TestClock(wallClockStart: began.advanced(by: .seconds(7_200)))
+    let error = try await #require(throws: RunError.self) {
+      _ = try await storedTimedSubflowChart().resume(from: snapshot, chart: "stored", clock: late)
+    }
+    #expect(error.kind == .timedOut)
+    #expect(error.stateName == "Pay")
+    #expect(
+      error.reason.hasSuffix(
+        "(It failed all 2 attempts.) Raise the timeout, retry it, or catch StateTimeoutError to go on elsewhere."
+      ))
+  }
+}
