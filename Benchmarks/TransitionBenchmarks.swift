@@ -36,7 +36,7 @@ final class Increment: Sendable {
 }
 
 /// The states of the hand-written cycle.
-private enum CycleState {
+enum CycleState {
   case work1
   case check1
   case work2

@@ -78,7 +78,9 @@ extension Flowchart {
   /// dispatch, runs the branches before the target's to their nearest ends, then goes down
   /// the target's branch. Among routes of equal length, the one that takes the earlier
   /// exits (`yes` before `no`, keys in declaration order) wins, and a final condition at
-  /// the end of a branch decides `yes`.
+  /// the end of a branch decides `yes`. A state that only a catch route reaches is reached
+  /// by failing into that route (its retries run out first, or it times out, as the route's
+  /// ``Route/script`` forces); an arrow that reaches a state as soon is taken instead.
   ///
   /// - Returns: The route, or `nil` when no route from `start` enters `target`.
   /// - Complexity: O(*n*) in the number of states and exits.

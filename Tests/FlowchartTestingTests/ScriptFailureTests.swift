@@ -152,6 +152,40 @@ struct ScriptFailureTests {
     #expect(coverage.isComplete, "\(coverage.report)")
   }
 
+  @Test func theShortestRouteToAStateOnlyACatchRouteReachesFailsIntoIt() async throws {
+    let chart = try Self.fetcher()
+    let report = try #require(try chart.shortestRoute(toStateNamed: "Report"))
+    #expect(report.description == "Fetch fresh? [fails, caught] → Report")
+    let cache = try #require(try chart.shortestRoute(toStateNamed: "Use cache"))
+    #expect(cache.description == "Fetch fresh? [times out, caught] → Use cache")
+    for route in [report, cache] {
+      let result = try await chart.run(with: Upload(), script: route.script)
+      #expect(result.pathNames == route.stateNames)
+    }
+  }
+
+  @Test func theShortestRoutePrefersAnArrowToACatchRoute() throws {
+    let arrow = try Flowchart<Upload> {
+      Action("Upload") { $0.attempts += 1 }
+        .retry(2)
+        .catch(goTo: "Done")
+      Action("Done", isFinal: true)
+    }
+    let done = try #require(try arrow.shortestRoute(toStateNamed: "Done"))
+    #expect(done.description == "Upload → Done")
+    let chart = try Flowchart<Upload> {
+      Action("Upload") { $0.attempts += 1 }
+        .retry(2)
+        .catch(goTo: "Report")
+      Action("Done", isFinal: true)
+      Action("Report", isFinal: true)
+    }
+    let report = try #require(try chart.shortestRoute(toStateNamed: "Report"))
+    #expect(report.description == "Upload [fails 3×, caught] → Report")
+    let result = try chart.runSynchronously(with: Upload(), script: report.script)
+    #expect(result.pathNames == ["Upload", "Report"])
+  }
+
   @Test func aScriptedChartWithRetriesRunsSynchronously() throws {
     let chart = try Flowchart<Upload> {
       Action("Upload") { $0.attempts += 1 }

@@ -133,7 +133,12 @@ extension RunSnapshot {
 
     /// Each flow's position, as state numbers (`nil` where it does not fit).
     var resolved: [(kind: CapturedFlow<Context>.Position, state: Int32)?] = []
-    for flow in flows {
+    // The loops over the flows go by index: `resolve` runs unspecialized (a generic of
+    // another module's context type), where an array's iterator, `enumerated()` and `map`
+    // over `FlowSnapshot<Context>` cost several times what an indexed read does, which was
+    // most of a held restore's cost beyond decoding.
+    for index in flows.indices {
+      let flow = flows[index]
       let who: String
       if let branch = flow.branch {
         who = "branch \(branch.index + 1) of dispatch \(DisplayText.quoted(name: branch.dispatch))"
@@ -242,7 +247,9 @@ extension RunSnapshot {
       }
       resolved.append(position)
     }
-    let paths = flows.map { resolvedPath($0.path) }
+    var paths: [[Int32]] = []
+    paths.reserveCapacity(flows.count)
+    for index in flows.indices { paths.append(resolvedPath(flows[index].path)) }
 
     var values: [(state: Int32, value: any Sendable)] = []
     for entry in mailbox {
@@ -295,7 +302,8 @@ extension RunSnapshot {
     // Each dispatch's branches, by flow: where the snapshot's branches fit the dispatch.
     var children: [Int: [(flow: Int, branch: Int)]] = [:]
     var numbers: [Int32: Int] = [:]
-    for (index, flow) in flows.enumerated() {
+    for index in flows.indices {
+      let flow = flows[index]
       numbers[flow.flow] = index
       guard let branch = flow.branch, let parent = numbers[branch.parent] else { continue }
       children[parent, default: []].append((index, branch.index))
@@ -325,7 +333,8 @@ extension RunSnapshot {
     let positions = ResumedPositions()
     var entries: [CapturedEntry<Context>] = []
     var parents: [Int32: Int] = [:]
-    for (index, flow) in flows.enumerated() {
+    for index in flows.indices {
+      let flow = flows[index]
       guard let position = resolved[index] else { continue }
       parents[flow.flow] = index
       entries.append(

@@ -27,8 +27,9 @@
 // exit taken (a map that cannot be held is one state of its flow, so the barrier waits for
 // it; see `MapRun+Nested.swift`), so a snapshot
 // never interrupts a state's code. A flow in a subflow stands when the subflow's inner run
-// does (`nested`, see `NestedRun.swift`); a subflow that cannot be held that way is one state
-// of its flow, which the barrier waits for.
+// does (`nested`, see `NestedRun.swift`: by the same rule, `StandingFlows.of`, over its own
+// flows and the branches of its dispatch); a subflow that cannot be held that way is one
+// state of its flow, which the barrier waits for.
 //
 // A flow takes back a position it left in the same lock section in which it is let go on
 // (it finds the run not paused, `resume()` wakes it, or its backoff ended and the run is not
@@ -62,8 +63,8 @@ struct SnapshotRequests {
   /// the branch's flow.
   var branches: [Int32: (parent: Int32, dispatch: Int32, index: Int)] = [:]
   /// The flows held inside subflows (their inner runs' flows), until the barrier
-  /// completes, by inner run (see `NestedRun.swift`).
-  var innerHolders: [ObjectIdentifier: CheckedContinuation<Void, Never>] = [:]
+  /// completes, by inner run and flow (see `NestedRun.swift`).
+  var innerHolders: [InnerFlowKey: CheckedContinuation<Void, Never>] = [:]
   /// The inner run of the subflow each flow stands in, with the flow's position there (a
   /// `CapturedFlow` value), by flow (see `NestedRun.swift`).
   var nested: [Int32: (run: any StandingSubflow, position: any Sendable)] = [:]
@@ -243,11 +244,12 @@ extension RunHandle {
   /// below, until its elements end; a state that waits for input in its task, such as a
   /// waiting state with a timeout, until its value comes). A flow that stands in a subflow is captured inside it: the subflow's
   /// inner run is held at its next boundary the same way (or captured at a delay, with its
-  /// deadline, between two attempts, or in a subflow of its own), when the subflow's chart is
-  /// asynchronous with no dispatch, its inner context is `Codable`, and the subflow has no
-  /// modifiers; any other subflow is one state that the call waits for. A flow that stands
-  /// in an asynchronous map of `Codable` elements, with no dispatch in its chart and no
-  /// modifiers, in one of the run's own flows, is captured inside it: the outputs of the
+  /// deadline, between two attempts, in a subflow of its own, or in a dispatch of its chart,
+  /// each branch captured as a dispatch branch of the run is), when the subflow's chart is
+  /// asynchronous, its inner context is `Codable`, and the subflow has no modifiers; any
+  /// other subflow is one state that the call waits for. A flow that stands in an
+  /// asynchronous map of `Codable` elements, with no modifiers, in one of the run's own
+  /// flows, is captured inside it: the outputs of the
   /// elements done, each running element's run held like a subflow's inner run, and the
   /// elements not started; a map that tolerated a failure, and any other map, is waited
   /// for. A run between two attempts of a retried state (in its
@@ -497,99 +499,45 @@ extension LiveRun {
     }
   }
 
-  /// Where every flow of a running run stands, when they all do.
-  private enum Standing {
-    case stands([CapturedEntry<Context>])
-    case moving
-    case refused(SnapshotError)
-  }
-
-  private func standingFlows(in locked: LiveRunState) -> Standing {
-    var flows: [CapturedEntry<Context>] = []
-    var refusal: SnapshotError? = nil
-    /// Appends flow `flow` (and its branches) to `flows`; `false` when it does not stand.
-    func stand(_ flow: Int32, parent: Int?, branch: Int) -> Bool {
-      if let position = locked.snapshots.boundaries[flow] as? CapturedFlow<Context> {
-        flows.append(CapturedEntry(flow: position, parent: parent, branch: branch))
-        return true
-      }
-      if var position = locked.snapshots.waiting[flow] as? CapturedFlow<Context> {
+  private func standingFlows(in locked: LiveRunState) -> StandingFlows<Context> {
+    StandingFlows.of(
+      graph,
+      boundary: { locked.snapshots.boundaries[$0] as? CapturedFlow<Context> },
+      waiting: { flow in
+        guard var position = locked.snapshots.waiting[flow] as? CapturedFlow<Context> else {
+          return .none
+        }
         if let delay = locked.machine.delays[flow], delay.state == position.state {
           // A deadline passed: the flow wakes and goes on to its next boundary, where it
           // stands then.
-          guard wallClockNow() < delay.until else { return false }
+          guard wallClockNow() < delay.until else { return .moving }
           position.position = .waitingUntil(delay.until)
         } else if locked.machine.waitsForInput(at: position.state) {
           position.position = .waitingForInput
         } else {
-          return false
+          return .moving
         }
-        flows.append(CapturedEntry(flow: position, parent: parent, branch: branch))
-        return true
-      }
-      if let (run, kept) = locked.snapshots.nested[flow],
-        var position = kept as? CapturedFlow<Context>
-      {
-        // The flow stands in a subflow when its inner run does.
-        guard let inner = run.standing() else { return false }
-        position.position = .inSubflow(inner)
-        flows.append(CapturedEntry(flow: position, parent: parent, branch: branch))
-        return true
-      }
-      guard
-        let dispatch = locked.snapshots.dispatches.last(where: {
+        return .stands(position)
+      },
+      nested: { flow in
+        guard let (run, kept) = locked.snapshots.nested[flow],
+          let position = kept as? CapturedFlow<Context>
+        else { return nil }
+        return (run, position)
+      },
+      dispatch: { flow in
+        locked.snapshots.dispatches.last(where: {
           ($0 as? RunningDispatch<Context>)?.parentFlow == flow
         }) as? RunningDispatch<Context>
-      else { return false }
-      let ends = dispatch.ends.current
-      let name = DisplayText.quoted(name: graph.records[Int(dispatch.state)].name)
-      if let failed = ends.failed.firstIndex(of: true) {
-        refusal = SnapshotError(
-          reason:
-            "Branch \(failed + 1) of dispatch \(name) failed, and the dispatch runs on (its join policy tolerates the failure): a snapshot does not hold a branch's error. Take the snapshot once the dispatch has joined."
-        )
-        return false
-      }
-      let index = flows.count
-      flows.append(
-        CapturedEntry(
-          flow: CapturedFlow(
-            .dispatching, at: dispatch.state, context: dispatch.original,
-            path: dispatch.path.states, stepCount: dispatch.path.count,
-            stepLimit: dispatch.stepLimit),
-          parent: parent, branch: branch))
-      var running: [Int: Int32] = [:]
-      for (branchFlow, entry) in locked.snapshots.branches
-      where entry.parent == flow && entry.dispatch == dispatch.state {
-        running[entry.index] = branchFlow
-      }
-      var goesOn = false
-      for number in ends.finished.indices {
-        if let finished = ends.finished[number] {
-          let states = finished.path.states
-          flows.append(
-            CapturedEntry(
-              flow: CapturedFlow(
-                .finished(ends.decisions[number] ?? .done), at: states.last ?? dispatch.state,
-                context: finished.context, path: states, stepCount: finished.path.count,
-                stepLimit: dispatch.stepLimit),
-              parent: index, branch: number))
-        } else if let branchFlow = running[number] {
-          guard stand(branchFlow, parent: index, branch: number) else { return false }
-          goesOn = true
-        } else {
-          // Not started yet: it starts on resume as it would have.
-          goesOn = true
+      },
+      branches: { flow, dispatch in
+        var running: [Int: Int32] = [:]
+        for (branchFlow, entry) in locked.snapshots.branches
+        where entry.parent == flow && entry.dispatch == dispatch {
+          running[entry.index] = branchFlow
         }
-      }
-      // Every branch finished: the dispatch joins, and its flow stands at its next boundary.
-      return goesOn
-    }
-    guard stand(0, parent: nil, branch: 0) else {
-      if let refusal { return .refused(refusal) }
-      return .moving
-    }
-    return .stands(flows)
+        return running
+      })
   }
 
   /// The status of a run whose flows stand as `flows`: paused, running (a flow stands at a
@@ -751,8 +699,8 @@ extension LiveRun {
     }
   }
 
-  /// The snapshot of a captured run: its positions named by their keys. A run of one flow
-  /// is written in format 1, one of several in format 2.
+  /// The snapshot of a captured run: its positions named by their keys, in the current
+  /// format.
   func makeSnapshot(_ run: CapturedRun<Context>) -> RunSnapshot<Context> {
     let structure = graph.structure
     let keys = structure.keys
@@ -808,9 +756,7 @@ extension LiveRun {
     return RunSnapshot(
       id: run.id, chart: run.chart, fingerprint: structure.fingerprint, status: run.status,
       updated: wallClockNow(), stepLimit: run.flow.stepLimit, flows: flows, mailbox: mailbox,
-      shapes: shapes,
-      formatVersion: run.flows.count > 1 || flows[0].position.isDispatching
-        || flows[0].nested != nil || flows[0].map != nil ? 2 : 1)
+      shapes: shapes, formatVersion: RunSnapshot<Context>.currentFormatVersion)
   }
 }
 
@@ -896,4 +842,126 @@ extension Interpreter {
     return try await runAsynchronous(
       node, at: state, cursor: &cursor, context: &context, control: control)
   }
+}
+
+/// Where every flow of a run stands, when they all do: a live run's flows, or a subflow's
+/// inner run's (see `NestedRun.swift`), which keep their positions in tables of their own
+/// and share this one barrier rule.
+enum StandingFlows<Context: Sendable> {
+  /// Every flow stands: the flow the walk started from first, each branch after the flow
+  /// that dispatched it.
+  case stands([CapturedEntry<Context>])
+  case moving
+  case refused(SnapshotError)
+
+  /// How a flow that runs a waiting state or a delay in its task stands.
+  enum Waiting {
+    /// It runs none.
+    case none
+    /// It does, but goes on (its deadline passed, or it waits for nothing yet).
+    case moving
+    case stands(CapturedFlow<Context>)
+  }
+
+  /// Whether flow 0 of a run stands, with the branches of the dispatch it stands in
+  /// (recursively), read from the run's tables: the position each flow left at a boundary
+  /// (`boundary`), in a waiting state or a delay (`waiting`), in a subflow (`nested`: the
+  /// inner run, and the flow's position there), the running dispatch a flow stands in
+  /// (`dispatch`), and the flows that run that dispatch's branches, by index (`branches`).
+  /// A flow stands at a boundary, waiting, in a subflow whose inner run stands, or in a
+  /// dispatch each of whose branches stands, finished, or has not started, at least one
+  /// not finished; a dispatch one of whose branches failed (its join policy tolerates it)
+  /// refuses the snapshot.
+  static func of(
+    _ graph: Graph<Context>,
+    boundary: (Int32) -> CapturedFlow<Context>?,
+    waiting: (Int32) -> Waiting,
+    nested: (Int32) -> (run: any StandingSubflow, position: CapturedFlow<Context>)?,
+    dispatch: (Int32) -> RunningDispatch<Context>?,
+    branches: (_ flow: Int32, _ dispatch: Int32) -> [Int: Int32]
+  ) -> StandingFlows {
+    var flows: [CapturedEntry<Context>] = []
+    var refusal: SnapshotError? = nil
+    /// Appends flow `flow` (and its branches) to `flows`; `false` when it does not stand.
+    func stand(_ flow: Int32, parent: Int?, branch: Int) -> Bool {
+      if let position = boundary(flow) {
+        flows.append(CapturedEntry(flow: position, parent: parent, branch: branch))
+        return true
+      }
+      switch waiting(flow) {
+      case .stands(let position):
+        flows.append(CapturedEntry(flow: position, parent: parent, branch: branch))
+        return true
+      case .moving: return false
+      case .none: break
+      }
+      if let (run, kept) = nested(flow) {
+        // The flow stands in a subflow when its inner run does.
+        guard let inner = run.standing() else { return false }
+        if let refused = inner as? RefusedInnerRun {
+          refusal = refused.error
+          return false
+        }
+        var position = kept
+        position.position = .inSubflow(inner)
+        flows.append(CapturedEntry(flow: position, parent: parent, branch: branch))
+        return true
+      }
+      guard let dispatch = dispatch(flow) else { return false }
+      let ends = dispatch.ends.current
+      let name = DisplayText.quoted(name: graph.records[Int(dispatch.state)].name)
+      if let failed = ends.failed.firstIndex(of: true) {
+        refusal = SnapshotError(
+          reason:
+            "Branch \(failed + 1) of dispatch \(name) failed, and the dispatch runs on (its join policy tolerates the failure): a snapshot does not hold a branch's error. Take the snapshot once the dispatch has joined."
+        )
+        return false
+      }
+      let index = flows.count
+      flows.append(
+        CapturedEntry(
+          flow: CapturedFlow(
+            .dispatching, at: dispatch.state, context: dispatch.original,
+            path: dispatch.path.states, stepCount: dispatch.path.count,
+            stepLimit: dispatch.stepLimit),
+          parent: parent, branch: branch))
+      let running = branches(flow, dispatch.state)
+      var goesOn = false
+      for number in ends.finished.indices {
+        if let finished = ends.finished[number] {
+          let states = finished.path.states
+          flows.append(
+            CapturedEntry(
+              flow: CapturedFlow(
+                .finished(ends.decisions[number] ?? .done), at: states.last ?? dispatch.state,
+                context: finished.context, path: states, stepCount: finished.path.count,
+                stepLimit: dispatch.stepLimit),
+              parent: index, branch: number))
+        } else if let branchFlow = running[number] {
+          guard stand(branchFlow, parent: index, branch: number) else { return false }
+          goesOn = true
+        } else {
+          // Not started yet: it starts on resume as it would have.
+          goesOn = true
+        }
+      }
+      // Every branch finished: the dispatch joins, and its flow stands at its next boundary.
+      return goesOn
+    }
+    guard stand(0, parent: nil, branch: 0) else {
+      if let refusal { return .refused(refusal) }
+      return .moving
+    }
+    return .stands(flows)
+  }
+}
+
+/// An inner run that cannot be captured where it stands (a branch of its dispatch failed,
+/// and the dispatch runs on): the run's barrier refuses the snapshot with ``error``.
+struct RefusedInnerRun: CapturedSubflowRun {
+  let error: SnapshotError
+
+  func snapshot() -> NestedSnapshot? { nil }
+  /// Never written: the snapshot is refused.
+  var entered: SubflowAttempt { .first }
 }

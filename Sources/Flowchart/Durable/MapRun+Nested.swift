@@ -4,16 +4,17 @@
 //
 // A live run's flow that enters an asynchronous map (`Interpreter.runSubflowState`) runs
 // the map's code with a `SubflowHost`. When the map can be held (`MapRun.holdsPositions`:
-// its element type is `Codable`, its chart has no dispatch, its step limit is valid), in
-// any of the run's flows or in a subflow's or a map's inner run (adopted by that inner run,
-// as a subflow is), and with or without modifiers (the host brings the attempt and its
-// timeout's deadline, `SubflowAttempt`), the map runs its elements as `NestedRun`s under a
-// `MapHost`, which the run's barrier asks whether it stands: it does when no element failed
-// (a tolerated failure is not captured: the snapshot waits for the map to end, see
-// `MapHost.standing`) and every running element's inner run stands. It then holds the
-// outputs of the elements done, the inner runs of those running, and, implicitly, which have
-// not started (an element held before its first state is one). Any other map runs as
-// before: one state of its flow, which a snapshot waits for.
+// its element type is `Codable`, its step limit is valid; a dispatch of its chart is held as
+// a subflow's is, see `NestedRun.swift`), in any of the run's flows or in any flow of a
+// subflow's or a map's inner run, a dispatch branch of the inner chart included (adopted by
+// that inner run, as a subflow is), and with or without modifiers (the host brings the
+// attempt and its timeout's deadline, `SubflowAttempt`), the map runs its elements as
+// `NestedRun`s under a `MapHost`, which the run's barrier asks whether it stands: it does
+// when no element failed (a tolerated failure is not captured: the snapshot waits for the
+// map to end, see `MapHost.standing`) and every running element's inner run stands. It then
+// holds the outputs of the elements done, the inner runs of those running, and, implicitly,
+// which have not started (an element held before its first state is one). Any other map
+// runs as before: one state of its flow, which a snapshot waits for.
 
 /// A map whose runs a snapshot can hold: resolves the runs a snapshot holds on the map's
 /// element chart.
@@ -84,7 +85,10 @@ final class MapHost<Element: Sendable>: StandingSubflow {
       guard kept.failures == 0 else { return nil }
       var running: [(index: Int, run: CapturedInnerRun<Element>)] = []
       for (index, run) in kept.running {
-        guard let inner = run.standing() as? CapturedInnerRun<Element> else { return nil }
+        let standing = run.standing()
+        // A branch of an element's dispatch failed, and the dispatch runs on: refused.
+        if let refused = standing as? RefusedInnerRun { return refused }
+        guard let inner = standing as? CapturedInnerRun<Element> else { return nil }
         // Held before its first state, an element has not started: its run starts afresh.
         if inner.flow.stepCount == 0 { continue }
         running.append((index, inner))
@@ -158,11 +162,12 @@ struct MapResumeMismatch: Error, CustomStringConvertible {
 }
 
 extension MapRun: ResumableMap {
-  /// Whether the map's runs can be held by a snapshot: its element type is `Codable`, its
-  /// chart has no dispatch, and its step limit is valid.
+  /// Whether the map's runs can be held by a snapshot: its element type is `Codable` and
+  /// its step limit is valid. A dispatch of its chart is held as a subflow's is: its
+  /// branches are the element's run's flows.
   var holdsPositions: Bool {
     Element.self is any Encodable.Type && Element.self is any Decodable.Type
-      && chart.graph.dispatches.isEmpty && stepLimitError == nil
+      && stepLimitError == nil
   }
 
   /// Runs the map with its runs held for the live run's snapshots, when the current task
@@ -231,12 +236,24 @@ extension MapRun: ResumableMap {
       if let resume { cursor.path.append(resume.path) }
       let control = RunControl(monitor: nested)
       let runner = interpreter
+      // An element's run that stood in a dispatch goes on from it (see `runHosted`).
+      let point = resume.flatMap { resume in
+        resume.dispatch.map {
+          FlowResumePoint(
+            state: resume.state, context: resume.context, path: resume.path, dispatch: $0)
+        }
+      }
       let outcome = await SubflowHost.$current.withValue(nil) {
         await InnerRun.$current.withValue(nested) {
           await ResumedPositions.$current.withValue(resume?.positions) {
             () async -> RunError? in
             do throws(RunError) {
-              _ = try await runner.run(cursor: &cursor, context: &context, topLevel: control)
+              if let point {
+                _ = try await runner.resume(
+                  point, cursor: &cursor, context: &context, topLevel: control)
+              } else {
+                _ = try await runner.run(cursor: &cursor, context: &context, topLevel: control)
+              }
               return nil
             } catch {
               return error
@@ -276,7 +293,7 @@ extension MapRun: ResumableMap {
     }
     guard holdsPositions else {
       return failure(
-        "Map \(DisplayText.quoted(name: key)), where \(who) stands, can no longer hold its runs (its chart has a dispatch, its elements are not Codable, or its step limit is invalid): resume on a chart whose map is as it was."
+        "Map \(DisplayText.quoted(name: key)), where \(who) stands, can no longer hold its runs (its elements are not Codable, or its step limit is invalid): resume on a chart whose map is as it was."
       )
     }
     var done: [Int: Element] = [:]
@@ -311,7 +328,7 @@ extension MapRun: ResumableMap {
     for (index, run) in map.running {
       switch NestedResume<Element>.resolve(
         run, on: chart, holdsPositions: true, subflow: key,
-        who: "element \(index) of \(who)", noun: "map")
+        who: "element \(index) of \(who)", noun: "map", stepLimit: interpreter.stepLimit)
       {
       case .success(let resume):
         if let resume = resume as? NestedResume<Element> { running[index] = resume }

@@ -5,26 +5,32 @@
 // runs the subflow's code with a `SubflowHost` in a task-local: the run (or the inner run)
 // the flow belongs to, the flow, and its position (the subflow state, the context from
 // before it, its path). The subflow's code (`SubflowRun.runHosted`) then runs its chart as
-// a `NestedRun`: an inner run whose control is registered with the live run (so that a
-// pause or a snapshot's barrier raises its flags too) and whose monitor keeps the inner
+// a `NestedRun`: an inner run whose controls are registered with the live run (so that a
+// pause or a snapshot's barrier raises their flags too) and whose monitor keeps each inner
 // flow's position while it stands: at a boundary, between two attempts, at a delay in its
-// task, or in a subflow of its own (a `NestedRun` again, recursively). The run's barrier
+// task, or in a subflow of its own (a `NestedRun` again, recursively). When the inner chart
+// has a dispatch, its branches are the inner run's other flows, numbered as a live run's
+// (0 for the inner run's own flow, then one per branch as it starts), and the dispatch is
+// registered with the inner run (`BranchEnds` owned by it) as a live run's is with the run:
+// the inner run stands in its dispatch when each branch stands, finished, or has not
+// started, by the same rule as the run's own flows (`StandingFlows.of`). The run's barrier
 // (`LiveRun.standingFlows`) asks it, under the run's lock and then the inner run's own
 // (always in that order: an inner run never takes its parent's lock while it holds its own),
-// whether it stands; the inner flow is held at its boundary like any flow of the run, and let
-// go when the barrier completes.
+// whether it stands; each inner flow is held at its boundary like any flow of the run
+// (keyed by inner run and flow), and let go when the barrier completes.
 //
-// An inner run is captured only when its context is `Codable` (a snapshot must encode it)
-// and its chart has no dispatch; otherwise the subflow runs as before, one state of its flow
-// that a snapshot waits for. A synchronous chart's subflow runs within its state, in the
-// synchronous loop, and is never held either (it has no boundary that waits).
+// An inner run is captured only when its context is `Codable` (a snapshot must encode it);
+// otherwise the subflow runs as before, one state of its flow that a snapshot waits for. A
+// synchronous chart's subflow runs within its state, in the synchronous loop, and is never
+// held either (it has no boundary that waits).
 //
 // The subflow state may be an action, a condition or a multiple condition (a final subflow
 // is an action: the compiler refuses a final one with exits), with or without modifiers: a
 // modified state hosts each attempt from `Interpreter.runModified`, which gives the host the
 // attempt's `SubflowAttempt` (its number, and the absolute deadline of its timeout), kept
-// with the inner run and written with it. A map in an inner
-// run is held the same way (its `MapHost` adopted by the inner run, as a subflow is).
+// with the inner run (the attempt belongs to the inner run as a whole) and written with it.
+// A map in any flow of an inner run, a dispatch branch of the inner chart included, is held
+// the same way (its `MapHost` adopted by the inner run for that flow, as a subflow is).
 //
 // The inner run reports no events (the subflow is one state of the run's events, as
 // before), only a pause: an inner flow that waits while the run is paused waits as the
@@ -92,7 +98,7 @@ protocol SnapshotRoot: AnyObject, Sendable {
   /// Something that may complete a barrier happened.
   func snapshotMayStand()
   /// Holds an inner flow, which left its position, until the snapshot asked for is taken.
-  func holdInnerFlow(_ key: ObjectIdentifier) async
+  func holdInnerFlow(_ key: InnerFlowKey) async
   /// Waits while the run is paused, as flow `flow` at the subflow state `state`.
   func waitWhilePaused(before state: Int32, flow: Int32, tookPosition: Bool) async
   /// Waits while the run is paused, as flow `flow` at the subflow state `state`; an inner
@@ -146,20 +152,28 @@ protocol SnapshotPositionKeeping: AnyObject, Sendable {
   func enteredWaitingState(_ position: any Sendable, flow: Int32)
 }
 
-/// A subflow's inner run in a live run: its flow's position while it stands, for the run's
-/// snapshots (see the top of this file).
+/// A subflow's inner run in a live run: its flows' positions while they stand, for the
+/// run's snapshots (see the top of this file). Its flows are numbered as a live run's: 0
+/// for the inner run's own flow, then one number per dispatch branch as it starts.
 final class NestedRun<Inner: Sendable>: RunMonitor, SubflowParent, StandingSubflow,
   SnapshotPositionKeeping, DelayReporting
 {
   private struct Kept {
-    /// The flow's position at a boundary (or between two attempts).
-    var boundary: CapturedFlow<Inner>?
-    /// The flow's position while it runs a delay in its task, and the delay's deadline
-    /// once it sleeps.
-    var waiting: CapturedFlow<Inner>?
-    var delay: WallClockTime?
-    /// The subflow the flow stands in, with the flow's position there.
-    var child: (run: any StandingSubflow, position: CapturedFlow<Inner>)?
+    /// Each flow's position at a boundary (or between two attempts), by flow.
+    var boundaries: [Int32: CapturedFlow<Inner>] = [:]
+    /// Each flow's position while it runs a delay in its task, by flow, and the delay's
+    /// deadline once it sleeps.
+    var waiting: [Int32: CapturedFlow<Inner>] = [:]
+    var delays: [Int32: WallClockTime] = [:]
+    /// The subflow each flow stands in, with the flow's position there, by flow.
+    var children: [Int32: (run: any StandingSubflow, position: CapturedFlow<Inner>)] = [:]
+    /// The running dispatches of the inner run, in the order they started.
+    var dispatches: [RunningDispatch<Inner>] = []
+    /// Each running branch's dispatch (its state and the flow that runs it) and index, by
+    /// the branch's flow.
+    var branches: [Int32: (parent: Int32, dispatch: Int32, index: Int)] = [:]
+    /// The number the next branch's flow gets.
+    var nextFlow: Int32 = 1
   }
 
   let root: any SnapshotRoot
@@ -186,32 +200,43 @@ final class NestedRun<Inner: Sendable>: RunMonitor, SubflowParent, StandingSubfl
 
   func standing() -> (any CapturedSubflowRun)? {
     kept.withLock { kept -> (any CapturedSubflowRun)? in
-      if let boundary = kept.boundary {
-        return CapturedInnerRun(graph: graph, flow: boundary, entered: entered)
+      let now = kept.delays.isEmpty ? nil : root.wallClockNow()
+      let standing = StandingFlows.of(
+        graph,
+        boundary: { kept.boundaries[$0] },
+        waiting: { flow in
+          guard var waiting = kept.waiting[flow] else { return .none }
+          // A deadline that passed does not stand: the flow goes on to its next boundary.
+          guard let delay = kept.delays[flow], let now, now < delay else { return .moving }
+          waiting.position = .waitingUntil(delay)
+          return .stands(waiting)
+        },
+        nested: { kept.children[$0] },
+        dispatch: { flow in kept.dispatches.last { $0.parentFlow == flow } },
+        branches: { flow, dispatch in
+          var running: [Int: Int32] = [:]
+          for (branchFlow, entry) in kept.branches
+          where entry.parent == flow && entry.dispatch == dispatch {
+            running[entry.index] = branchFlow
+          }
+          return running
+        })
+      switch standing {
+      case .stands(let flows): return CapturedInnerRun(graph: graph, flows: flows, entered: entered)
+      case .moving: return nil
+      case .refused(let error): return RefusedInnerRun(error: error)
       }
-      if var waiting = kept.waiting {
-        // A deadline that passed does not stand: the flow goes on to its next boundary.
-        guard let delay = kept.delay, root.wallClockNow() < delay else { return nil }
-        waiting.position = .waitingUntil(delay)
-        return CapturedInnerRun(graph: graph, flow: waiting, entered: entered)
-      }
-      if let child = kept.child, let inner = child.run.standing() {
-        var position = child.position
-        position.position = .inSubflow(inner)
-        return CapturedInnerRun(graph: graph, flow: position, entered: entered)
-      }
-      return nil
     }
   }
 
   func adopt(_ child: any StandingSubflow, flow: Int32, position: any Sendable) {
     guard let position = position as? CapturedFlow<Inner> else { return }
-    kept.withLock { $0.child = (child, position) }
+    kept.withLock { $0.children[flow] = (child, position) }
   }
 
   func release(_ child: any StandingSubflow, flow: Int32) {
     kept.withLock { kept in
-      if kept.child?.run === child { kept.child = nil }
+      if kept.children[flow]?.run === child { kept.children[flow] = nil }
     }
   }
 
@@ -219,19 +244,19 @@ final class NestedRun<Inner: Sendable>: RunMonitor, SubflowParent, StandingSubfl
 
   func keepBoundary(_ position: any Sendable, flow: Int32) {
     guard let position = position as? CapturedFlow<Inner> else { return }
-    kept.withLock { $0.boundary = position }
+    kept.withLock { $0.boundaries[flow] = position }
     root.snapshotMayStand()
   }
 
   func holdFlowForSnapshot(flow: Int32) async {
-    await root.holdInnerFlow(ObjectIdentifier(self))
+    await root.holdInnerFlow(InnerFlowKey(run: ObjectIdentifier(self), flow: flow))
   }
 
   func leftPosition(flow: Int32) {
     kept.withLock { kept in
-      kept.boundary = nil
-      kept.waiting = nil
-      kept.delay = nil
+      kept.boundaries[flow] = nil
+      kept.waiting[flow] = nil
+      kept.delays[flow] = nil
     }
   }
 
@@ -241,19 +266,47 @@ final class NestedRun<Inner: Sendable>: RunMonitor, SubflowParent, StandingSubfl
 
   func enteredWaitingState(_ position: any Sendable, flow: Int32) {
     guard let position = position as? CapturedFlow<Inner> else { return }
-    kept.withLock { $0.waiting = position }
+    kept.withLock { $0.waiting[flow] = position }
+  }
+
+  // MARK: - Dispatches
+
+  /// A dispatch of the inner run starts its branches: its record, until
+  /// ``dispatchEnded(_:)``.
+  func dispatchBegins(_ dispatch: RunningDispatch<Inner>) {
+    kept.withLock { $0.dispatches.append(dispatch) }
+  }
+
+  /// The branches of the dispatch that `ends` records ended (it joins, or fails, next).
+  func dispatchEnded(_ ends: BranchEnds<Inner>) {
+    kept.withLock { kept in
+      guard let index = kept.dispatches.firstIndex(where: { $0.ends === ends }) else { return }
+      let dispatch = kept.dispatches.remove(at: index)
+      kept.branches = kept.branches.filter {
+        $0.value.parent != dispatch.parentFlow || $0.value.dispatch != dispatch.state
+      }
+    }
   }
 
   // MARK: - DelayReporting
 
   func delayBegins(_ slot: DelaySlot, until deadline: WallClockTime) -> Int32? {
-    kept.withLock { $0.delay = deadline }
+    // The flow that runs the delay in its task: the one that left its position there.
+    let flow = kept.withLock { kept -> Int32? in
+      guard
+        let flow = kept.waiting.first(where: {
+          kept.delays[$0.key] == nil && graph.records[Int($0.value.state)].attachment === slot
+        })?.key
+      else { return nil }
+      kept.delays[flow] = deadline
+      return flow
+    }
     root.snapshotMayStand()
-    return 0
+    return flow
   }
 
   func delayEnds(flow: Int32) {
-    kept.withLock { $0.delay = nil }
+    kept.withLock { _ = $0.delays.removeValue(forKey: flow) }
   }
 
   // MARK: - RunMonitor: the inner run reports nothing but its pauses.
@@ -275,52 +328,116 @@ final class NestedRun<Inner: Sendable>: RunMonitor, SubflowParent, StandingSubfl
     await root.waitWhilePaused(before: place.state, flow: place.flow, takingBack: takingBack)
   }
 
-  // An inner run with a dispatch is never a nested run (see `SubflowRun.runHosted`).
   func dispatchStarted(_ state: Int32, flow: Int32) {}
+
   func branchStarted<C>(_ index: Int, of state: Int32, from flow: Int32, context: borrowing C)
     -> Int32
-  { 0 }
-  func branchEnded(_ index: Int, of state: Int32, flow: Int32) {}
+  {
+    kept.withLock { kept in
+      let branch = kept.nextFlow
+      kept.nextFlow += 1
+      if kept.dispatches.contains(where: { $0.parentFlow == flow && $0.state == state }) {
+        kept.branches[branch] = (flow, state, index)
+      }
+      return branch
+    }
+  }
+
+  func branchEnded(_ index: Int, of state: Int32, flow: Int32) {
+    kept.withLock { kept in
+      kept.branches[flow] = nil
+      kept.boundaries[flow] = nil
+      kept.waiting[flow] = nil
+      kept.delays[flow] = nil
+    }
+    // A snapshot waiting for the branches may take the dispatch now.
+    root.snapshotMayStand()
+  }
+
   func dispatchJoined(_ state: Int32, flow: Int32) {}
   func modifierEvent(_ kind: RunEvent.Kind, at state: Int32, flow: Int32) {}
   func parks(at state: Int32, flow: Int32, until deadline: WallClockTime?) -> Bool { false }
 }
 
-/// An inner run's flow captured: where it stands, on its chart.
+/// A flow of a subflow's inner run held for a snapshot: the inner run, and the flow in
+/// its numbering.
+struct InnerFlowKey: Hashable, Sendable {
+  let run: ObjectIdentifier
+  let flow: Int32
+}
+
+/// An inner run's flows captured: where each stands, on its chart.
 struct CapturedInnerRun<Inner: Sendable>: CapturedSubflowRun {
   let graph: Graph<Inner>
-  let flow: CapturedFlow<Inner>
+  /// The inner run's flows: its own flow first, each dispatch branch after the flow that
+  /// dispatched it.
+  let flows: [CapturedEntry<Inner>]
+  /// The attempt of the subflow state that runs the inner run, and its timeout's deadline:
+  /// the inner run's as a whole, whichever of its flows stand where.
   let entered: SubflowAttempt
+
+  /// The inner run's own flow.
+  var flow: CapturedFlow<Inner> { flows[0].flow }
+
+  init(graph: Graph<Inner>, flows: [CapturedEntry<Inner>], entered: SubflowAttempt = .first) {
+    self.graph = graph
+    self.flows = flows
+    self.entered = entered
+  }
+
+  init(graph: Graph<Inner>, flow: CapturedFlow<Inner>, entered: SubflowAttempt = .first) {
+    self.init(
+      graph: graph, flows: [CapturedEntry(flow: flow, parent: nil, branch: 0)], entered: entered)
+  }
 
   func snapshot() -> NestedSnapshot? {
     let structure = graph.structure
     let keys = structure.keys
     var shapes: [String: StateShape] = [:]
-    let key = keys[Int(flow.state)]
-    shapes[key] = structure.shapes[Int(flow.state)]
-    var attempt = 1
-    var deadline: WallClockTime? = nil
-    var position = SnapshotPosition.entering(key)
-    var inner: NestedSnapshot? = nil
-    var map: MapSnapshot? = nil
-    switch flow.position {
-    case .waitingUntil(let until):
-      position = .waitingUntil(key)
-      deadline = until
-    case .retrying(let next, let until):
-      attempt = next
-      deadline = until
-    case .inSubflow(let child):
-      inner = child.snapshot()
-      map = child.mapSnapshot()
-      guard inner != nil || map != nil else { return nil }
-    case .entering, .waitingForInput, .dispatching, .finished, .notEntered: break
+    var records: [NestedSnapshot.Record] = []
+    records.reserveCapacity(flows.count)
+    for (number, entry) in flows.enumerated() {
+      let flow = entry.flow
+      let key = keys[Int(flow.state)]
+      shapes[key] = structure.shapes[Int(flow.state)]
+      var attempt = 1
+      var deadline: WallClockTime? = nil
+      var position = SnapshotPosition.entering(key)
+      var inner: NestedSnapshot? = nil
+      var map: MapSnapshot? = nil
+      switch flow.position {
+      case .waitingUntil(let until):
+        position = .waitingUntil(key)
+        deadline = until
+      case .retrying(let next, let until):
+        attempt = next
+        deadline = until
+      case .inSubflow(let child):
+        inner = child.snapshot()
+        map = child.mapSnapshot()
+        guard inner != nil || map != nil else { return nil }
+      case .dispatching: position = .dispatching(key)
+      case .finished(let decision): position = .finished(key, decision)
+      case .entering, .waitingForInput, .notEntered: break
+      }
+      var branch: NestedSnapshot.Branch? = nil
+      if let parent = entry.parent {
+        branch = NestedSnapshot.Branch(
+          parent: Int32(parent), dispatch: keys[Int(flows[parent].flow.state)],
+          index: entry.branch)
+      }
+      records.append(
+        NestedSnapshot.Record(
+          flow: Int32(number), position: position, context: .live(flow.context),
+          path: flow.path.map { keys[Int($0)] }, stepCount: flow.stepCount, attempt: attempt,
+          deadline: deadline, branch: branch, inner: inner, map: map))
     }
+    let top = records[0]
     return NestedSnapshot(
-      fingerprint: structure.fingerprint, position: position,
-      context: .live(flow.context), path: flow.path.map { keys[Int($0)] },
-      stepCount: flow.stepCount, attempt: attempt, deadline: deadline, shapes: shapes,
-      inner: inner, map: map, entered: entered)
+      fingerprint: structure.fingerprint, position: top.position, context: top.context,
+      path: top.path, stepCount: top.stepCount, attempt: top.attempt, deadline: top.deadline,
+      shapes: shapes, inner: top.inner, map: top.map, entered: entered,
+      branches: Array(records.dropFirst()))
   }
 }
 
@@ -340,7 +457,7 @@ extension LiveRun: SubflowParent, SnapshotRoot, SnapshotPositionKeeping {
     }
   }
 
-  func holdInnerFlow(_ key: ObjectIdentifier) async {
+  func holdInnerFlow(_ key: InnerFlowKey) async {
     await holdForSnapshot(in: \.innerHolders, key: key)
   }
 

@@ -6,9 +6,10 @@
 /// process or another.
 ///
 /// A snapshot is `Codable` when the context is. Its format is versioned
-/// (``formatVersion``: 1 for a run of one flow, 2 for a run standing in a dispatch, whose
-/// branches are flows of their own) and documented in the "Durable runs" article: JSON by
-/// default (with Foundation's `JSONEncoder`), but any encoder works. Decoding checks what
+/// (``formatVersion``: 3 for a snapshot this version makes; 1 and 2, those of earlier
+/// versions, are read and written again as they were) and documented in the "Durable runs"
+/// article: JSON by default (with Foundation's `JSONEncoder`), but any encoder works.
+/// Decoding checks what
 /// it reads (a known format version, the top-level flow first, each branch's parent and
 /// index, counts that match, no negative counters, every position named in the table of
 /// shapes) and throws a `DecodingError` that says what is wrong; it never traps, whatever
@@ -18,13 +19,15 @@
 /// numbers, so that a snapshot can be resumed on a changed chart whenever its positions
 /// still fit (see ``ResumeError``).
 public struct RunSnapshot<Context: Sendable>: Sendable {
-  /// The latest format version this version of the package writes and reads: 2, for a
-  /// snapshot of several flows (a run standing in a dispatch); a snapshot of one flow is
-  /// written in format 1, which this version reads too.
-  public static var currentFormatVersion: Int { 2 }
+  /// The format version this version of the package writes: 3. It reads formats 1 and 2
+  /// too, those of earlier versions (which read formats 1 and 2 only, and refuse format 3
+  /// with an error that names the version).
+  public static var currentFormatVersion: Int { 3 }
 
-  /// The format version of the snapshot: 1 for a snapshot of one flow, 2 for one of
-  /// several (see ``currentFormatVersion``).
+  /// The format version the snapshot is written in: ``currentFormatVersion`` for a snapshot
+  /// made by a run, and the version it was read in for a decoded one (1 for one flow, 2 for
+  /// several or a flow in a subflow or a map), which encoding writes again, so that a stored
+  /// snapshot read and saved again stays readable by the versions that read it before.
   public let formatVersion: Int
   /// The run's id.
   public let id: RunID
@@ -51,7 +54,7 @@ public struct RunSnapshot<Context: Sendable>: Sendable {
   init(
     id: RunID, chart: String, fingerprint: String, status: RunStatus, updated: WallClockTime,
     stepLimit: Int, flows: [FlowSnapshot<Context>], mailbox: [MailboxEntry],
-    shapes: [String: StateShape], formatVersion: Int = 1
+    shapes: [String: StateShape], formatVersion: Int
   ) {
     self.formatVersion = formatVersion
     self.id = id
@@ -192,12 +195,17 @@ struct MailboxEntry: Sendable {
 // MARK: - Codable
 
 extension RunSnapshot: Encodable where Context: Encodable {
-  /// Encodes the snapshot in its documented format.
+  /// Encodes the snapshot in its documented format, of its ``formatVersion``.
   ///
   /// - Throws: An `EncodingError` when a value sent to a waiting state and not yet taken
   ///   is not `Encodable` (the error names the state), or a finished run's key decision is
   ///   neither a `String` nor an `Int`, or the context fails to encode.
   public func encode(to encoder: any Encoder) throws {
+    if formatVersion >= 3 {
+      try encodeFormat3(to: encoder)
+      return
+    }
+    // Formats 1 and 2, for a snapshot decoded from them.
     // The snapshot's own fields are written as strings, numbers and nested containers, not
     // as nested `Encodable` values (`RunID`, `WallClockTime`, `RunStatus`, `[String]`,
     // `[String: StateShape]`): an encoder such as `JSONEncoder` checks the type of each
@@ -326,10 +334,14 @@ extension RunSnapshot: Decodable where Context: Decodable {
         ))
     }
     let version = try container.decode(Int.self, forKey: .formatVersion)
-    guard version == 1 || version == 2 else {
+    guard version >= 1, version <= Self.currentFormatVersion else {
       throw corrupt(
-        "it is in format version \(version), and this version of Flowchart reads formats 1 and 2 only."
+        "it is in format version \(version), and this version of Flowchart reads formats 1, 2 and 3 only."
       )
+    }
+    if version == 3 {
+      self = try Self(format3: container, corrupt: corrupt)
+      return
     }
     let id = try container.decode(RunID.self, forKey: .id)
     let chart = try container.decode(String.self, forKey: .chart)
@@ -382,89 +394,121 @@ extension RunSnapshot: Decodable where Context: Decodable {
           dispatch: try flowContainer.decode(String.self, forKey: .dispatch),
           index: try flowContainer.decode(Int.self, forKey: .branch))
       }
-      guard stepCount >= 0 else {
-        throw corrupt("flow \(number)'s step count is negative (\(stepCount)).")
-      }
-      guard attempt >= 1 else {
-        throw corrupt("flow \(number)'s attempt is \(attempt); attempts count from 1.")
-      }
-      switch position {
-      case .waitingUntil(let key) where deadline == nil:
-        throw corrupt(
-          "flow \(number) waits for a time at \(DisplayText.quoted(name: key)), but has no deadline."
-        )
-      case .entering(let key) where attempt > 1 && deadline == nil:
-        throw corrupt(
-          "flow \(number) is between two attempts of \(DisplayText.quoted(name: key)), but has no deadline for the next one."
-        )
-      case .entering(let key) where attempt > 1 && path.last != key:
-        throw corrupt(
-          "flow \(number) is between two attempts of \(DisplayText.quoted(name: key)), but its path does not end there."
-        )
-      case .entering where attempt > 1, .waitingUntil: break
-      case .entering, .waitingForInput, .dispatching, .finished, .notEntered:
-        guard attempt == 1, deadline == nil else {
-          throw corrupt(
-            "flow \(number) \(position.description), so it has no attempt under way and no deadline."
-          )
-        }
-      }
-      guard path.count == min(stepCount, RunResult<Context>.pathCapacity) else {
-        throw corrupt(
-          "flow \(number) entered \(stepCount) states, so its path keeps \(min(stepCount, RunResult<Context>.pathCapacity)), but it lists \(path.count)."
-        )
-      }
-      guard stepCount <= stepLimit else {
-        throw corrupt(
-          "flow \(number) entered \(stepCount) states, more than the run's step limit of \(stepLimit)."
-        )
-      }
-      if let key = position.key, shapes[key] == nil {
-        throw corrupt(
-          "flow \(number) stands at \(DisplayText.quoted(name: key)), which its table of shapes does not describe."
-        )
-      }
-      var nested: NestedSnapshot? = nil
-      if inSubflow, let key = position.key {
-        guard attempt == 1, shapes[key]?.kind == "subflow", path.last == key else {
-          throw corrupt(
-            "flow \(number) stands in \(DisplayText.quoted(name: key)), which must be a subflow it entered last, with no attempt under way."
-          )
-        }
-        nested = try NestedSnapshot.decode(
-          from: try flowContainer.nestedContainer(
-            keyedBy: SnapshotCodingKey.self, forKey: .subflow),
-          flow: number, subflow: key, depth: 1, corrupt: corrupt)
-      } else if flowContainer.contains(.subflow) {
-        throw corrupt(
-          "flow \(number) holds a subflow's inner run, but does not stand in a subflow.")
-      }
-      var map: MapSnapshot? = nil
-      if inMap, let key = position.key {
-        guard attempt == 1, shapes[key]?.kind == "map", path.last == key else {
-          throw corrupt(
-            "flow \(number) stands in \(DisplayText.quoted(name: key)), which must be a map it entered last, with no attempt under way."
-          )
-        }
-        map = try MapSnapshot.decode(
-          from: try flowContainer.nestedContainer(keyedBy: SnapshotCodingKey.self, forKey: .map),
-          flow: number, map: key, corrupt: corrupt)
-      } else if flowContainer.contains(.map) {
-        throw corrupt("flow \(number) holds a map's runs, but does not stand in a map.")
-      }
-      if let branch {
-        try Self.check(
-          branch, of: number, at: position, after: flows, shapes: shapes, corrupt: corrupt)
-      } else if version >= 2, !flows.isEmpty {
-        throw corrupt(
-          "flow \(number) is not the first, so it is a dispatch branch, but it names no parent flow, dispatch and branch."
-        )
-      }
       flows.append(
-        FlowSnapshot(
-          flow: number, position: position, context: context, path: path, stepCount: stepCount,
-          attempt: attempt, deadline: deadline, branch: branch, nested: nested, map: map))
+        try Self.checkedFlow(
+          FlowSnapshot(
+            flow: number, position: position, context: context, path: path,
+            stepCount: stepCount, attempt: attempt, deadline: deadline, branch: branch),
+          inSubflow: inSubflow, inMap: inMap, in: flowContainer, version: version,
+          after: flows, stepLimit: stepLimit, shapes: shapes, corrupt: corrupt))
     }
+    try Self.check(flows, status: status, version: version, shapes: shapes, corrupt: corrupt)
+    self.init(
+      id: id, chart: chart, fingerprint: fingerprint, status: status, updated: updated,
+      stepLimit: stepLimit, flows: flows,
+      mailbox: try Self.decodeMailbox(container, shapes: shapes, corrupt: corrupt),
+      shapes: shapes, formatVersion: version)
+  }
+
+  /// Checks the counters and the position of `flow`, read from `flowContainer`, and reads
+  /// the inner run of the subflow (`inSubflow`) or the runs of the map (`inMap`) it stands
+  /// in; `flows` are the flows read before it.
+  static func checkedFlow(
+    _ flow: FlowSnapshot<Context>, inSubflow: Bool, inMap: Bool,
+    in flowContainer: KeyedDecodingContainer<SnapshotCodingKey>, version: Int,
+    after flows: [FlowSnapshot<Context>], stepLimit: Int, shapes: [String: StateShape],
+    corrupt: (String) -> DecodingError
+  ) throws -> FlowSnapshot<Context> {
+    var flow = flow
+    let number = flow.flow
+    let (position, path, stepCount, attempt) = (
+      flow.position, flow.path, flow.stepCount, flow.attempt
+    )
+    guard stepCount >= 0 else {
+      throw corrupt("flow \(number)'s step count is negative (\(stepCount)).")
+    }
+    guard attempt >= 1 else {
+      throw corrupt("flow \(number)'s attempt is \(attempt); attempts count from 1.")
+    }
+    switch position {
+    case .waitingUntil(let key) where flow.deadline == nil:
+      throw corrupt(
+        "flow \(number) waits for a time at \(DisplayText.quoted(name: key)), but has no deadline."
+      )
+    case .entering(let key) where attempt > 1 && flow.deadline == nil:
+      throw corrupt(
+        "flow \(number) is between two attempts of \(DisplayText.quoted(name: key)), but has no deadline for the next one."
+      )
+    case .entering(let key) where attempt > 1 && path.last != key:
+      throw corrupt(
+        "flow \(number) is between two attempts of \(DisplayText.quoted(name: key)), but its path does not end there."
+      )
+    case .entering where attempt > 1, .waitingUntil: break
+    case .entering, .waitingForInput, .dispatching, .finished, .notEntered:
+      guard attempt == 1, flow.deadline == nil else {
+        throw corrupt(
+          "flow \(number) \(position.description), so it has no attempt under way and no deadline."
+        )
+      }
+    }
+    guard path.count == min(stepCount, RunResult<Context>.pathCapacity) else {
+      throw corrupt(
+        "flow \(number) entered \(stepCount) states, so its path keeps \(min(stepCount, RunResult<Context>.pathCapacity)), but it lists \(path.count)."
+      )
+    }
+    guard stepCount <= stepLimit else {
+      throw corrupt(
+        "flow \(number) entered \(stepCount) states, more than the run's step limit of \(stepLimit)."
+      )
+    }
+    if let key = position.key, shapes[key] == nil {
+      throw corrupt(
+        "flow \(number) stands at \(DisplayText.quoted(name: key)), which its table of shapes does not describe."
+      )
+    }
+    if inSubflow, let key = position.key {
+      guard attempt == 1, shapes[key]?.kind == "subflow", path.last == key else {
+        throw corrupt(
+          "flow \(number) stands in \(DisplayText.quoted(name: key)), which must be a subflow it entered last, with no attempt under way."
+        )
+      }
+      flow.nested = try NestedSnapshot.decode(
+        from: try flowContainer.nestedContainer(keyedBy: SnapshotCodingKey.self, forKey: .subflow),
+        flow: number, subflow: key, depth: 1, corrupt: corrupt)
+    } else if flowContainer.contains(.subflow) {
+      throw corrupt("flow \(number) holds a subflow's inner run, but does not stand in a subflow.")
+    }
+    if inMap, let key = position.key {
+      guard attempt == 1, shapes[key]?.kind == "map", path.last == key else {
+        throw corrupt(
+          "flow \(number) stands in \(DisplayText.quoted(name: key)), which must be a map it entered last, with no attempt under way."
+        )
+      }
+      flow.map = try MapSnapshot.decode(
+        from: try flowContainer.nestedContainer(keyedBy: SnapshotCodingKey.self, forKey: .map),
+        flow: number, map: key, corrupt: corrupt)
+    } else if flowContainer.contains(.map) {
+      throw corrupt("flow \(number) holds a map's runs, but does not stand in a map.")
+    }
+    if let branch = flow.branch {
+      try Self.check(
+        branch, of: number, at: position, after: flows, shapes: shapes, corrupt: corrupt)
+    } else if version >= 2, !flows.isEmpty {
+      throw corrupt(
+        "flow \(number) is not the first, so it is a dispatch branch, but it names no parent flow, dispatch and branch."
+      )
+    }
+    return flow
+  }
+
+  /// Checks the flows of a snapshot in format `version` against its status: the top-level
+  /// flow first; one flow in format 1; in format 2 (and in format 3 for a run that stands
+  /// in a dispatch, a subflow or a map), ``checkFlows(_:status:shapes:corrupt:)``; else that
+  /// the status agrees with where the one flow stands.
+  static func check(
+    _ flows: [FlowSnapshot<Context>], status: RunStatus, version: Int,
+    shapes: [String: StateShape], corrupt: (String) -> DecodingError
+  ) throws {
     guard let top = flows.first, top.flow == 0, top.branch == nil else {
       throw corrupt(
         "its first flow must be the top-level flow (number 0, no parent), and \(flows.isEmpty ? "it holds no flow" : "the first is numbered \(flows[0].flow)")."
@@ -475,44 +519,37 @@ extension RunSnapshot: Decodable where Context: Decodable {
         "format 1 holds exactly one flow, the top-level flow (number 0), and this one holds \(flows.count)."
       )
     }
-    if version == 2 {
+    if version == 2
+      || (version >= 3
+        && (flows.count > 1 || top.position.isDispatching || top.nested != nil || top.map != nil))
+    {
       try Self.checkFlows(flows, status: status, shapes: shapes, corrupt: corrupt)
-      self.init(
-        id: id, chart: chart, fingerprint: fingerprint, status: status, updated: updated,
-        stepLimit: stepLimit, flows: flows,
-        mailbox: try Self.decodeMailbox(container, shapes: shapes, corrupt: corrupt),
-        shapes: shapes, formatVersion: version)
       return
     }
-    if case .dispatching = flows[0].position {
+    if case .dispatching = top.position {
       throw corrupt("its one flow stands in a dispatch, which only format 2 holds.")
     }
-    switch (status, flows[0].position) {
+    switch (status, top.position) {
     case (.waitingForInput(let state), .waitingForInput(let key)) where state.isEmpty == false:
       _ = key
     case (.waitingForInput, _), (_, .waitingForInput):
       throw corrupt(
-        "its status is \(status), but its top-level flow \(flows[0].position.description)."
+        "its status is \(status), but its top-level flow \(top.position.description)."
       )
     // A run held at its start (resumed paused) at a delay is paused there.
     case (.waitingUntil(_, let state), .waitingUntil) where state.isEmpty == false: break
     case (.paused, .waitingUntil): break
     case (.waitingUntil, _), (_, .waitingUntil):
       throw corrupt(
-        "its status is \(status), but its top-level flow \(flows[0].position.description)."
+        "its status is \(status), but its top-level flow \(top.position.description)."
       )
     case (.finished, .finished): break
     case (.finished, _), (_, .finished):
       throw corrupt(
-        "its status is \(status), but its top-level flow \(flows[0].position.description)."
+        "its status is \(status), but its top-level flow \(top.position.description)."
       )
     default: break
     }
-    self.init(
-      id: id, chart: chart, fingerprint: fingerprint, status: status, updated: updated,
-      stepLimit: stepLimit, flows: flows,
-      mailbox: try Self.decodeMailbox(container, shapes: shapes, corrupt: corrupt),
-      shapes: shapes, formatVersion: version)
   }
 
   /// Checks flow `number`, a branch: its parent is an earlier flow that stands in the
@@ -651,6 +688,8 @@ enum SnapshotCodingKey: String, CodingKey {
   /// The attempt of the subflow or map state that runs an inner run or a map's runs, and its
   /// timeout's deadline (optional keys of the `subflow` and `map` objects).
   case stateAttempt, timeout
+  /// The dispatch branches' flows (format 3; `branch` is then `[parent, index]`).
+  case branches
 }
 
 extension SnapshotPosition: CustomStringConvertible {

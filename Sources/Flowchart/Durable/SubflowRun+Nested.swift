@@ -23,18 +23,22 @@ final class NestedResume<Inner: Sendable>: CapturedSubflowRun {
   let context: Inner
   /// The inner flow's path, without the state it enters again.
   let path: RecordedPath
-  /// The retry, delay or subflow the inner flow is in the middle of.
+  /// The retries, delays and subflows the inner flows are in the middle of.
   let positions: ResumedPositions?
+  /// How the branches of the dispatch the inner flow stands in go on; `nil` when it stands
+  /// in none.
+  let dispatch: DispatchResume<Inner>?
 
   init(
     source: NestedSnapshot, state: Int32, context: Inner, path: RecordedPath,
-    positions: ResumedPositions?
+    positions: ResumedPositions?, dispatch: DispatchResume<Inner>? = nil
   ) {
     self.source = source
     self.state = state
     self.context = context
     self.path = path
     self.positions = positions
+    self.dispatch = dispatch
   }
 
   func snapshot() -> NestedSnapshot? { source }
@@ -42,11 +46,12 @@ final class NestedResume<Inner: Sendable>: CapturedSubflowRun {
 }
 
 extension SubflowRun: ResumableSubflow {
-  /// Whether the subflow's inner run can be held by a snapshot: its context is `Codable`,
-  /// its chart has no dispatch, and its step limit is valid.
+  /// Whether the subflow's inner run can be held by a snapshot: its context is `Codable`
+  /// and its step limit is valid. A dispatch of its chart is held as the run's own are:
+  /// its branches are the inner run's flows.
   var holdsPositions: Bool {
     Inner.self is any Encodable.Type && Inner.self is any Decodable.Type
-      && chart.graph.dispatches.isEmpty && (try? chart.validatedStepLimit(stepLimit)) != nil
+      && (try? chart.validatedStepLimit(stepLimit)) != nil
   }
 
   /// Runs the chart as a ``NestedRun`` of the live run `host` names, from its start or from
@@ -69,10 +74,22 @@ extension SubflowRun: ResumableSubflow {
     let control = RunControl(monitor: nested)
     defer { root.unregister(control) }
     let interpreter = Interpreter(graph: chart.graph, stepLimit: limit)
+    // An inner run that stood in a dispatch goes on from it as a retried one does: the
+    // finished branches kept, the others from where they stood.
+    let point = resumed.flatMap { resumed in
+      resumed.dispatch.map {
+        FlowResumePoint(
+          state: resumed.state, context: resumed.context, path: resumed.path, dispatch: $0)
+      }
+    }
     let decision = try await SubflowHost.$current.withValue(nil) {
       try await InnerRun.$current.withValue(nested) {
         try await ResumedPositions.$current.withValue(resumed?.positions) {
-          try await interpreter.run(cursor: &cursor, context: &context, topLevel: control)
+          if let point {
+            return try await interpreter.resume(
+              point, cursor: &cursor, context: &context, topLevel: control)
+          }
+          return try await interpreter.run(cursor: &cursor, context: &context, topLevel: control)
         }
       }
     }
@@ -98,7 +115,8 @@ extension SubflowRun: ResumableSubflow {
     any CapturedSubflowRun, ResumeError
   > {
     NestedResume<Inner>.resolve(
-      nested, on: chart, holdsPositions: holdsPositions, subflow: subflow, who: who)
+      nested, on: chart, holdsPositions: holdsPositions, subflow: subflow, who: who,
+      stepLimit: (try? chart.validatedStepLimit(stepLimit)) ?? .max)
   }
 }
 
@@ -108,7 +126,7 @@ extension NestedResume {
   /// no longer fit; `who` names the flow that stands in it.
   static func resolve(
     _ nested: NestedSnapshot, on chart: Flowchart<Inner>, holdsPositions: Bool,
-    subflow: String, who: String, noun: String = "subflow"
+    subflow: String, who: String, noun: String = "subflow", stepLimit: Int = .max
   ) -> Result<any CapturedSubflowRun, ResumeError> {
     let structure = chart.graph.structure
     let unchanged = nested.fingerprint == structure.fingerprint
@@ -124,7 +142,7 @@ extension NestedResume {
     guard holdsPositions else {
       misfit(
         key,
-        "\(noun == "map" ? "Map" : "Subflow") \(DisplayText.quoted(name: subflow)), where \(who) stands, can no longer hold its inner run (its chart has a dispatch, or its context is not Codable): resume on a chart whose \(noun) is as it was."
+        "\(noun == "map" ? "Map" : "Subflow") \(DisplayText.quoted(name: subflow)), where \(who) stands, can no longer hold its inner run (its context is not Codable, or its step limit is invalid): resume on a chart whose \(noun) is as it was."
       )
       return failure()
     }
@@ -170,37 +188,86 @@ extension NestedResume {
       }
       path.append(found)
     }
-    let context: Inner
-    switch nested.context {
-    case .live(let value):
-      guard let value = value as? Inner else {
-        misfit(
-          key,
-          "The context of subflow \(DisplayText.quoted(name: subflow)) is \(DisplayText.withArticle(typeName: "\(type(of: value))")), and the subflow now runs on \(DisplayText.withArticle(typeName: "\(Inner.self)"))."
-        )
-        return failure()
-      }
-      context = value
-    case .encoded(let encoded):
-      do {
-        guard let decodable = Inner.self as? any Decodable.Type,
-          let value = try encoded.decode(decodable) as? Inner
-        else {
+    /// A context the snapshot holds for the inner chart, read as `Inner`; `nil` (with its
+    /// misfit) when it cannot be.
+    func innerContext(_ value: MailboxEntry.Value) -> Inner? {
+      switch value {
+      case .live(let value):
+        guard let value = value as? Inner else {
           misfit(
             key,
-            "The subflow \(DisplayText.quoted(name: subflow)) runs on \(DisplayText.withArticle(typeName: "\(Inner.self)")), which is not Decodable, so the context the snapshot holds for it cannot be read: make the type Codable."
+            "The context of subflow \(DisplayText.quoted(name: subflow)) is \(DisplayText.withArticle(typeName: "\(type(of: value))")), and the subflow now runs on \(DisplayText.withArticle(typeName: "\(Inner.self)"))."
           )
-          return failure()
+          return nil
         }
-        context = value
-      } catch {
-        misfit(
-          key,
-          "The context of subflow \(DisplayText.quoted(name: subflow)) does not decode as \(DisplayText.withArticle(typeName: "\(Inner.self)")): \(error)."
-        )
-        return failure()
+        return value
+      case .encoded(let encoded):
+        do {
+          guard let decodable = Inner.self as? any Decodable.Type,
+            let value = try encoded.decode(decodable) as? Inner
+          else {
+            misfit(
+              key,
+              "The subflow \(DisplayText.quoted(name: subflow)) runs on \(DisplayText.withArticle(typeName: "\(Inner.self)")), which is not Decodable, so the context the snapshot holds for it cannot be read: make the type Codable."
+            )
+            return nil
+          }
+          return value
+        } catch {
+          misfit(
+            key,
+            "The context of subflow \(DisplayText.quoted(name: subflow)) does not decode as \(DisplayText.withArticle(typeName: "\(Inner.self)")): \(error)."
+          )
+          return nil
+        }
       }
     }
+    if nested.position.isDispatching || !nested.branches.isEmpty {
+      // An inner run of several flows: resolved as a run's own flows are, on the inner chart.
+      var flows: [FlowSnapshot<Inner>] = []
+      for record in [nested.top] + nested.branches {
+        guard let context = innerContext(record.context) else { return failure() }
+        flows.append(
+          FlowSnapshot(
+            flow: record.flow, position: record.position, context: context, path: record.path,
+            stepCount: record.stepCount, attempt: record.attempt, deadline: record.deadline,
+            branch: record.branch.map {
+              FlowSnapshot<Inner>.Branch(parent: $0.parent, dispatch: $0.dispatch, index: $0.index)
+            }, nested: record.inner, map: record.map))
+      }
+      let run = RunSnapshot(
+        id: RunID(), chart: "", fingerprint: nested.fingerprint, status: .running,
+        updated: WallClockTime(nanosecondsSince1970: 0), stepLimit: stepLimit, flows: flows,
+        mailbox: [], shapes: nested.shapes, formatVersion: 2)
+      let resolved: ResolvedSnapshot<Inner>
+      do {
+        resolved = try run.resolve(on: chart.graph, chart: nil, migrating: [:])
+      } catch {
+        for found in error.misfits {
+          misfits.append(
+            ResumeError.Misfit(
+              position: found.position.hasPrefix("\(subflow) > ")
+                ? found.position : "\(subflow) > \(found.position)",
+              reason:
+                "Inside \(noun) \(DisplayText.quoted(name: subflow)), where \(who) stands: \(found.reason)"
+            ))
+        }
+        if misfits.isEmpty {
+          misfit(
+            key,
+            "Inside \(noun) \(DisplayText.quoted(name: subflow)), where \(who) stands: \(error.summary)"
+          )
+        }
+        return failure()
+      }
+      let flow = resolved.flow
+      return .success(
+        NestedResume(
+          source: nested, state: flow.state, context: flow.context,
+          path: RecordedPath.restored(states: flow.path, count: flow.stepCount),
+          positions: resolved.positions, dispatch: resolved.dispatch))
+    }
+    guard let context = innerContext(nested.context) else { return failure() }
     let positions = ResumedPositions()
     var count = nested.stepCount
     let record = chart.graph.records[Int(state)]

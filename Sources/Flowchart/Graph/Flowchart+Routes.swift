@@ -258,17 +258,15 @@ private struct RouteWalker<Context: Sendable> {
       }
     }
     let failedAttempts = retries + 1
+    let caught = caughtFailures(of: modifiers)
+    for (failure, target) in caught.afterRetries {
+      result.append(
+        (
+          [failingStep(state, failure, exit: nil, decision: nil, depth: depth, branch: branch)],
+          target
+        ))
+    }
     if runsOut {
-      for (position, target) in modifiers.catchTargets.enumerated()
-      where !modifiers.catchesOnlyTimeouts[position] {
-        let failure = WalkedRoute.Failure(
-          attempts: failedAttempts, timesOut: false, outcome: .caught(route: position))
-        result.append(
-          (
-            [failingStep(state, failure, exit: nil, decision: nil, depth: depth, branch: branch)],
-            target
-          ))
-      }
       if modifiers.catchTargets.isEmpty && retries > 0 && depth == 0 {
         let failure = WalkedRoute.Failure(
           attempts: failedAttempts, timesOut: false, outcome: .failsRun)
@@ -283,13 +281,11 @@ private struct RouteWalker<Context: Sendable> {
     if modifiers.timeout != nil {
       let attempts = modifiers.retriesTimeouts ? failedAttempts : 1
       guard attempts <= Self.attemptLimit else { return result }
-      if let position = modifiers.timeoutCatch {
-        let failure = WalkedRoute.Failure(
-          attempts: attempts, timesOut: true, outcome: .caught(route: position))
+      if let (failure, target) = caught.timeout {
         result.append(
           (
             [failingStep(state, failure, exit: nil, decision: nil, depth: depth, branch: branch)],
-            modifiers.catchTargets[position]
+            target
           ))
       } else if depth == 0 {
         let failure = WalkedRoute.Failure(attempts: attempts, timesOut: true, outcome: .failsRun)
@@ -306,6 +302,41 @@ private struct RouteWalker<Context: Sendable> {
 
   /// The most attempts a route fails in a row: a retry of more never runs out on a route.
   static var attemptLimit: Int { 1000 }
+
+  /// The ways a state with `modifiers` fails into one of its catch routes: each route that
+  /// takes a thrown error once the retries run out (not a route limited to
+  /// `StateTimeoutError`, which only a timeout takes; none when the retries never run out on
+  /// a route), and the route that takes the timeout; each with the failure that takes it and
+  /// the state the route leads to.
+  func caughtFailures(
+    of modifiers: ScriptableModifiers
+  ) -> (
+    afterRetries: [(failure: WalkedRoute.Failure, target: StateID)],
+    timeout: (failure: WalkedRoute.Failure, target: StateID)?
+  ) {
+    let failedAttempts = modifiers.retries + 1
+    var afterRetries: [(failure: WalkedRoute.Failure, target: StateID)] = []
+    if modifiers.retries < Self.attemptLimit {
+      for (position, target) in modifiers.catchTargets.enumerated()
+      where !modifiers.catchesOnlyTimeouts[position] {
+        let failure = WalkedRoute.Failure(
+          attempts: failedAttempts, timesOut: false, outcome: .caught(route: position))
+        afterRetries.append((failure, target))
+      }
+    }
+    var timeout: (failure: WalkedRoute.Failure, target: StateID)?
+    if modifiers.timeout != nil, let position = modifiers.timeoutCatch {
+      let attempts = modifiers.retriesTimeouts ? failedAttempts : 1
+      if attempts <= Self.attemptLimit {
+        timeout = (
+          WalkedRoute.Failure(
+            attempts: attempts, timesOut: true, outcome: .caught(route: position)),
+          modifiers.catchTargets[position]
+        )
+      }
+    }
+    return (afterRetries, timeout)
+  }
 
   /// The ways on from `state`: the steps it adds, and the state each leads to (`nil` when
   /// the flow ends).
@@ -419,7 +450,9 @@ private struct RouteWalker<Context: Sendable> {
       }
       return steps
     }
-    var previous: [StateID: (state: StateID, exit: Exit.Label)] = [:]
+    // Breadth first over the flow's arrows, then its catch routes: a route fails into a
+    // catch route only where no arrow reaches the state as soon.
+    var previous: [StateID: (state: StateID, way: ShortestWay)] = [:]
     var queue = [start]
     var seen: Set<StateID> = [start]
     var head = 0
@@ -433,18 +466,35 @@ private struct RouteWalker<Context: Sendable> {
       }
       for exit in chart[state].exits where exit.label.branch == nil {
         guard seen.insert(exit.target).inserted else { continue }
-        previous[exit.target] = (state, exit.label)
+        previous[exit.target] = (state, .exit(exit.label))
         queue.append(exit.target)
+      }
+      guard let modifiers = chart.scriptableModifiers(of: state) else { continue }
+      let caught = caughtFailures(of: modifiers)
+      for (failure, next) in caught.afterRetries + (caught.timeout.map { [$0] } ?? []) {
+        guard seen.insert(next).inserted else { continue }
+        previous[next] = (state, .caught(failure))
+        queue.append(next)
       }
     }
     guard let end else { return nil }
-    var path: [(state: StateID, exit: Exit.Label?)] = [(end, nil)]
-    while let (state, exit) = previous[path[path.count - 1].state] {
-      path.append((state, exit))
+    var path: [(state: StateID, way: ShortestWay?)] = [(end, nil)]
+    while let (state, way) = previous[path[path.count - 1].state] {
+      path.append((state, way))
     }
     var steps: [WalkedRoute.Step] = []
-    for (state, exit) in path.reversed() {
+    for (state, way) in path.reversed() {
       let info = chart[state]
+      let exit: Exit.Label?
+      switch way {
+      case .caught(let failure):
+        steps.append(
+          failingStep(
+            state, failure, exit: nil, decision: nil, depth: startDepth, branch: startBranch))
+        continue
+      case .exit(let label): exit = label
+      case nil: exit = nil
+      }
       let isEnd = exit == nil && target == nil
       let decision: Decision? =
         !isEnd
@@ -463,6 +513,12 @@ private struct RouteWalker<Context: Sendable> {
     }
     return steps
   }
+}
+
+/// How a shortest route leaves a state: by an arrow, or by failing into a catch route.
+private enum ShortestWay {
+  case exit(Exit.Label)
+  case caught(WalkedRoute.Failure)
 }
 
 /// A state on the route being walked, and the ways on from it not yet tried.

@@ -175,11 +175,30 @@ final class BranchEnds<Context: Sendable>: Sendable {
     var failed: [Bool]
   }
 
-  private let live: LiveRun<Context>
+  /// What keeps the record: the live run, or the inner run of a subflow (whose snapshots
+  /// hold the dispatch, and which keeps no resume point and reports no event).
+  enum Owner: Sendable {
+    case live(LiveRun<Context>)
+    case nested(NestedRun<Context>)
+  }
+
+  private let owner: Owner
   private let ends: Lock<Ends>
 
-  init(live: LiveRun<Context>, count: Int) {
-    self.live = live
+  /// The live run, when it owns the record.
+  private var live: LiveRun<Context>? {
+    switch owner {
+    case .live(let live): live
+    case .nested: nil
+    }
+  }
+
+  convenience init(live: LiveRun<Context>, count: Int) {
+    self.init(owner: .live(live), count: count)
+  }
+
+  init(owner: Owner, count: Int) {
+    self.owner = owner
     ends = Lock(
       Ends(
         finished: Array(repeating: nil, count: count), points: Array(repeating: nil, count: count),
@@ -197,16 +216,22 @@ final class BranchEnds<Context: Sendable>: Sendable {
     dispatch state: Int32, parentFlow: Int32, original: Context, path: RecordedPath,
     stepLimit: Int
   ) {
-    live.dispatchBegins(
-      RunningDispatch(
-        state: state, parentFlow: parentFlow, original: original, path: path,
-        stepLimit: stepLimit, ends: self))
+    let dispatch = RunningDispatch(
+      state: state, parentFlow: parentFlow, original: original, path: path,
+      stepLimit: stepLimit, ends: self)
+    switch owner {
+    case .live(let live): live.dispatchBegins(dispatch)
+    case .nested(let nested): nested.dispatchBegins(dispatch)
+    }
   }
 
   /// The dispatch's branches ended: it joins, or fails, next.
   @usableFromInline
   func dispatchEnded() {
-    live.dispatchEnded(self)
+    switch owner {
+    case .live(let live): live.dispatchEnded(self)
+    case .nested(let nested): nested.dispatchEnded(self)
+    }
   }
 
   /// Branch `index` finished, deciding `decision` at its final state.
@@ -222,19 +247,23 @@ final class BranchEnds<Context: Sendable>: Sendable {
   /// stopped.
   @usableFromInline
   func failed(_ index: Int, flow: Int32) {
-    let point = live.resumePoints.take(flow: flow)
+    let point = live?.resumePoints.take(flow: flow)
     ends.withLock {
       $0.points[index] = point
       $0.failed[index] = true
     }
     // A snapshot waiting for the branches may take the dispatch now (and refuse it).
-    live.snapshotMayStand()
+    switch owner {
+    case .live(let live): live.snapshotMayStand()
+    case .nested(let nested): nested.root.snapshotMayStand()
+    }
   }
 
   /// The dispatch `state`, in flow `flow`, failed: keeps how its branches go on, for the
   /// flow's resume point.
   @usableFromInline
   func keep(dispatch state: Int32, flow: Int32) {
+    guard let live else { return }
     let resume = ends.withLock { ends in
       DispatchResume(finished: ends.finished, points: ends.points)
     }
@@ -249,6 +278,7 @@ final class BranchEnds<Context: Sendable>: Sendable {
   func keepJoin(
     of state: Int32, flow: Int32, branches: [FinishedBranch<Context>?], tally: JoinTally
   ) {
+    guard let live else { return }
     let resume = DispatchResume(
       finished: branches, points: Array(repeating: nil, count: branches.count), joined: tally)
     live.resumePoints.dispatchFailed(state, flow: flow, resume: resume)
@@ -262,6 +292,7 @@ final class BranchEnds<Context: Sendable>: Sendable {
   func reportOutcomes(
     of state: Int32, flow: Int32, branches: [FinishedBranch<Context>?], tally: JoinTally
   ) {
+    guard let live else { return }
     var kinds: [RunEvent.Kind] = []
     for index in branches.indices where branches[index] == nil {
       if let failed = tally.failed.first(where: { $0.index == index }) {
@@ -297,8 +328,15 @@ extension Interpreter {
     of control: RunControl, count: Int, dispatch state: Int32, cursor: borrowing Cursor<Context>,
     original: Context
   ) -> BranchEnds<Context>? {
-    guard let live = control.monitor as? LiveRun<Context> else { return nil }
-    let ends = BranchEnds(live: live, count: count)
+    let ends: BranchEnds<Context>
+    if let live = control.monitor as? LiveRun<Context> {
+      ends = BranchEnds(live: live, count: count)
+    } else if let nested = control.monitor as? NestedRun<Context> {
+      // A dispatch in a subflow's inner run, which the run's snapshots hold.
+      ends = BranchEnds(owner: .nested(nested), count: count)
+    } else {
+      return nil
+    }
     ends.begin(
       dispatch: state, parentFlow: cursor.flow, original: original, path: cursor.path.snapshot,
       stepLimit: cursor.path.limit)

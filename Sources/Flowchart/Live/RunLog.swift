@@ -168,14 +168,22 @@ public struct RunLog: Sendable, CustomStringConvertible {
     return "\(padded)  \(flow)\(text)"
   }
 
-  /// `1.234s`: whole milliseconds.
+  /// `1.234s`: whole milliseconds, truncated toward zero. Any duration prints, up to
+  /// `Duration`'s own bounds (the seconds are not multiplied into milliseconds, which would
+  /// overflow past 292 million years).
   static func seconds(_ duration: Duration) -> String {
-    let (whole, attoseconds) = duration.components
-    let milliseconds = whole * 1000 + attoseconds / 1_000_000_000_000_000
-    let fraction = String(abs(milliseconds % 1000))
-    let sign = milliseconds < 0 ? "-" : ""
+    var (whole, milliseconds) = duration.components
+    milliseconds /= 1_000_000_000_000_000
+    // The two parts may differ in sign; give the milliseconds the seconds' sign.
+    if whole > 0 && milliseconds < 0 {
+      (whole, milliseconds) = (whole - 1, milliseconds + 1000)
+    } else if whole < 0 && milliseconds > 0 {
+      (whole, milliseconds) = (whole + 1, milliseconds - 1000)
+    }
+    let sign = whole < 0 || milliseconds < 0 ? "-" : ""
+    let fraction = String(milliseconds.magnitude)
     return
-      "\(sign)\(abs(milliseconds / 1000)).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)s"
+      "\(sign)\(whole.magnitude).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)s"
   }
 
   /// The stored properties that differ between `old` and `new`, as `name: old → new`.

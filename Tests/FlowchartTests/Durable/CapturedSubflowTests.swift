@@ -410,6 +410,84 @@ struct CapturedSubflowTests {
     expectSame(got, as: expected, first: "Shop: entered")
   }
 
+  @Test func aMapInADispatchBranchOfASubflowIsCapturedThereAndResumesToTheSameResult()
+    async throws
+  {
+    let element = try Flowchart<Ledger> {
+      Action("Charge") { (ledger: inout Ledger) async in ledger.total += 5 }
+      Delay("Wait an hour", for: hour)
+      Action("Settle", isFinal: true) { (ledger: inout Ledger) async in
+        ledger.notes.append("settled")
+      }
+    }
+    let inner = try Flowchart<Basket> {
+      Dispatch(
+        "Both",
+        merge: { (basket: inout Basket, branch: Basket, original: Basket) in
+          basket.totals += branch.totals
+          basket.notes += branch.notes.dropFirst(original.notes.count)
+        }
+      ) {
+        Branch {
+          Map("Charge each", over: { $0.items }, running: element, maxConcurrency: 2) {
+            basket, results in
+            basket.totals = results.outputs.map(\.total)
+          }
+          Action("Charged", isFinal: true) { $0.notes.append("charged") }
+        }
+        Branch {
+          Action("Note", isFinal: true) { $0.notes.append("noted") }
+        }
+      }
+      Action("Pack", isFinal: true) { $0.notes.append("packed") }
+    }
+    let chart = try Flowchart<Basket> {
+      Action("Open") { $0.notes.append("open") }
+      Subflow("Shop", running: inner, context: .whole)
+      Action("Close", isFinal: true) { $0.notes.append("closed") }
+    }
+    // Five elements, two at a time: three rounds, the last of one element.
+    func drive(_ clock: TestClock, from round: Int = 0) async throws {
+      for round in round..<3 {
+        try await clock.waitForSleepers(round == 2 ? 1 : 2)
+        clock.advance(by: hour)
+      }
+    }
+    let plainClock = TestClock()
+    let expected = try await ending(started(chart, with: Basket(), clock: plainClock)) {
+      try await drive(plainClock)
+    }
+    #expect(expected.context?.totals == [105, 205, 305, 405, 505])
+    #expect(expected.context?.notes == ["open", "charged", "noted", "packed", "closed"])
+
+    let clock = TestClock()
+    let handle = started(chart, with: Basket(), clock: clock)
+    handle.resume()
+    try await clock.waitForSleepers(2)
+    clock.advance(by: hour)
+    try await clock.waitForSleepers(2)
+    let snapshot = try roundTrip(try await handle.snapshot())
+    handle.cancel()
+    #expect(snapshot.position == "Shop")
+    let shop = try #require(snapshot.flows[0].nested)
+    #expect(shop.position == .dispatching("Both"))
+    #expect(shop.map == nil)
+    let charging = try #require(shop.branches.first { $0.branch?.index == 0 })
+    #expect(charging.position == .entering("Both/Charge each"))
+    let map = try #require(charging.map)
+    #expect(map.done.map(\.index) == [0, 1])
+    #expect(map.running.map(\.index) == [2, 3])
+    let noted = try #require(shop.branches.first { $0.branch?.index == 1 })
+    #expect(noted.position == .finished("Both/Note", .done))
+    #expect(noted.map == nil)
+
+    let later = TestClock(wallClockStart: clock.wallClockNow)
+    let resumed = try chart.start(
+      resuming: snapshot, chart: "captured", clock: later, isPaused: true)
+    let got = try await ending(resumed) { try await drive(later, from: 1) }
+    expectSame(got, as: expected, first: "Shop: entered")
+  }
+
   @Test func aMapInsideAMapsElementIsCapturedThere() async throws {
     let inner = try Self.chargingEach(maxConcurrency: 5)
     let chart = try Flowchart<Market> {

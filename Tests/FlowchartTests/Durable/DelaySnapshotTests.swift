@@ -59,7 +59,7 @@ struct DelaySnapshotTests {
     #expect(snapshot.flows[0].deadline == deadline)
     #expect(snapshot.updated == TestClock().wallClockStart.advanced(by: .seconds(1_200)))
     let json = String(decoding: try JSONEncoder().encode(snapshot), as: UTF8.self)
-    #expect(json.contains(#""position":"waitingUntil""#))
+    #expect(json.contains(#""position":["waitingUntil","Cool off"]"#))
     #expect(json.contains(#""deadline":"2026-01-01T01:00:00Z""#))
   }
 

@@ -54,7 +54,7 @@ struct DispatchSnapshotTests {
     handle.resume()
     await waitsForInput(&events)
     let snapshot = try roundTrip(try await handle.snapshot())
-    #expect(snapshot.formatVersion == 2)
+    #expect(snapshot.formatVersion == 3)
     #expect(snapshot.status == .waitingForInput(state: "Answer"))
     #expect(snapshot.position == "Split")
     #expect(snapshot.context == Ledger(total: 0, notes: ["prepared"]))

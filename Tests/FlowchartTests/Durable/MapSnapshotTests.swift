@@ -109,7 +109,7 @@ struct MapSnapshotTests {
     await waitForPause(&events)
     let snapshot = try roundTrip(try await handle.snapshot())
     handle.cancel()
-    #expect(snapshot.formatVersion == 2)
+    #expect(snapshot.formatVersion == 3)
     #expect(snapshot.status == .paused)
     #expect(snapshot.position == "Charge each")
     #expect(snapshot.pathKeys == ["Open", "Charge each"])

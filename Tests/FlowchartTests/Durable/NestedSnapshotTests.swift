@@ -122,7 +122,7 @@ struct NestedSnapshotTests {
     let handle = try await startUntilPaused(chart, pauser: pauser, at: "Step 1")
     let snapshot = try roundTrip(try await handle.snapshot())
     handle.cancel()
-    #expect(snapshot.formatVersion == 2)
+    #expect(snapshot.formatVersion == 3)
     #expect(snapshot.status == .paused)
     #expect(snapshot.position == "Pay")
     #expect(snapshot.pathKeys == ["Open", "Pay"])
@@ -229,7 +229,7 @@ struct NestedSnapshotTests {
     handle.cancel()
     #expect(snapshot.position == "Close")
     #expect(snapshot.flows[0].nested == nil)
-    #expect(snapshot.formatVersion == 1)
+    #expect(snapshot.formatVersion == 3)
     #expect(snapshot.context.ledger.total == 3)
   }
 

@@ -267,7 +267,7 @@ struct SnapshotTests {
     let snapshot = try await taken
     // The branch whose state's code ran finished the state first: it stands before its
     // next state. The dispatching flow keeps the context from before the dispatch.
-    #expect(snapshot.formatVersion == 2)
+    #expect(snapshot.formatVersion == 3)
     #expect(snapshot.position == "Split")
     #expect(snapshot.context == 0)
     #expect(snapshot.branchPositions.first == "Split/Store 0")

@@ -6,10 +6,14 @@ import Testing
 
 // Snapshots written by format 1 of this package, kept as files in `Fixtures/`: each is
 // decoded and resumed to its expected result, so that a change that would break runs
-// already stored cannot pass unnoticed. To write them again (only when the format's version
-// changes, keeping the old files for the old version's test):
+// already stored cannot pass unnoticed. They were written with
 //
 //     FLOWCHART_WRITE_SNAPSHOT_FIXTURES=1 swift test --filter StoredSnapshotTests
+//
+// and are frozen now: this version writes format 3 (`Format3SnapshotTests.swift` keeps its
+// files), so writing these again would replace format-1 files with format-3 ones. The same
+// holds for the format-2 files of `StoredDispatchSnapshotTests`, `StoredNestedSnapshotTests`
+// and `StoredMapSnapshotTests`.
 
 private let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
   .appendingPathComponent("Fixtures")
