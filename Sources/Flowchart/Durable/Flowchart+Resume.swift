@@ -148,7 +148,10 @@ extension RunSnapshot {
       var position: (kind: CapturedFlow<Context>.Position, state: Int32)?
       if let map = flow.map, case .entering(let key) = flow.position {
         if let found = state(at: key, role: "\(who) stands in the map") {
-          if let resumable = graph.records[Int(found)].attachment as? any ResumableMap {
+          if let reason = graph.attemptMisfit(map.entered, at: found) {
+            misfit(
+              key, "\(DisplayText.quoted(name: key)), where \(who) stands in the map, \(reason).")
+          } else if let resumable = graph.records[Int(found)].attachment as? any ResumableMap {
             switch resumable.resolveMap(map, key: key, who: who) {
             case .success(let resume): position = (.inSubflow(resume), found)
             case .failure(let found): misfits.append(contentsOf: found.misfits)
@@ -165,7 +168,11 @@ extension RunSnapshot {
       }
       if let nested = flow.nested, case .entering(let key) = flow.position {
         if let found = state(at: key, role: "\(who) stands in the subflow") {
-          if let subflow = graph.records[Int(found)].attachment as? any ResumableSubflow {
+          if let reason = graph.attemptMisfit(nested.entered, at: found) {
+            misfit(
+              key,
+              "\(DisplayText.quoted(name: key)), where \(who) stands in the subflow, \(reason).")
+          } else if let subflow = graph.records[Int(found)].attachment as? any ResumableSubflow {
             switch subflow.resolveNested(nested, subflow: key, who: who) {
             case .success(let resume): position = (.inSubflow(resume), found)
             case .failure(let found): misfits.append(contentsOf: found.misfits)
@@ -832,6 +839,15 @@ final class ResumedPositions: Sendable {
     kept.withLock { $0.subflows.removeValue(forKey: ObjectIdentifier(attachment)) }
   }
 
+  /// The attempt a flow that stands in the subflow or map (by its attachment) goes on with,
+  /// without taking the inner run (the subflow's code takes it); `nil` when no flow stands
+  /// in it.
+  func subflowAttempt(_ attachment: AnyObject) -> SubflowAttempt? {
+    kept.withLock {
+      ($0.subflows[ObjectIdentifier(attachment)] as? any CapturedSubflowRun)?.entered
+    }
+  }
+
   /// Keeps a retry a flow is in the middle of.
   func keep(_ retry: ResumedRetry) {
     kept.withLock { $0.retries[retry.state] = retry }
@@ -857,5 +873,20 @@ extension Graph {
     let node = nodeBase[Int(state)]
     guard node.kind == .modified else { return nil }
     return ModifiedCode.of(node).modifiers.retry?.count
+  }
+
+  /// Why the subflow or map `state` cannot go on at `entered`'s attempt, which a snapshot
+  /// holds: the state no longer retries that often; `nil` when it can.
+  func attemptMisfit(_ entered: SubflowAttempt, at state: Int32) -> String? {
+    guard entered.attempt > 1 else { return nil }
+    guard let count = retryCount(state) else {
+      return
+        "is at its attempt \(entered.attempt), and no longer retries: give it its retry back, or map the position with `migrating:`"
+    }
+    guard entered.attempt - 1 <= count else {
+      return
+        "is at its attempt \(entered.attempt), and retries \(count) time\(count == 1 ? "" : "s"): the snapshot is damaged, or the state's retry was lowered"
+    }
+    return nil
   }
 }

@@ -962,4 +962,6 @@ struct RefusedInnerRun: CapturedSubflowRun {
   let error: SnapshotError
 
   func snapshot() -> NestedSnapshot? { nil }
+  /// Never written: the snapshot is refused.
+  var entered: SubflowAttempt { .first }
 }

@@ -5,14 +5,16 @@
 // A live run's flow that enters an asynchronous map (`Interpreter.runSubflowState`) runs
 // the map's code with a `SubflowHost`. When the map can be held (`MapRun.holdsPositions`:
 // its element type is `Codable`, its step limit is valid; a dispatch of its chart is held as
-// a subflow's is, see `NestedRun.swift`) and the
-// flow belongs to the live run itself (not to a subflow's or a map's inner run), the map
-// runs its elements as `NestedRun`s under a `MapHost`, which the run's barrier asks whether
-// it stands: it does when no element failed (a tolerated failure is not captured: the
-// snapshot waits for the map to end) and every running element's inner run stands. It
-// then holds the outputs of the elements done, the inner runs of those running, and,
-// implicitly, which have not started (an element held before its first state is one). Any other map runs as before: one state of its flow,
-// which a snapshot waits for.
+// a subflow's is, see `NestedRun.swift`), in any of the run's flows or in any flow of a
+// subflow's or a map's inner run, a dispatch branch of the inner chart included (adopted by
+// that inner run, as a subflow is), and with or without modifiers (the host brings the
+// attempt and its timeout's deadline, `SubflowAttempt`), the map runs its elements as
+// `NestedRun`s under a `MapHost`, which the run's barrier asks whether it stands: it does
+// when no element failed (a tolerated failure is not captured: the snapshot waits for the
+// map to end, see `MapHost.standing`) and every running element's inner run stands. It then
+// holds the outputs of the elements done, the inner runs of those running, and, implicitly,
+// which have not started (an element held before its first state is one). Any other map
+// runs as before: one state of its flow, which a snapshot waits for.
 
 /// A map whose runs a snapshot can hold: resolves the runs a snapshot holds on the map's
 /// element chart.
@@ -40,16 +42,19 @@ final class MapHost<Element: Sendable>: StandingSubflow {
   let place: (flow: Int32, state: Int32)
   let graph: Graph<Element>
   let count: Int
+  /// The attempt of the map state, and its timeout's deadline.
+  let entered: SubflowAttempt
   private let kept: Lock<Kept>
 
   init(
     root: any SnapshotRoot, place: (flow: Int32, state: Int32), graph: Graph<Element>,
-    count: Int, done: [Int: Element], pending: [Int]
+    count: Int, done: [Int: Element], pending: [Int], entered: SubflowAttempt = .first
   ) {
     self.root = root
     self.place = place
     self.graph = graph
     self.count = count
+    self.entered = entered
     kept = Lock(Kept(done: done, pending: pending))
   }
 
@@ -91,7 +96,7 @@ final class MapHost<Element: Sendable>: StandingSubflow {
       return CapturedMap(
         fingerprint: graph.structure.fingerprint, count: count,
         done: kept.done.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
-        running: running.sorted { $0.index < $1.index })
+        running: running.sorted { $0.index < $1.index }, entered: entered)
     }
   }
 }
@@ -103,6 +108,7 @@ struct CapturedMap<Element: Sendable>: CapturedSubflowRun {
   let count: Int
   let done: [(index: Int, output: Element)]
   let running: [(index: Int, run: CapturedInnerRun<Element>)]
+  let entered: SubflowAttempt
 
   func snapshot() -> NestedSnapshot? { nil }
 
@@ -114,7 +120,7 @@ struct CapturedMap<Element: Sendable>: CapturedSubflowRun {
     }
     return MapSnapshot(
       fingerprint: fingerprint, elements: count, done: done.map { ($0.index, .live($0.output)) },
-      running: runs)
+      running: runs, entered: entered)
   }
 }
 
@@ -140,6 +146,7 @@ final class MapResume<Element: Sendable>: CapturedSubflowRun {
 
   func snapshot() -> NestedSnapshot? { nil }
   func mapSnapshot() -> MapSnapshot? { source }
+  var entered: SubflowAttempt { source.entered }
 }
 
 /// Thrown by a resumed map whose context now holds another number of elements than the
@@ -168,7 +175,7 @@ extension MapRun: ResumableMap {
   @usableFromInline @inline(never)
   func runIfHosted(_ context: inout Context) async throws -> Bool {
     guard let host = SubflowHost.current, host.attachment === self else { return false }
-    guard host.parent.rootPlace == nil, holdsPositions else {
+    guard holdsPositions else {
       // Not held: one state of its flow, as before.
       try await SubflowHost.$current.withValue(nil) { try await self(&context) }
       return true
@@ -186,8 +193,9 @@ extension MapRun: ResumableMap {
       running.keys.sorted()
       + input.indices.filter { done[$0] == nil && running[$0] == nil }
     let mapHost = MapHost(
-      root: host.parent.root, place: (host.flow, host.state), graph: chart.graph,
-      count: input.count, done: done, pending: pending)
+      root: host.parent.root, place: host.parent.rootPlace ?? (host.flow, host.state),
+      graph: chart.graph, count: input.count, done: done, pending: pending,
+      entered: host.entered)
     host.parent.adopt(mapHost, flow: host.flow, position: host.position)
     defer { host.parent.release(mapHost, flow: host.flow) }
     var results = MapCollector<Element>(count: input.count, toleratedFailures: toleratedFailures)

@@ -14,7 +14,10 @@
 // order; `running` the elements whose runs stand at a boundary, each an inner run in the
 // element chart's key space (the `subflow` object of `NestedSnapshot.swift`); every other
 // index below `elements` has not started. A map that tolerated a failure is not captured
-// this way (the snapshot waits for it to end).
+// this way (the snapshot waits for it to end: see `MapRun+Nested.swift`). The optional keys
+// `stateAttempt` and `timeout` are the map state's attempt and its timeout's deadline, as a
+// `subflow` object's. A `map` object is a flow's, or an inner run's that stands in a map
+// (its position `inMap`).
 
 /// The runs of a map a flow stands in, as a snapshot holds them: how many elements the map
 /// took, the outputs of those done, and the inner runs of those running.
@@ -27,15 +30,18 @@ final class MapSnapshot: Sendable {
   let done: [(index: Int, output: MailboxEntry.Value)]
   /// The inner runs of the elements running, by index, in input order.
   let running: [(index: Int, run: NestedSnapshot)]
+  /// The attempt of the map state, and its timeout's deadline.
+  let entered: SubflowAttempt
 
   init(
     fingerprint: String, elements: Int, done: [(index: Int, output: MailboxEntry.Value)],
-    running: [(index: Int, run: NestedSnapshot)]
+    running: [(index: Int, run: NestedSnapshot)], entered: SubflowAttempt = .first
   ) {
     self.fingerprint = fingerprint
     self.elements = elements
     self.done = done
     self.running = running
+    self.entered = entered
   }
 
   /// Writes the runs into `container`, the `map` object; `map` names the map state, for an
@@ -44,6 +50,7 @@ final class MapSnapshot: Sendable {
     throws
   {
     try container.encode(fingerprint, forKey: .fingerprint)
+    try entered.encode(into: &container)
     try container.encode(elements, forKey: .elements)
     var doneContainer = container.nestedUnkeyedContainer(forKey: .done)
     for (index, output) in done {
@@ -77,13 +84,18 @@ final class MapSnapshot: Sendable {
   /// The most elements a snapshot's map may hold: more is refused as damaged.
   static let maximumElements = 1 << 24
 
-  /// Reads and checks the `map` object of flow `flow`, which stands in map `map`.
+  /// Reads and checks the `map` object of flow `flow`, which stands in map `map`, `depth`
+  /// subflows and maps deep (1 for a flow's own map).
   static func decode(
     from container: KeyedDecodingContainer<SnapshotCodingKey>, flow: Int32, map: String,
-    corrupt: (String) -> DecodingError
+    depth: Int = 1, corrupt: (String) -> DecodingError
   ) throws -> MapSnapshot {
     let who = "the runs of map \(DisplayText.quoted(name: map)) in flow \(flow)"
+    guard depth <= NestedSnapshot.maximumDepth else {
+      throw corrupt("\(who) nest subflows and maps more than \(NestedSnapshot.maximumDepth) deep.")
+    }
     let fingerprint = try container.decode(String.self, forKey: .fingerprint)
+    let entered = try SubflowAttempt.decode(from: container, who: who, corrupt: corrupt)
     let elements = try container.decode(Int.self, forKey: .elements)
     guard elements >= 0, elements <= maximumElements else {
       throw corrupt(
@@ -116,12 +128,13 @@ final class MapSnapshot: Sendable {
       try check(index)
       let run = try NestedSnapshot.decode(
         from: try entry.nestedContainer(keyedBy: SnapshotCodingKey.self, forKey: .subflow),
-        flow: flow, subflow: map, depth: 1, corrupt: corrupt)
+        flow: flow, subflow: map, depth: depth, corrupt: corrupt)
       running.append((index, run))
     }
     done.sort { $0.index < $1.index }
     running.sort { $0.index < $1.index }
     return MapSnapshot(
-      fingerprint: fingerprint, elements: elements, done: done, running: running)
+      fingerprint: fingerprint, elements: elements, done: done, running: running,
+      entered: entered)
   }
 }

@@ -24,6 +24,14 @@
 // synchronous chart's subflow runs within its state, in the synchronous loop, and is never
 // held either (it has no boundary that waits).
 //
+// The subflow state may be an action, a condition or a multiple condition (a final subflow
+// is an action: the compiler refuses a final one with exits), with or without modifiers: a
+// modified state hosts each attempt from `Interpreter.runModified`, which gives the host the
+// attempt's `SubflowAttempt` (its number, and the absolute deadline of its timeout), kept
+// with the inner run (the attempt belongs to the inner run as a whole) and written with it.
+// A map in any flow of an inner run, a dispatch branch of the inner chart included, is held
+// the same way (its `MapHost` adopted by the inner run for that flow, as a subflow is).
+//
 // The inner run reports no events (the subflow is one state of the run's events, as
 // before), only a pause: an inner flow that waits while the run is paused waits as the
 // flow that runs the subflow, at the subflow state (the run reports `paused` there).
@@ -42,9 +50,22 @@ struct SubflowHost: Sendable {
   /// The flow's position: at the subflow state (entered), with the context from before it,
   /// as a `CapturedFlow` of the parent's context.
   let position: any Sendable
+  /// The attempt of the subflow state that runs the subflow, and its timeout's deadline.
+  var entered = SubflowAttempt.first
 
   /// The host of the subflow whose code the current task runs, if it runs in a live run.
   @TaskLocal static var current: SubflowHost?
+}
+
+/// The modifiers' state of the subflow (or map) state whose inner run a snapshot holds: the
+/// state's attempt (from 1; above 1 only when it retries), and the absolute deadline of the
+/// attempt's timeout, when it has one. What a resumed run's attempt goes on with.
+struct SubflowAttempt: Sendable, Equatable {
+  var attempt: Int
+  var timeout: WallClockTime?
+
+  /// The first attempt, without a timeout: a state without modifiers.
+  static let first = SubflowAttempt(attempt: 1, timeout: nil)
 }
 
 /// The inner run a delay sleeping in the current task reports its deadline to, when the
@@ -105,6 +126,8 @@ protocol CapturedSubflowRun: Sendable {
   func snapshot() -> NestedSnapshot?
   /// The runs of the map the flow stands in, in a snapshot's terms; `nil` for a subflow.
   func mapSnapshot() -> MapSnapshot?
+  /// The attempt of the subflow (or map) state, and its timeout's deadline.
+  var entered: SubflowAttempt { get }
 }
 
 extension CapturedSubflowRun {
@@ -156,12 +179,19 @@ final class NestedRun<Inner: Sendable>: RunMonitor, SubflowParent, StandingSubfl
   let root: any SnapshotRoot
   let place: (flow: Int32, state: Int32)
   let graph: Graph<Inner>
+  /// The attempt of the subflow state that runs this inner run (`.first` for a map's
+  /// element).
+  let entered: SubflowAttempt
   private let kept = Lock(Kept())
 
-  init(root: any SnapshotRoot, place: (flow: Int32, state: Int32), graph: Graph<Inner>) {
+  init(
+    root: any SnapshotRoot, place: (flow: Int32, state: Int32), graph: Graph<Inner>,
+    entered: SubflowAttempt = .first
+  ) {
     self.root = root
     self.place = place
     self.graph = graph
+    self.entered = entered
   }
 
   var rootPlace: (flow: Int32, state: Int32)? { place }
@@ -192,7 +222,7 @@ final class NestedRun<Inner: Sendable>: RunMonitor, SubflowParent, StandingSubfl
           return running
         })
       switch standing {
-      case .stands(let flows): return CapturedInnerRun(graph: graph, flows: flows)
+      case .stands(let flows): return CapturedInnerRun(graph: graph, flows: flows, entered: entered)
       case .moving: return nil
       case .refused(let error): return RefusedInnerRun(error: error)
       }
@@ -342,17 +372,22 @@ struct CapturedInnerRun<Inner: Sendable>: CapturedSubflowRun {
   /// The inner run's flows: its own flow first, each dispatch branch after the flow that
   /// dispatched it.
   let flows: [CapturedEntry<Inner>]
+  /// The attempt of the subflow state that runs the inner run, and its timeout's deadline:
+  /// the inner run's as a whole, whichever of its flows stand where.
+  let entered: SubflowAttempt
 
   /// The inner run's own flow.
   var flow: CapturedFlow<Inner> { flows[0].flow }
 
-  init(graph: Graph<Inner>, flows: [CapturedEntry<Inner>]) {
+  init(graph: Graph<Inner>, flows: [CapturedEntry<Inner>], entered: SubflowAttempt = .first) {
     self.graph = graph
     self.flows = flows
+    self.entered = entered
   }
 
-  init(graph: Graph<Inner>, flow: CapturedFlow<Inner>) {
-    self.init(graph: graph, flows: [CapturedEntry(flow: flow, parent: nil, branch: 0)])
+  init(graph: Graph<Inner>, flow: CapturedFlow<Inner>, entered: SubflowAttempt = .first) {
+    self.init(
+      graph: graph, flows: [CapturedEntry(flow: flow, parent: nil, branch: 0)], entered: entered)
   }
 
   func snapshot() -> NestedSnapshot? {
@@ -369,6 +404,7 @@ struct CapturedInnerRun<Inner: Sendable>: CapturedSubflowRun {
       var deadline: WallClockTime? = nil
       var position = SnapshotPosition.entering(key)
       var inner: NestedSnapshot? = nil
+      var map: MapSnapshot? = nil
       switch flow.position {
       case .waitingUntil(let until):
         position = .waitingUntil(key)
@@ -378,6 +414,8 @@ struct CapturedInnerRun<Inner: Sendable>: CapturedSubflowRun {
         deadline = until
       case .inSubflow(let child):
         inner = child.snapshot()
+        map = child.mapSnapshot()
+        guard inner != nil || map != nil else { return nil }
       case .dispatching: position = .dispatching(key)
       case .finished(let decision): position = .finished(key, decision)
       case .entering, .waitingForInput, .notEntered: break
@@ -392,13 +430,14 @@ struct CapturedInnerRun<Inner: Sendable>: CapturedSubflowRun {
         NestedSnapshot.Record(
           flow: Int32(number), position: position, context: .live(flow.context),
           path: flow.path.map { keys[Int($0)] }, stepCount: flow.stepCount, attempt: attempt,
-          deadline: deadline, branch: branch, inner: inner))
+          deadline: deadline, branch: branch, inner: inner, map: map))
     }
     let top = records[0]
     return NestedSnapshot(
       fingerprint: structure.fingerprint, position: top.position, context: top.context,
       path: top.path, stepCount: top.stepCount, attempt: top.attempt, deadline: top.deadline,
-      shapes: shapes, inner: top.inner, branches: Array(records.dropFirst()))
+      shapes: shapes, inner: top.inner, map: top.map, entered: entered,
+      branches: Array(records.dropFirst()))
   }
 }
 
@@ -446,16 +485,11 @@ extension Interpreter {
     _ node: Node, at state: Int32, cursor: inout Cursor<Context>, context: inout Context,
     control: RunControl
   ) async throws(RunError) -> Outcome {
-    guard let parent = control.monitor as? any SubflowParent,
-      let attachment = graph.records[Int(state)].attachment,
-      attachment is any ResumableSubflow || attachment is any ResumableMap
+    guard let host = subflowHost(at: state, cursor: cursor, context: context, control: control)
     else {
       return try await runAsynchronous(
         node, at: state, cursor: &cursor, context: &context, control: control)
     }
-    let host = SubflowHost(
-      parent: parent, attachment: attachment, flow: cursor.flow, state: state,
-      position: CapturedFlow(.entering, at: state, path: cursor.path, context: context))
     let outcome = await SubflowHost.$current.withValue(host) {
       () async -> Result<Outcome, RunError> in
       do throws(RunError) {
@@ -467,6 +501,24 @@ extension Interpreter {
       }
     }
     return try outcome.get()
+  }
+
+  /// The host of the subflow (or map) `state`, which flow `cursor` of a live run entered
+  /// with `context`, at attempt `entered`; `nil` when the state is no subflow whose inner
+  /// run a snapshot can hold, or the flow's run is not one a subflow can be hosted in.
+  func subflowHost(
+    at state: Int32, cursor: borrowing Cursor<Context>, context: Context, control: RunControl,
+    entered: SubflowAttempt = .first
+  ) -> SubflowHost? {
+    guard let parent = control.monitor as? any SubflowParent,
+      let attachment = graph.records[Int(state)].attachment,
+      attachment is any ResumableSubflow || attachment is any ResumableMap
+    else { return nil }
+    var host = SubflowHost(
+      parent: parent, attachment: attachment, flow: cursor.flow, state: state,
+      position: CapturedFlow(.entering, at: state, path: cursor.path, context: context))
+    host.entered = entered
+    return host
   }
 
   /// Whether `state` is a subflow: its flow runs it with ``runSubflowState(_:at:cursor:context:control:)``

@@ -14,14 +14,15 @@
 // The inner run's keys, path and shapes are in the inner chart's key space. Its position
 // is `entering` (with an `attempt` above 1 and a `deadline` between two attempts),
 // `waitingUntil` (with its `deadline`), `inSubflow` (with a `subflow` object of its own), or
-// `dispatching`: the inner run stands in a dispatch of its chart, whose branches are the
-// inner run's other flows, in an optional `"flows"` array (a key format 2 may lack: an
-// inner run of one flow has none). Each is a flow object as a run's `flows` holds them, in
-// the inner chart's key space: `flow` (numbered from 1; the inner run's own flow is 0),
-// `parent`, `dispatch` and `branch` (which branch of which flow's dispatch it runs),
-// `position` (any of the above, or `finished` with its `decision`: a branch's result that
-// awaits the join), `at`, `context`, `path`, `stepCount`, `attempt`, `deadline`, and a
-// `subflow` object when it stands in one:
+// `inMap` (with a `map` object, `MapSnapshot.swift`), or `dispatching`: the inner run
+// stands in a dispatch of its chart, whose branches are the inner run's other flows, in an
+// optional `"flows"` array (a key format 2 may lack: an inner run of one flow has none).
+// Each is a flow object as a run's `flows` holds them, in the inner chart's key space:
+// `flow` (numbered from 1; the inner run's own flow is 0), `parent`, `dispatch` and `branch`
+// (which branch of which flow's dispatch it runs), `position` (any of the above, or
+// `finished` with its `decision`: a branch's result that awaits the join), `at`, `context`,
+// `path`, `stepCount`, `attempt`, `deadline`, and a `subflow` object when it stands in a
+// subflow, or a `map` object when it stands in a map (`inMap`), as the inner run's own flow:
 //
 //   "subflow": {"fingerprint": "…", "position": "dispatching", "at": "Both", …,
 //     "flows": [
@@ -29,6 +30,12 @@
 //        "at": "Charge", "decision": {"value": "done"}, "context": {…}, "path": [...], …},
 //       {"flow": 2, "parent": 0, "dispatch": "Both", "branch": 1, "position": "waitingUntil",
 //        "at": "Wait a day", "deadline": "2026-01-02T00:00:00Z", "context": {…}, …}]}
+//
+// Two optional keys describe the subflow state that runs the inner run, when it has
+// modifiers: `stateAttempt`, its attempt (written when above 1), and `timeout`, the absolute
+// deadline of that attempt's timeout. They belong to the inner run as a whole (the subflow
+// object, never a flow of `flows`). A snapshot without them is at attempt 1 with no
+// timeout, as every snapshot written before them.
 
 /// A subflow's inner run, as a snapshot holds it: where its flow stands on the inner chart,
 /// its context (of the inner chart's type, so kept as a live value or as decoded JSON until
@@ -51,6 +58,11 @@ final class NestedSnapshot: Sendable {
   let shapes: [String: StateShape]
   /// The inner run of the subflow the inner flow stands in.
   let inner: NestedSnapshot?
+  /// The runs of the map the inner flow stands in.
+  let map: MapSnapshot?
+  /// The attempt of the subflow state that runs this inner run, and its timeout's deadline:
+  /// the inner run's as a whole, whichever of its flows stand where.
+  let entered: SubflowAttempt
   /// The inner run's other flows, when its own flow stands in a dispatch: each branch
   /// after the flow that dispatched it (numbered from 1; the inner run's own flow is 0).
   let branches: [Record]
@@ -70,6 +82,8 @@ final class NestedSnapshot: Sendable {
     var branch: Branch?
     /// The inner run of the subflow the flow stands in.
     var inner: NestedSnapshot?
+    /// The runs of the map the flow stands in.
+    var map: MapSnapshot?
   }
 
   /// Which branch of which flow's dispatch a flow of the inner run runs.
@@ -83,7 +97,8 @@ final class NestedSnapshot: Sendable {
   init(
     fingerprint: String, position: SnapshotPosition, context: MailboxEntry.Value,
     path: [String], stepCount: Int, attempt: Int, deadline: WallClockTime?,
-    shapes: [String: StateShape], inner: NestedSnapshot?, branches: [Record] = []
+    shapes: [String: StateShape], inner: NestedSnapshot?, map: MapSnapshot? = nil,
+    entered: SubflowAttempt = .first, branches: [Record] = []
   ) {
     self.fingerprint = fingerprint
     self.position = position
@@ -94,6 +109,8 @@ final class NestedSnapshot: Sendable {
     self.deadline = deadline
     self.shapes = shapes
     self.inner = inner
+    self.map = map
+    self.entered = entered
     self.branches = branches
   }
 
@@ -101,7 +118,7 @@ final class NestedSnapshot: Sendable {
   var top: Record {
     Record(
       flow: 0, position: position, context: context, path: path, stepCount: stepCount,
-      attempt: attempt, deadline: deadline, branch: nil, inner: inner)
+      attempt: attempt, deadline: deadline, branch: nil, inner: inner, map: map)
   }
 
   /// How deep subflows may nest in a snapshot: deeper is refused as damaged.
@@ -113,6 +130,7 @@ final class NestedSnapshot: Sendable {
     into container: inout KeyedEncodingContainer<SnapshotCodingKey>, subflow: String
   ) throws {
     try container.encode(fingerprint, forKey: .fingerprint)
+    try entered.encode(into: &container)
     try Self.encode(top, into: &container, subflow: subflow, withInner: false)
     var shapesContainer = container.nestedContainer(keyedBy: ShapeKey.self, forKey: .shapes)
     try StateShape.encode(shapes, into: &shapesContainer)
@@ -120,6 +138,9 @@ final class NestedSnapshot: Sendable {
       var innerContainer = container.nestedContainer(
         keyedBy: SnapshotCodingKey.self, forKey: .subflow)
       try inner.encode(into: &innerContainer, subflow: key)
+    } else if let map, let key = position.key {
+      var mapContainer = container.nestedContainer(keyedBy: SnapshotCodingKey.self, forKey: .map)
+      try map.encode(into: &mapContainer, map: key)
     }
     guard !branches.isEmpty else { return }
     var flowsContainer = container.nestedUnkeyedContainer(forKey: .flows)
@@ -136,13 +157,16 @@ final class NestedSnapshot: Sendable {
   }
 
   /// Writes one flow of the inner run: its position, context, path, counters and, with
-  /// `withInner`, the subflow it stands in.
+  /// `withInner`, the subflow or the map it stands in.
   private static func encode(
     _ record: Record, into container: inout KeyedEncodingContainer<SnapshotCodingKey>,
     subflow: String, withInner: Bool
   ) throws {
     if record.inner != nil, let key = record.position.key {
       try container.encode("inSubflow", forKey: .position)
+      try container.encode(key, forKey: .at)
+    } else if record.map != nil, let key = record.position.key {
+      try container.encode("inMap", forKey: .position)
       try container.encode(key, forKey: .at)
     } else {
       try record.position.encode(into: &container)
@@ -171,6 +195,9 @@ final class NestedSnapshot: Sendable {
       var innerContainer = container.nestedContainer(
         keyedBy: SnapshotCodingKey.self, forKey: .subflow)
       try inner.encode(into: &innerContainer, subflow: key)
+    } else if withInner, let map = record.map, let key = record.position.key {
+      var mapContainer = container.nestedContainer(keyedBy: SnapshotCodingKey.self, forKey: .map)
+      try map.encode(into: &mapContainer, map: key)
     }
   }
 
@@ -185,6 +212,7 @@ final class NestedSnapshot: Sendable {
       throw corrupt("\(who) nests subflows more than \(maximumDepth) deep.")
     }
     let fingerprint = try container.decode(String.self, forKey: .fingerprint)
+    let entered = try SubflowAttempt.decode(from: container, who: who, corrupt: corrupt)
     let shapes = try StateShape.decode(
       try container.nestedContainer(keyedBy: ShapeKey.self, forKey: .shapes))
     let top = try decodeFlow(
@@ -230,7 +258,7 @@ final class NestedSnapshot: Sendable {
     return NestedSnapshot(
       fingerprint: fingerprint, position: top.position, context: top.context, path: top.path,
       stepCount: top.stepCount, attempt: top.attempt, deadline: top.deadline, shapes: shapes,
-      inner: top.inner, branches: branches)
+      inner: top.inner, map: top.map, entered: entered, branches: branches)
   }
 
   /// Checks a branch of the inner run: its parent is an earlier flow that stands in the
@@ -279,7 +307,8 @@ final class NestedSnapshot: Sendable {
     corrupt: (String) -> DecodingError
   ) throws -> Record {
     let kind = try container.decode(String.self, forKey: .position)
-    let inSubflow = kind == "inSubflow"
+    let inMap = kind == "inMap"
+    let inSubflow = kind == "inSubflow" || inMap
     let position: SnapshotPosition =
       inSubflow
       ? .entering(try container.decode(String.self, forKey: .at))
@@ -310,9 +339,10 @@ final class NestedSnapshot: Sendable {
     }
     switch position {
     case .entering where inSubflow:
-      guard attempt == 1, deadline == nil, shape.kind == "subflow", path.last == key else {
+      let noun = inMap ? "map" : "subflow"
+      guard attempt == 1, deadline == nil, shape.kind == noun, path.last == key else {
         throw corrupt(
-          "\(who) stands in \(DisplayText.quoted(name: key)), which must be a subflow it entered last, with no attempt under way and no deadline."
+          "\(who) stands in \(DisplayText.quoted(name: key)), which must be \(DisplayText.withArticle(typeName: noun)) it entered last, with no attempt under way and no deadline."
         )
       }
     case .entering where attempt > 1:
@@ -349,19 +379,35 @@ final class NestedSnapshot: Sendable {
       )
     }
     var inner: NestedSnapshot? = nil
-    if inSubflow {
+    if inSubflow, !inMap {
       inner = try decode(
         from: try container.nestedContainer(keyedBy: SnapshotCodingKey.self, forKey: .subflow),
         flow: flow, subflow: key, depth: depth + 1, corrupt: corrupt)
     } else if container.contains(.subflow) {
       throw corrupt("\(who) holds a subflow, but does not stand in one.")
     }
+    var map: MapSnapshot? = nil
+    if inMap {
+      map = try MapSnapshot.decode(
+        from: try container.nestedContainer(keyedBy: SnapshotCodingKey.self, forKey: .map),
+        flow: flow, map: key, depth: depth + 1, corrupt: corrupt)
+    } else if container.contains(.map) {
+      throw corrupt("\(who) holds a map's runs, but does not stand in a map.")
+    }
     if !isBranch, !position.isDispatching, container.contains(.flows) {
       throw corrupt("\(who) holds dispatch branches, but does not stand in a dispatch.")
     }
+    // The subflow state's attempt and timeout belong to the inner run as a whole: its
+    // `subflow` object holds them, never one of its branches.
+    if isBranch, container.contains(.stateAttempt) || container.contains(.timeout) {
+      throw corrupt(
+        "\(who) holds the subflow state's attempt or timeout (`stateAttempt`, `timeout`), which belong to the inner run as a whole: write them on its `subflow` object."
+      )
+    }
     return Record(
       flow: 0, position: position, context: .encoded(context), path: path,
-      stepCount: stepCount, attempt: attempt, deadline: deadline, branch: nil, inner: inner)
+      stepCount: stepCount, attempt: attempt, deadline: deadline, branch: nil, inner: inner,
+      map: map)
   }
 }
 
@@ -394,5 +440,28 @@ extension StateShape {
         isFinal: try shapeContainer.decode(Bool.self, forKey: .isFinal), exits: exits)
     }
     return shapes
+  }
+}
+
+extension SubflowAttempt {
+  /// Writes the optional keys `stateAttempt` (above 1 only) and `timeout`.
+  func encode(into container: inout KeyedEncodingContainer<SnapshotCodingKey>) throws {
+    if attempt != 1 { try container.encode(attempt, forKey: .stateAttempt) }
+    try container.encodeIfPresent(timeout?.description, forKey: .timeout)
+  }
+
+  /// Reads and checks the optional keys `stateAttempt` and `timeout` of the inner run (or
+  /// map) `who`: attempt 1 and no timeout when they are missing.
+  static func decode(
+    from container: KeyedDecodingContainer<SnapshotCodingKey>, who: String,
+    corrupt: (String) -> DecodingError
+  ) throws -> SubflowAttempt {
+    let attempt = try container.decodeIfPresent(Int.self, forKey: .stateAttempt) ?? 1
+    guard attempt >= 1, attempt < .max else {
+      throw corrupt(
+        "\(who) is run by attempt \(attempt) of its state; attempts count from 1.")
+    }
+    let timeout = try container.decodeIfPresent(WallClockTime.self, forKey: .timeout)
+    return SubflowAttempt(attempt: attempt, timeout: timeout)
   }
 }

@@ -685,6 +685,9 @@ enum SnapshotCodingKey: String, CodingKey {
   case subflow
   /// A flow's map runs, in the map it stands in (format 2): the map object's keys.
   case map, elements, done, running, index, output
+  /// The attempt of the subflow or map state that runs an inner run or a map's runs, and its
+  /// timeout's deadline (optional keys of the `subflow` and `map` objects).
+  case stateAttempt, timeout
   /// The dispatch branches' flows (format 3; `branch` is then `[parent, index]`).
   case branches
 }

@@ -42,6 +42,7 @@ final class NestedResume<Inner: Sendable>: CapturedSubflowRun {
   }
 
   func snapshot() -> NestedSnapshot? { source }
+  var entered: SubflowAttempt { source.entered }
 }
 
 extension SubflowRun: ResumableSubflow {
@@ -66,7 +67,8 @@ extension SubflowRun: ResumableSubflow {
     if let resumed { cursor.path.append(resumed.path) }
     let root = host.parent.root
     let nested = NestedRun(
-      root: root, place: host.parent.rootPlace ?? (host.flow, host.state), graph: chart.graph)
+      root: root, place: host.parent.rootPlace ?? (host.flow, host.state), graph: chart.graph,
+      entered: host.entered)
     host.parent.adopt(nested, flow: host.flow, position: host.position)
     defer { host.parent.release(nested, flow: host.flow) }
     let control = RunControl(monitor: nested)
@@ -148,6 +150,7 @@ extension NestedResume {
       switch nested.position {
       case .waitingUntil: "waits for a time"
       case .entering where nested.inner != nil: "stands in the subflow"
+      case .entering where nested.map != nil: "stands in the map"
       case .entering where nested.attempt > 1: "is between two attempts"
       case .entering, .waitingForInput, .dispatching, .finished, .notEntered: "goes on"
       }
@@ -230,7 +233,7 @@ extension NestedResume {
             stepCount: record.stepCount, attempt: record.attempt, deadline: record.deadline,
             branch: record.branch.map {
               FlowSnapshot<Inner>.Branch(parent: $0.parent, dispatch: $0.dispatch, index: $0.index)
-            }, nested: record.inner))
+            }, nested: record.inner, map: record.map))
       }
       let run = RunSnapshot(
         id: RunID(), chart: "", fingerprint: nested.fingerprint, status: .running,
@@ -287,6 +290,10 @@ extension NestedResume {
         )
         return failure()
       }
+      if let reason = chart.graph.attemptMisfit(inner.entered, at: state) {
+        misfit(key, "\(DisplayText.quoted(name: key)), where \(who) stands \(inside), \(reason).")
+        return failure()
+      }
       switch child.resolveNested(
         inner, subflow: key, who: "\(who) \(inside)")
       {
@@ -294,6 +301,28 @@ extension NestedResume {
         if let attachment = record.attachment { positions.keep(subflow: attachment, resume) }
       case .failure(let error):
         misfits.append(contentsOf: error.misfits)
+        return failure()
+      }
+    case .entering where nested.map != nil:
+      guard let map = nested.map, let child = record.attachment as? any ResumableMap else {
+        misfit(
+          key,
+          "\(DisplayText.quoted(name: key)), where \(who) stands in the map \(inside), is no longer a map that runs asynchronously."
+        )
+        return failure()
+      }
+      if let reason = chart.graph.attemptMisfit(map.entered, at: state) {
+        misfit(key, "\(DisplayText.quoted(name: key)), where \(who) stands \(inside), \(reason).")
+        return failure()
+      }
+      switch child.resolveMap(map, key: key, who: "\(who) \(inside)") {
+      case .success(let resume):
+        if let attachment = record.attachment { positions.keep(subflow: attachment, resume) }
+      case .failure(let error):
+        misfits.append(
+          contentsOf: error.misfits.map {
+            ResumeError.Misfit(position: "\(subflow) > \($0.position)", reason: $0.reason)
+          })
         return failure()
       }
     case .entering where nested.attempt > 1:
@@ -312,7 +341,7 @@ extension NestedResume {
     let entered: Bool =
       switch nested.position {
       case .waitingUntil: true
-      case .entering: nested.inner != nil || nested.attempt > 1
+      case .entering: nested.inner != nil || nested.map != nil || nested.attempt > 1
       case .waitingForInput, .dispatching, .finished, .notEntered: false
       }
     if entered {

@@ -10,6 +10,14 @@ import CFlowchartAtomics
 // each called at one place; the state's own code is called through ``Node/call(_:)`` and
 // ``Node/callSynchronously(_:)``, as in the loops. States without modifiers never reach this
 // file.
+//
+// A subflow or a map with modifiers, in a live run, runs each attempt with a `SubflowHost`
+// (see `Durable/NestedRun.swift`) that brings the attempt's number and its timeout's
+// absolute deadline (`SubflowAttempt`), so that a snapshot holds the inner run where it
+// stands along with them. Its timeout then waits for that wall-clock deadline. A run resumed
+// inside such an attempt goes on with the snapshot's attempt and deadline (a deadline that
+// passed times out at once, without running the code); a later attempt enters the subflow
+// afresh, with its `enter` mapping, as it would have.
 
 /// A modified state's code, as its node points to it: the state's own node (its code's kind
 /// and box, and its exits), its modifiers and where its catch routes lead.
@@ -272,11 +280,25 @@ extension Interpreter {
         context: original, control: control)
       attempt = resumed.attempt
     }
+    // A subflow or a map of a live run runs each attempt hosted; one a resumed flow stands
+    // in goes on with the snapshot's attempt and timeout.
+    var resumedTimeout: WallClockTime? = nil
+    let hosts = _slowPath(control.isObserved) && isSubflow(state)
+    if hosts, let attachment = graph.records[Int(state)].attachment,
+      let resumed = ResumedPositions.current?.subflowAttempt(attachment)
+    {
+      attempt = resumed.attempt
+      resumedTimeout = resumed.timeout
+    }
     while true {
       let thrown: any Error
       do {
         let result =
-          if _slowPath(attempt > 1 && control.isObserved) {
+          if _slowPath(hosts) {
+            try await hostedAttempt(
+              code, at: state, attempt: attempt, timeout: resumedTimeout, cursor: cursor,
+              original: original, context: &context, control: control)
+          } else if _slowPath(attempt > 1 && control.isObserved) {
             // A live run's state can read its attempt (`RunInfo.current`).
             try await RunAttempt.$current.withValue(attempt) {
               try await self.attempt(code, at: state, context: &context)
@@ -307,6 +329,7 @@ extension Interpreter {
           monitor.modifierEvent(.retrying(attempt + 1, after: delay), at: state, flow: cursor.flow)
         }
         context = original
+        resumedTimeout = nil
         try await waitBeforeAttempt(
           attempt + 1, at: state, sleeping: delay, until: deadline, cursor: cursor,
           context: original, control: control)
@@ -432,6 +455,35 @@ extension Interpreter {
 
   // MARK: - Attempts
 
+  /// Runs attempt `attempt` of the subflow or map `state` of a live run with its
+  /// ``SubflowHost``, within its timeout if it has one: until `timeout` when a resumed run
+  /// goes on with it (timing out at once when it passed), else until the wall-clock
+  /// deadline fixed as the attempt starts, which the host keeps for a snapshot.
+  private func hostedAttempt(
+    _ code: ModifiedCode, at state: Int32, attempt: Int, timeout: WallClockTime?,
+    cursor: borrowing Cursor<Context>, original: Context, context: inout Context,
+    control: RunControl
+  ) async throws -> CodeResult {
+    var deadline: WallClockTime? = nil
+    if let limit = code.modifiers.timeout {
+      let now = RunClock.ofRun.wallClockNow()
+      let fixed = timeout ?? now.advanced(by: limit)
+      guard now < fixed else {
+        throw StateTimeoutError(stateName: graph.records[Int(state)].name, limit: limit)
+      }
+      deadline = fixed
+    }
+    let host = subflowHost(
+      at: state, cursor: cursor, context: original, control: control,
+      entered: SubflowAttempt(attempt: attempt, timeout: deadline))
+    // As any state's, a later attempt's code can read its attempt (`RunInfo.current`).
+    return try await RunAttempt.$current.withValue(attempt > 1 ? attempt : RunAttempt.current) {
+      try await SubflowHost.$current.withValue(host) {
+        try await self.attempt(code, at: state, context: &context, until: deadline)
+      }
+    }
+  }
+
   /// Runs the state's own code once, within its timeout if it has one.
   ///
   /// The code of a state with a timeout runs in a child task, on a copy of the context,
@@ -439,14 +491,24 @@ extension Interpreter {
   /// attempt returns once both have ended (structured concurrency: code that ignores its
   /// cancellation holds the run until it returns). Its changes to the context are kept only
   /// when it finished in time.
+  ///
+  /// `until`, when given, is the timeout's wall-clock deadline (a hosted subflow's), which
+  /// the timeout waits for instead of its limit from now.
   private func attempt(
-    _ code: ModifiedCode, at state: Int32, context: inout Context
+    _ code: ModifiedCode, at state: Int32, context: inout Context,
+    until deadline: WallClockTime? = nil
   ) async throws -> CodeResult {
     guard let limit = code.modifiers.timeout else {
       return try await code.inner.call(&context)
     }
     // The attempt's deadline is fixed as it starts, not when the sleep's task first runs.
-    let timedOut = RunClock.ofRun.deadline(limit)
+    let timedOut: @Sendable () async throws -> Void
+    if let deadline {
+      let clock = RunClock.ofRun
+      timedOut = { try await clock.sleep(until: deadline) }
+    } else {
+      timedOut = RunClock.ofRun.deadline(limit)
+    }
     let start = context
     let ended = await withTaskGroup(of: TimedAttempt<Context>.self) { group in
       group.addTask {

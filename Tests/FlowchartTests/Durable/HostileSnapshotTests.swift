@@ -467,6 +467,113 @@ struct HostileMapSnapshotTests {
       decodingError(data, as: Basket.self)
         == "Not a usable run snapshot: flow 0 holds a map's runs, but does not stand in a map.")
   }
+
+  // MARK: - A subflow's attempt and timeout, an inner run in a map
+
+  private func editedTimedSubflow(_ change: @escaping (inout [String: Any]) -> Void) throws
+    -> Data
+  {
+    try edited("inside-timed-subflow-at-delay") { object in
+      flow(&object) { flow in
+        var inner = flow["subflow"] as! [String: Any]
+        change(&inner)
+        flow["subflow"] = inner
+      }
+    }
+  }
+
+  @Test func aSubflowStateAttemptBelowOneIsRefused() throws {
+    for attempt in [0, -1, Int.min] {
+      let data = try editedTimedSubflow { $0["stateAttempt"] = attempt }
+      #expect(
+        decodingError(data)
+          == "Not a usable run snapshot: the inner run of subflow 'Pay' in flow 0 is run by attempt \(attempt) of its state; attempts count from 1."
+      )
+    }
+    let huge = try editedTimedSubflow { $0["stateAttempt"] = Int.max }
+    #expect(decodingError(huge)?.contains("attempts count from 1") == true)
+  }
+
+  @Test func aSubflowTimeoutThatIsNoTimeIsRefused() throws {
+    for timeout: Any in ["soon", 12, ""] {
+      let data = try editedTimedSubflow { $0["timeout"] = timeout }
+      #expect(decodingError(data) != nil, "timeout \(timeout)")
+    }
+  }
+
+  @Test func aSubflowAttemptTheStateDoesNotHaveIsRefusedOnResume() throws {
+    let data = try editedTimedSubflow { $0["stateAttempt"] = 3 }
+    let snapshot = try JSONDecoder().decode(RunSnapshot<Ledger>.self, from: data)
+    let error = try #require(throws: ResumeError.self) {
+      _ = try storedTimedSubflowChart().start(resuming: snapshot, clock: TestClock())
+    }
+    #expect(
+      error.misfits.map(\.reason) == [
+        "'Pay', where the run stands in the subflow, is at its attempt 3, and retries 1 time: the snapshot is damaged, or the state's retry was lowered."
+      ])
+  }
+
+  @Test func anInnerRunInAMapWithoutItsRunsIsRefused() throws {
+    let data = try editedTimedSubflow { inner in
+      inner["position"] = "inMap"
+      inner["at"] = "Cool off"
+      inner["deadline"] = nil
+    }
+    #expect(
+      decodingError(data)
+        == "Not a usable run snapshot: the inner run of subflow 'Pay' in flow 0 stands in 'Cool off', which must be a map it entered last, with no attempt under way and no deadline."
+    )
+    let stray = try editedTimedSubflow { $0["map"] = ["elements": 0] }
+    #expect(
+      decodingError(stray)
+        == "Not a usable run snapshot: the inner run of subflow 'Pay' in flow 0 holds a map's runs, but does not stand in a map."
+    )
+  }
+
+  /// Mutated snapshots of a run standing inside a subflow with a timeout and a retry
+  /// (`FLOWCHART_SNAPSHOT_FUZZ` sets another count than 2,500): each decodes and resumes
+  /// to an end, or throws. Resumed on a clock at the end of time, so that any deadline they
+  /// hold has passed.
+  @Test func mutatedTimedSubflowSnapshotsDecodeAndResumeOrThrow() async throws {
+    let count =
+      ProcessInfo.processInfo.environment["FLOWCHART_SNAPSHOT_FUZZ"].flatMap { Int($0) } ?? 2_500
+    let raw = try fixture("inside-timed-subflow-at-delay")
+    let source = try JSONSerialization.jsonObject(with: raw)
+    let chart = try storedTimedSubflowChart()
+    var generator = SeededGenerator(seed: 26)
+    var decoded = 0
+    var resumed = 0
+    for round in 0..<count {
+      let data: Data
+      if round % 4 == 0 {
+        var bytes = [UInt8](raw)
+        for _ in 0..<Int.random(in: 1...4, using: &generator) {
+          let index = Int.random(in: 0..<bytes.count, using: &generator)
+          bytes[index] ^= UInt8.random(in: 1...255, using: &generator)
+        }
+        data = Data(bytes)
+      } else {
+        var value = source
+        for _ in 0..<Int.random(in: 1...3, using: &generator) {
+          value = mutate(value, using: &generator)
+        }
+        guard JSONSerialization.isValidJSONObject(value),
+          let encoded = try? JSONSerialization.data(withJSONObject: value)
+        else { continue }
+        data = encoded
+      }
+      guard let snapshot = try? JSONDecoder().decode(RunSnapshot<Ledger>.self, from: data) else {
+        continue
+      }
+      decoded += 1
+      let clock = TestClock(wallClockStart: WallClockTime(nanosecondsSince1970: .max))
+      guard let handle = try? chart.start(resuming: snapshot, clock: clock) else { continue }
+      resumed += 1
+      _ = try? await handle.result
+    }
+    #expect(decoded > 0)
+    #expect(resumed > 0)
+  }
 }
 
 @Suite(.timeLimit(.minutes(5)))
@@ -568,6 +675,37 @@ struct HostileInnerDispatchSnapshotTests {
       decodingError(data)
         == "Not a usable run snapshot: the inner run of subflow 'Pay' in flow 0 holds dispatch branches, but does not stand in a dispatch."
     )
+  }
+
+  @Test func anInnerBranchHoldingAMapsRunsOutsideAMapIsRefused() throws {
+    let data = try editedInnerBranch(1) { $0["map"] = ["elements": 0] }
+    #expect(
+      decodingError(data)
+        == "Not a usable run snapshot: flow 2 of the inner run of subflow 'Pay' in flow 0 holds a map's runs, but does not stand in a map."
+    )
+  }
+
+  @Test func anInnerBranchInAMapWithoutItsRunsIsRefused() throws {
+    let data = try editedInnerBranch(1) { flow in
+      flow["position"] = "inMap"
+      flow["deadline"] = nil
+    }
+    #expect(
+      decodingError(data)
+        == "Not a usable run snapshot: flow 2 of the inner run of subflow 'Pay' in flow 0 stands in 'Both/Cool off', which must be a map it entered last, with no attempt under way and no deadline."
+    )
+  }
+
+  @Test func anInnerBranchHoldingTheSubflowStatesAttemptIsRefused() throws {
+    for key in ["stateAttempt", "timeout"] {
+      let data = try editedInnerBranch(1) {
+        $0[key] = key == "timeout" ? "2026-01-02T00:00:00Z" : 2
+      }
+      #expect(
+        decodingError(data)
+          == "Not a usable run snapshot: flow 2 of the inner run of subflow 'Pay' in flow 0 holds the subflow state's attempt or timeout (`stateAttempt`, `timeout`), which belong to the inner run as a whole: write them on its `subflow` object."
+      )
+    }
   }
 
   @Test func anInnerBranchCountThatDoesNotMatchTheInnerChartsDispatchIsRefusedOnResume()

@@ -97,7 +97,7 @@ struct InnerDispatchSnapshotTests {
     clock.advance(by: .seconds(3_600))
     let snapshot = try roundTrip(try await handle.snapshot())
     handle.cancel()
-    #expect(snapshot.formatVersion == 2)
+    #expect(snapshot.formatVersion == RunSnapshot<Ledger>.currentFormatVersion)
     #expect(snapshot.status == .running)
     #expect(snapshot.position == "Pay")
     #expect(snapshot.pathKeys == ["Open", "Pay"])
