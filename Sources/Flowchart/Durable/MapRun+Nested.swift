@@ -83,6 +83,10 @@ final class MapHost<Element: Sendable>: StandingSubflow {
   func standing() -> (any CapturedSubflowRun)? {
     kept.withLock { kept -> (any CapturedSubflowRun)? in
       guard kept.failures == 0 else { return nil }
+      // Every element ended: the map collects its outputs and its flow goes on, to the next
+      // boundary where the snapshot takes it (as a dispatch whose branches all finished
+      // joins first); held here, the flow would still decide at the map after the snapshot.
+      guard !kept.running.isEmpty || kept.next < kept.pending.count else { return nil }
       var running: [(index: Int, run: CapturedInnerRun<Element>)] = []
       for (index, run) in kept.running {
         let standing = run.standing()

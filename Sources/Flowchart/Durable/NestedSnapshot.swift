@@ -321,11 +321,8 @@ final class NestedSnapshot: Sendable {
     let attempt = try container.decode(Int.self, forKey: .attempt)
     let deadline = try container.decodeIfPresent(WallClockTime.self, forKey: .deadline)
     guard stepCount >= 0 else { throw corrupt("\(who) has a negative step count.") }
-    // A branch held before its first state has entered none; the inner run's own flow
-    // entered the subflow's first state at least.
-    guard stepCount > 0 || isBranch else {
-      throw corrupt("\(who) entered no state, so it stands nowhere.")
-    }
+    // An inner run held before its first state has entered none (its position is then its
+    // first state, `entering`), and so has a branch held before its first state.
     guard attempt >= 1 else {
       throw corrupt("\(who) is at attempt \(attempt); attempts count from 1.")
     }
