@@ -199,8 +199,6 @@ struct HostileSnapshotTests {
   @Test func mutatedDispatchSnapshotsDecodeAndResumeOrThrow() async throws {
     let count =
       ProcessInfo.processInfo.environment["FLOWCHART_SNAPSHOT_FUZZ"].flatMap { Int($0) } ?? 2_500
-    let source = try JSONSerialization.jsonObject(with: fixture("dispatch-waiting"))
-    let raw = try fixture("dispatch-waiting")
     let chart = try Flowchart<Ledger> {
       // Wrapping arithmetic: a hostile context may hold any number.
       Action("Prepare") { $0.notes.append("prepared") }
@@ -218,36 +216,13 @@ struct HostileSnapshotTests {
       }
       Action("Ship", isFinal: true) { $0.notes.append("shipped") }
     }
-    var generator = SeededGenerator(seed: 23)
-    var decoded = 0
-    var resumed = 0
-    for round in 0..<count {
-      let data: Data
-      if round % 4 == 0 {
-        var bytes = [UInt8](raw)
-        for _ in 0..<Int.random(in: 1...4, using: &generator) {
-          let index = Int.random(in: 0..<bytes.count, using: &generator)
-          bytes[index] ^= UInt8.random(in: 1...255, using: &generator)
-        }
-        data = Data(bytes)
-      } else {
-        var value = source
-        for _ in 0..<Int.random(in: 1...3, using: &generator) {
-          value = mutate(value, using: &generator)
-        }
-        guard JSONSerialization.isValidJSONObject(value),
-          let encoded = try? JSONSerialization.data(withJSONObject: value)
-        else { continue }
-        data = encoded
-      }
-      guard let snapshot = try? JSONDecoder().decode(RunSnapshot<Ledger>.self, from: data) else {
-        continue
-      }
-      decoded += 1
-      guard let handle = try? chart.start(resuming: snapshot) else { continue }
-      resumed += 1
+    let (decoded, resumed) = try await fuzz(
+      ["dispatch-waiting"], as: Ledger.self, count: count, seed: 23
+    ) { _, snapshot in
+      guard let handle = try? chart.start(resuming: snapshot) else { return false }
       _ = try? handle.send(5, to: "Answer")
       _ = try? await handle.result
+      return true
     }
     #expect(decoded > 0)
     #expect(resumed > 0)
@@ -259,39 +234,14 @@ struct HostileSnapshotTests {
   @Test func mutatedSubflowSnapshotsDecodeAndResumeOrThrow() async throws {
     let count =
       ProcessInfo.processInfo.environment["FLOWCHART_SNAPSHOT_FUZZ"].flatMap { Int($0) } ?? 2_500
-    let source = try JSONSerialization.jsonObject(with: fixture("inside-subflow-at-delay"))
-    let raw = try fixture("inside-subflow-at-delay")
     let chart = try storedSubflowChart()
-    var generator = SeededGenerator(seed: 24)
-    var decoded = 0
-    var resumed = 0
-    for round in 0..<count {
-      let data: Data
-      if round % 4 == 0 {
-        var bytes = [UInt8](raw)
-        for _ in 0..<Int.random(in: 1...4, using: &generator) {
-          let index = Int.random(in: 0..<bytes.count, using: &generator)
-          bytes[index] ^= UInt8.random(in: 1...255, using: &generator)
-        }
-        data = Data(bytes)
-      } else {
-        var value = source
-        for _ in 0..<Int.random(in: 1...3, using: &generator) {
-          value = mutate(value, using: &generator)
-        }
-        guard JSONSerialization.isValidJSONObject(value),
-          let encoded = try? JSONSerialization.data(withJSONObject: value)
-        else { continue }
-        data = encoded
-      }
-      guard let snapshot = try? JSONDecoder().decode(RunSnapshot<Ledger>.self, from: data) else {
-        continue
-      }
-      decoded += 1
+    let (decoded, resumed) = try await fuzz(
+      ["inside-subflow-at-delay"], as: Ledger.self, count: count, seed: 24
+    ) { _, snapshot in
       let clock = TestClock(wallClockStart: WallClockTime(nanosecondsSince1970: .max))
-      guard let handle = try? chart.start(resuming: snapshot, clock: clock) else { continue }
-      resumed += 1
+      guard let handle = try? chart.start(resuming: snapshot, clock: clock) else { return false }
       _ = try? await handle.result
+      return true
     }
     #expect(decoded > 0)
     #expect(resumed > 0)
@@ -326,9 +276,6 @@ struct HostileSnapshotTests {
   @Test func mutatedSnapshotsDecodeAndResumeOrThrow() async throws {
     let count =
       ProcessInfo.processInfo.environment["FLOWCHART_SNAPSHOT_FUZZ"].flatMap { Int($0) } ?? 10_000
-    let names = ["held-at-start", "value-waiting", "waiting-for-input", "failed", "finished"]
-    let sources = try names.map { try JSONSerialization.jsonObject(with: fixture($0)) }
-    let raw = try names.map(fixture)
     let chart = try Flowchart<Ledger> {
       // Wrapping arithmetic: a hostile context may hold any number.
       Action("Charge") { $0.total &+= 1 }
@@ -341,37 +288,14 @@ struct HostileSnapshotTests {
         Action("Shrug", isFinal: true) { $0.notes.append("small") }
       }
     }
-    var generator = SeededGenerator(seed: 22)
-    var decoded = 0
-    var resumed = 0
-    for round in 0..<count {
-      let data: Data
-      if round % 4 == 0 {
-        // Bytes flipped.
-        var bytes = [UInt8](raw[round / 4 % raw.count])
-        for _ in 0..<Int.random(in: 1...4, using: &generator) {
-          let index = Int.random(in: 0..<bytes.count, using: &generator)
-          bytes[index] ^= UInt8.random(in: 1...255, using: &generator)
-        }
-        data = Data(bytes)
-      } else {
-        var value = sources[round % sources.count]
-        for _ in 0..<Int.random(in: 1...3, using: &generator) {
-          value = mutate(value, using: &generator)
-        }
-        guard JSONSerialization.isValidJSONObject(value),
-          let encoded = try? JSONSerialization.data(withJSONObject: value)
-        else { continue }
-        data = encoded
-      }
-      guard let snapshot = try? JSONDecoder().decode(RunSnapshot<Ledger>.self, from: data) else {
-        continue
-      }
-      decoded += 1
-      guard let handle = try? chart.start(resuming: snapshot) else { continue }
-      resumed += 1
+    let (decoded, resumed) = try await fuzz(
+      ["held-at-start", "value-waiting", "waiting-for-input", "failed", "finished"],
+      as: Ledger.self, count: count, seed: 22
+    ) { _, snapshot in
+      guard let handle = try? chart.start(resuming: snapshot) else { return false }
       _ = try? handle.send(5, to: "Answer")
       _ = try? await handle.result
+      return true
     }
     // Some mutations leave a usable snapshot (a note changed, say); most do not.
     #expect(decoded > 0)
@@ -387,39 +311,14 @@ struct HostileMapSnapshotTests {
   @Test func mutatedMapSnapshotsDecodeAndResumeOrThrow() async throws {
     let count =
       ProcessInfo.processInfo.environment["FLOWCHART_SNAPSHOT_FUZZ"].flatMap { Int($0) } ?? 2_500
-    let source = try JSONSerialization.jsonObject(with: fixture("inside-map-at-delay"))
-    let raw = try fixture("inside-map-at-delay")
     let chart = try storedMapChart()
-    var generator = SeededGenerator(seed: 25)
-    var decoded = 0
-    var resumed = 0
-    for round in 0..<count {
-      let data: Data
-      if round % 4 == 0 {
-        var bytes = [UInt8](raw)
-        for _ in 0..<Int.random(in: 1...4, using: &generator) {
-          let index = Int.random(in: 0..<bytes.count, using: &generator)
-          bytes[index] ^= UInt8.random(in: 1...255, using: &generator)
-        }
-        data = Data(bytes)
-      } else {
-        var value = source
-        for _ in 0..<Int.random(in: 1...3, using: &generator) {
-          value = mutate(value, using: &generator)
-        }
-        guard JSONSerialization.isValidJSONObject(value),
-          let encoded = try? JSONSerialization.data(withJSONObject: value)
-        else { continue }
-        data = encoded
-      }
-      guard let snapshot = try? JSONDecoder().decode(RunSnapshot<Basket>.self, from: data) else {
-        continue
-      }
-      decoded += 1
+    let (decoded, resumed) = try await fuzz(
+      ["inside-map-at-delay"], as: Basket.self, count: count, seed: 25
+    ) { _, snapshot in
       let clock = TestClock(wallClockStart: WallClockTime(nanosecondsSince1970: .max))
-      guard let handle = try? chart.start(resuming: snapshot, clock: clock) else { continue }
-      resumed += 1
+      guard let handle = try? chart.start(resuming: snapshot, clock: clock) else { return false }
       _ = try? await handle.result
+      return true
     }
     #expect(decoded > 0)
     #expect(resumed > 0)
@@ -537,39 +436,14 @@ struct HostileMapSnapshotTests {
   @Test func mutatedTimedSubflowSnapshotsDecodeAndResumeOrThrow() async throws {
     let count =
       ProcessInfo.processInfo.environment["FLOWCHART_SNAPSHOT_FUZZ"].flatMap { Int($0) } ?? 2_500
-    let raw = try fixture("inside-timed-subflow-at-delay")
-    let source = try JSONSerialization.jsonObject(with: raw)
     let chart = try storedTimedSubflowChart()
-    var generator = SeededGenerator(seed: 26)
-    var decoded = 0
-    var resumed = 0
-    for round in 0..<count {
-      let data: Data
-      if round % 4 == 0 {
-        var bytes = [UInt8](raw)
-        for _ in 0..<Int.random(in: 1...4, using: &generator) {
-          let index = Int.random(in: 0..<bytes.count, using: &generator)
-          bytes[index] ^= UInt8.random(in: 1...255, using: &generator)
-        }
-        data = Data(bytes)
-      } else {
-        var value = source
-        for _ in 0..<Int.random(in: 1...3, using: &generator) {
-          value = mutate(value, using: &generator)
-        }
-        guard JSONSerialization.isValidJSONObject(value),
-          let encoded = try? JSONSerialization.data(withJSONObject: value)
-        else { continue }
-        data = encoded
-      }
-      guard let snapshot = try? JSONDecoder().decode(RunSnapshot<Ledger>.self, from: data) else {
-        continue
-      }
-      decoded += 1
+    let (decoded, resumed) = try await fuzz(
+      ["inside-timed-subflow-at-delay"], as: Ledger.self, count: count, seed: 26
+    ) { _, snapshot in
       let clock = TestClock(wallClockStart: WallClockTime(nanosecondsSince1970: .max))
-      guard let handle = try? chart.start(resuming: snapshot, clock: clock) else { continue }
-      resumed += 1
+      guard let handle = try? chart.start(resuming: snapshot, clock: clock) else { return false }
       _ = try? await handle.result
+      return true
     }
     #expect(decoded > 0)
     #expect(resumed > 0)
@@ -740,39 +614,14 @@ struct HostileInnerDispatchSnapshotTests {
   @Test func mutatedInnerDispatchSnapshotsDecodeAndResumeOrThrow() async throws {
     let count =
       ProcessInfo.processInfo.environment["FLOWCHART_SNAPSHOT_FUZZ"].flatMap { Int($0) } ?? 2_500
-    let source = try JSONSerialization.jsonObject(with: fixture("inside-subflow-dispatch"))
-    let raw = try fixture("inside-subflow-dispatch")
     let chart = try storedInnerDispatchChart()
-    var generator = SeededGenerator(seed: 26)
-    var decoded = 0
-    var resumed = 0
-    for round in 0..<count {
-      let data: Data
-      if round % 4 == 0 {
-        var bytes = [UInt8](raw)
-        for _ in 0..<Int.random(in: 1...4, using: &generator) {
-          let index = Int.random(in: 0..<bytes.count, using: &generator)
-          bytes[index] ^= UInt8.random(in: 1...255, using: &generator)
-        }
-        data = Data(bytes)
-      } else {
-        var value = source
-        for _ in 0..<Int.random(in: 1...3, using: &generator) {
-          value = mutate(value, using: &generator)
-        }
-        guard JSONSerialization.isValidJSONObject(value),
-          let encoded = try? JSONSerialization.data(withJSONObject: value)
-        else { continue }
-        data = encoded
-      }
-      guard let snapshot = try? JSONDecoder().decode(RunSnapshot<Ledger>.self, from: data) else {
-        continue
-      }
-      decoded += 1
+    let (decoded, resumed) = try await fuzz(
+      ["inside-subflow-dispatch"], as: Ledger.self, count: count, seed: 26
+    ) { _, snapshot in
       let clock = TestClock(wallClockStart: WallClockTime(nanosecondsSince1970: .max))
-      guard let handle = try? chart.start(resuming: snapshot, clock: clock) else { continue }
-      resumed += 1
+      guard let handle = try? chart.start(resuming: snapshot, clock: clock) else { return false }
       _ = try? await handle.result
+      return true
     }
     #expect(decoded > 0)
     #expect(resumed > 0)
