@@ -199,23 +199,7 @@ struct HostileSnapshotTests {
   @Test func mutatedDispatchSnapshotsDecodeAndResumeOrThrow() async throws {
     let count =
       ProcessInfo.processInfo.environment["FLOWCHART_SNAPSHOT_FUZZ"].flatMap { Int($0) } ?? 2_500
-    let chart = try Flowchart<Ledger> {
-      // Wrapping arithmetic: a hostile context may hold any number.
-      Action("Prepare") { $0.notes.append("prepared") }
-      Dispatch("Split") { context, branch, original in
-        context.total = context.total &+ (branch.total &- original.total)
-        context.notes += branch.notes.dropFirst(min(original.notes.count, branch.notes.count))
-      } branches: {
-        Branch {
-          Wait("Answer", for: Int.self) { $0.total &+= $1 }
-          Action("Record", isFinal: true) { $0.notes.append("answered") }
-        }
-        Branch {
-          Action("Pack", isFinal: true) { $0.notes.append("packed") }
-        }
-      }
-      Action("Ship", isFinal: true) { $0.notes.append("shipped") }
-    }
+    let chart = try hostileDispatchChart()
     let (decoded, resumed) = try await fuzz(
       ["dispatch-waiting"], as: Ledger.self, count: count, seed: 23
     ) { _, snapshot in
@@ -276,18 +260,7 @@ struct HostileSnapshotTests {
   @Test func mutatedSnapshotsDecodeAndResumeOrThrow() async throws {
     let count =
       ProcessInfo.processInfo.environment["FLOWCHART_SNAPSHOT_FUZZ"].flatMap { Int($0) } ?? 10_000
-    let chart = try Flowchart<Ledger> {
-      // Wrapping arithmetic: a hostile context may hold any number.
-      Action("Charge") { $0.total &+= 1 }
-      Wait("Answer", for: Int.self) { $0.total &+= $1 }
-      Condition("Big?") {
-        $0.total > 3
-      } yes: {
-        Action("Celebrate", isFinal: true) { $0.notes.append("big") }
-      } no: {
-        Action("Shrug", isFinal: true) { $0.notes.append("small") }
-      }
-    }
+    let chart = try hostileWaitingChart()
     let (decoded, resumed) = try await fuzz(
       ["held-at-start", "value-waiting", "waiting-for-input", "failed", "finished"],
       as: Ledger.self, count: count, seed: 22
@@ -628,6 +601,43 @@ struct HostileInnerDispatchSnapshotTests {
   }
 }
 
+/// The chart the stored snapshots of a run waiting for input were taken on, with wrapping
+/// arithmetic: a hostile context may hold any number.
+private func hostileWaitingChart() throws -> Flowchart<Ledger> {
+  try Flowchart<Ledger> {
+    Action("Charge") { $0.total &+= 1 }
+    Wait("Answer", for: Int.self) { $0.total &+= $1 }
+    Condition("Big?") {
+      $0.total > 3
+    } yes: {
+      Action("Celebrate", isFinal: true) { $0.notes.append("big") }
+    } no: {
+      Action("Shrug", isFinal: true) { $0.notes.append("small") }
+    }
+  }
+}
+
+/// The chart the stored snapshots of a run standing in a dispatch were taken on, with wrapping
+/// arithmetic: a hostile context may hold any number.
+private func hostileDispatchChart() throws -> Flowchart<Ledger> {
+  try Flowchart<Ledger> {
+    Action("Prepare") { $0.notes.append("prepared") }
+    Dispatch("Split") { context, branch, original in
+      context.total = context.total &+ (branch.total &- original.total)
+      context.notes += branch.notes.dropFirst(min(original.notes.count, branch.notes.count))
+    } branches: {
+      Branch {
+        Wait("Answer", for: Int.self) { $0.total &+= $1 }
+        Action("Record", isFinal: true) { $0.notes.append("answered") }
+      }
+      Branch {
+        Action("Pack", isFinal: true) { $0.notes.append("packed") }
+      }
+    }
+    Action("Ship", isFinal: true) { $0.notes.append("shipped") }
+  }
+}
+
 /// Mutates and decodes `count` copies of each source (bytes flipped, or JSON values removed or
 /// changed), resuming each snapshot that decodes with `resume`; returns how many decoded and
 /// how many resumed.
@@ -793,34 +803,8 @@ struct HostileFormat3SnapshotTests {
   @Test func mutatedSnapshotsDecodeAndResumeOrThrow() async throws {
     let count =
       ProcessInfo.processInfo.environment["FLOWCHART_SNAPSHOT_FUZZ"].flatMap { Int($0) } ?? 10_000
-    // Wrapping arithmetic: a hostile context may hold any number.
-    let waiting = try Flowchart<Ledger> {
-      Action("Charge") { $0.total &+= 1 }
-      Wait("Answer", for: Int.self) { $0.total &+= $1 }
-      Condition("Big?") {
-        $0.total > 3
-      } yes: {
-        Action("Celebrate", isFinal: true) { $0.notes.append("big") }
-      } no: {
-        Action("Shrug", isFinal: true) { $0.notes.append("small") }
-      }
-    }
-    let dispatching = try Flowchart<Ledger> {
-      Action("Prepare") { $0.notes.append("prepared") }
-      Dispatch("Split") { context, branch, original in
-        context.total = context.total &+ (branch.total &- original.total)
-        context.notes += branch.notes.dropFirst(min(original.notes.count, branch.notes.count))
-      } branches: {
-        Branch {
-          Wait("Answer", for: Int.self) { $0.total &+= $1 }
-          Action("Record", isFinal: true) { $0.notes.append("answered") }
-        }
-        Branch {
-          Action("Pack", isFinal: true) { $0.notes.append("packed") }
-        }
-      }
-      Action("Ship", isFinal: true) { $0.notes.append("shipped") }
-    }
+    let waiting = try hostileWaitingChart()
+    let dispatching = try hostileDispatchChart()
     let (decoded, resumed) = try await fuzz(
       ["format-3-waiting-for-input", "format-3-dispatch-waiting"], as: Ledger.self, count: count,
       seed: 26
