@@ -509,8 +509,8 @@ extension LiveRun {
         }
         if let delay = locked.machine.delays[flow], delay.state == position.state {
           // A deadline passed: the flow wakes and goes on to its next boundary, where it
-          // stands then.
-          guard wallClockNow() < delay.until else { return .moving }
+          // stands then; in a paused run, it stands at the delay, due.
+          guard delay.isDue || wallClockNow() < delay.until else { return .moving }
           position.position = .waitingUntil(delay.until)
         } else if locked.machine.waitsForInput(at: position.state) {
           position.position = .waitingForInput

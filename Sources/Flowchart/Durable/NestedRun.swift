@@ -103,8 +103,11 @@ protocol SnapshotRoot: AnyObject, Sendable {
   func waitWhilePaused(before state: Int32, flow: Int32, tookPosition: Bool) async
   /// Waits while the run is paused, as flow `flow` at the subflow state `state`; an inner
   /// flow that left its position takes it back with `takingBack` under the run's lock, in
-  /// the section that lets it go on.
-  func waitWhilePaused(before state: Int32, flow: Int32, takingBack: PositionTakeBack?) async
+  /// the section that lets it go on. Reports ``RunEvent/Kind/paused`` and
+  /// ``RunEvent/Kind/resumed`` there when `isReported`.
+  func waitWhilePaused(
+    before state: Int32, flow: Int32, takingBack: PositionTakeBack?, isReported: Bool
+  ) async
   /// `true`, with `takingBack` done under the run's lock, when the run is not paused.
   func goesOnUnlessPaused(takingBack: PositionTakeBack) -> Bool
   /// The run clock's wall-clock time.
@@ -165,6 +168,9 @@ final class NestedRun<Inner: Sendable>: RunMonitor, SubflowParent, StandingSubfl
     /// deadline once it sleeps.
     var waiting: [Int32: CapturedFlow<Inner>] = [:]
     var delays: [Int32: WallClockTime] = [:]
+    /// The flows whose delay's deadline passed while the run was paused: each stands at
+    /// its delay until the run is resumed.
+    var dueDelays: Set<Int32> = []
     /// The subflow each flow stands in, with the flow's position there, by flow.
     var children: [Int32: (run: any StandingSubflow, position: CapturedFlow<Inner>)] = [:]
     /// The running dispatches of the inner run, in the order they started.
@@ -207,7 +213,9 @@ final class NestedRun<Inner: Sendable>: RunMonitor, SubflowParent, StandingSubfl
         waiting: { flow in
           guard var waiting = kept.waiting[flow] else { return .none }
           // A deadline that passed does not stand: the flow goes on to its next boundary.
-          guard let delay = kept.delays[flow], let now, now < delay else { return .moving }
+          guard let delay = kept.delays[flow], let now,
+            now < delay || kept.dueDelays.contains(flow)
+          else { return .moving }
           waiting.position = .waitingUntil(delay)
           return .stands(waiting)
         },
@@ -257,6 +265,7 @@ final class NestedRun<Inner: Sendable>: RunMonitor, SubflowParent, StandingSubfl
       kept.boundaries[flow] = nil
       kept.waiting[flow] = nil
       kept.delays[flow] = nil
+      kept.dueDelays.remove(flow)
     }
   }
 
@@ -306,7 +315,21 @@ final class NestedRun<Inner: Sendable>: RunMonitor, SubflowParent, StandingSubfl
   }
 
   func delayEnds(flow: Int32) {
-    kept.withLock { _ = $0.delays.removeValue(forKey: flow) }
+    kept.withLock { kept in
+      kept.delays[flow] = nil
+      kept.dueDelays.remove(flow)
+    }
+  }
+
+  func delayPassed(flow: Int32) async {
+    let endsDelay: PositionTakeBack = { [self] _ in delayEnds(flow: flow) }
+    if root.goesOnUnlessPaused(takingBack: endsDelay) { return }
+    // The run is paused: the flow stands at its delay, due, until the run is resumed; it
+    // leaves the delay in the lock section that lets it go on.
+    kept.withLock { _ = $0.dueDelays.insert(flow) }
+    root.snapshotMayStand()
+    await root.waitWhilePaused(
+      before: place.state, flow: place.flow, takingBack: endsDelay, isReported: false)
   }
 
   // MARK: - RunMonitor: the inner run reports nothing but its pauses.
@@ -325,7 +348,8 @@ final class NestedRun<Inner: Sendable>: RunMonitor, SubflowParent, StandingSubfl
     // run's lock, then this one's, as the barrier takes them).
     var takingBack: PositionTakeBack? = nil
     if tookPosition { takingBack = { [self] (_: inout LiveRunState) in leftPosition(flow: flow) } }
-    await root.waitWhilePaused(before: place.state, flow: place.flow, takingBack: takingBack)
+    await root.waitWhilePaused(
+      before: place.state, flow: place.flow, takingBack: takingBack, isReported: true)
   }
 
   func dispatchStarted(_ state: Int32, flow: Int32) {}
@@ -349,6 +373,7 @@ final class NestedRun<Inner: Sendable>: RunMonitor, SubflowParent, StandingSubfl
       kept.boundaries[flow] = nil
       kept.waiting[flow] = nil
       kept.delays[flow] = nil
+      kept.dueDelays.remove(flow)
     }
     // A snapshot waiting for the branches may take the dispatch now.
     root.snapshotMayStand()

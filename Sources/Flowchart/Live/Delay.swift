@@ -192,9 +192,18 @@ package final class DelaySlot: Sendable {
     guard deadline > now else { return }
     // In a subflow's inner run that a snapshot can hold, the inner run; else the live run.
     let reporter = InnerRun.current ?? (LiveInbox.current as? any DelayReporting)
-    let flow = reporter?.delayBegins(self, until: deadline)
-    defer { if let reporter, let flow { reporter.delayEnds(flow: flow) } }
-    try await clock.sleep(until: deadline)
+    guard let reporter, let flow = reporter.delayBegins(self, until: deadline) else {
+      return try await clock.sleep(until: deadline)
+    }
+    do {
+      try await clock.sleep(until: deadline)
+    } catch {
+      reporter.delayEnds(flow: flow)
+      throw error
+    }
+    // A paused run makes no step: the flow stands at its delay until the run is resumed.
+    await reporter.delayPassed(flow: flow)
+    try Task.checkCancellation()
   }
 }
 
@@ -204,8 +213,12 @@ protocol DelayReporting: Sendable {
   /// A flow at `slot`'s state sleeps until `deadline`: returns the flow, or `nil` when no
   /// flow of the run is at the state (it is in the chart of a subflow or a map).
   func delayBegins(_ slot: DelaySlot, until deadline: WallClockTime) -> Int32?
-  /// The flow's delay ended (its deadline passed, or it was cancelled).
+  /// The flow's delay was cancelled, or failed.
   func delayEnds(flow: Int32)
+  /// The deadline of the flow's delay passed: ends the delay, once the run is not paused.
+  /// While it is, the flow stands at the delay, due, and a snapshot finds it there (a
+  /// paused run makes no step, as the top-level flow parked at a delay makes none).
+  func delayPassed(flow: Int32) async
 }
 
 /// Where a flow of a live run waits for a delay's deadline (see ``RunHandle/delays``).
@@ -317,6 +330,16 @@ extension LiveRun: DelayReporting {
 
   func delayEnds(flow: Int32) {
     state.withLock { $0.machine.endDelay(flow: flow) }
+  }
+
+  func delayPassed(flow: Int32) async {
+    guard let delay = state.withLock({ $0.machine.deadlinePassed(flow: flow) }) else { return }
+    // A snapshot waiting for the flows may take the run now, this one at its due delay.
+    snapshotMayStand()
+    // The flow leaves its delay in the lock section that lets it go on.
+    await waitWhilePaused(
+      before: delay, flow: flow, takingBack: { $0.machine.endDelay(flow: flow) },
+      isReported: false)
   }
 
   /// The delays the run's flows wait at, by flow.

@@ -232,26 +232,28 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
   }
 
   func resume() {
-    let (waking, start, held) = state.withLock {
+    let (waking, delivering, start, held) = state.withLock {
       locked -> (
-        [CheckedContinuation<Void, Never>], LiveRunStateMachine<LiveRunTypes>.StartTask?,
-        HeldStart?
+        [CheckedContinuation<Void, Never>],
+        [(CheckedContinuation<(any Sendable)?, Never>, any Sendable)],
+        LiveRunStateMachine<LiveRunTypes>.StartTask?, HeldStart?
       ) in
       switch locked.machine.resume() {
-      case .none: return ([], nil, nil)
-      case .lowerPauseFlags(let waking):
+      case .none: return ([], [], nil, nil)
+      case .lowerPauseFlags(let waking, let delivering):
         // The flows woken go on: they take back their positions now, not once they run.
         locked.tookBackPausedPositions()
         // A snapshot still waiting for the flows holds them at their next boundary.
         locked.setPaused(!locked.snapshots.waiters.isEmpty)
         // The first resume of a run held at its start makes its first task.
-        return (waking, nil, locked.takeHeldStart())
+        return (waking, delivering, nil, locked.takeHeldStart())
       case .lowerPauseFlagsAndStart(let start):
         locked.setPaused(false)
-        return ([], start, nil)
+        return ([], [], start, nil)
       }
     }
     for waiter in waking { waiter.resume() }
+    for (waiter, value) in delivering { waiter.resume(returning: value) }
     if let held { startHeld(held) }
     // A flow parked at a delay whose deadline passed while the run was paused goes on.
     if let start { startTask(start) }
@@ -490,8 +492,10 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
     await wait(before: state, flow: flow, takingBack: takingBack)
   }
 
-  func waitWhilePaused(before state: Int32, flow: Int32, takingBack: PositionTakeBack?) async {
-    await wait(before: state, flow: flow, takingBack: takingBack)
+  func waitWhilePaused(
+    before state: Int32, flow: Int32, takingBack: PositionTakeBack?, isReported: Bool = true
+  ) async {
+    await wait(before: state, flow: flow, takingBack: takingBack, isReported: isReported)
   }
 
   func dispatchStarted(_ state: Int32, flow: Int32) {
@@ -663,15 +667,17 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
   // MARK: - Pausing
 
   /// Waits while the run is paused, reporting ``RunEvent/Kind/paused`` and
-  /// ``RunEvent/Kind/resumed`` before `boundary`; a `nil` boundary is the start gate of a
-  /// run started paused, and reports nothing. A cancelled task stops waiting at once, and
+  /// ``RunEvent/Kind/resumed`` before `boundary` unless `isReported` is `false` (a flow
+  /// standing at a delay whose deadline passed, which reported it waits until then); a `nil`
+  /// boundary is the start gate of a run started paused, and reports nothing. A cancelled task stops waiting at once, and
   /// reports no resumption. With `takingBack`, the flow takes back the position it left
   /// with the run for a snapshot (see `LiveRun+Snapshot.swift`) in the same lock section
   /// in which it is let go on: when it finds the run not paused, or when ``resume()`` wakes
   /// it (or, cancelled, once it stops waiting). A snapshot never finds it standing at a
   /// boundary it goes on from.
   private func wait(
-    before boundary: Int32?, flow: Int32, takingBack: PositionTakeBack? = nil
+    before boundary: Int32?, flow: Int32, takingBack: PositionTakeBack? = nil,
+    isReported: Bool = true
   ) async {
     let wait = state.withLock { $0.machine.beginWait() }
     await withTaskCancellationHandler {
@@ -686,7 +692,7 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
             return (action, ReportedEvent())
           case .waits:
             if let takingBack { locked.snapshots.pauseWaits[wait] = takingBack }
-            guard let boundary else { return (action, ReportedEvent()) }
+            guard let boundary, isReported else { return (action, ReportedEvent()) }
             return (action, publish(.paused, at: boundary, flow: flow, in: &locked))
           }
         }
@@ -704,7 +710,9 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
       if let takingBack = locked.takePauseWait(wait) {
         takingBack(&locked)
       }
-      guard locked.machine.endWait(wait), let boundary else { return ReportedEvent() }
+      guard locked.machine.endWait(wait), let boundary, isReported else {
+        return ReportedEvent()
+      }
       return publish(.resumed, at: boundary, flow: flow, in: &locked)
     }
     deliver(reported)

@@ -40,11 +40,12 @@
 //   pause               ended        —
 //                       other        +p, raise the controls' pause flags (— if p already)
 //   resume              held         → running, −p, lower the flags, wake the gate's waiter
-//                       running,     −p, lower the flags, wake the paused flows (— if not p)
-//                       unwinding,
-//                       parked
+//                       running,     −p, lower the flags, wake the paused flows, hand each
+//                       unwinding,   flow waiting for input the value the mailbox keeps for
+//                       parked       it (— if not p)
 //                       parked(s),   −p, lower the flags, → running, start a task for the
-//                       delay due    flow (its deadline passed while the run was paused)
+//                       delay due,   flow (its deadline passed, or a value for s came,
+//                       or mail for s while the run was paused)
 //                       ended        —
 //   cancel              held,        +c, cancel the task (once adopted)
 //                       running,
@@ -53,9 +54,10 @@
 //                                    (and cancel the delay's waker, if any)
 //                       ended        —
 //   send(v, to: t)      ended        refuse
-//                       other        a flow waits at t: hand it v; else parked(t): → running,
-//                                    hand v over, start a task for the flow; else the mailbox
-//                                    keeps v (refuse when a value for t waits there already)
+//                       other        not p and a flow waits at t: hand it v; else not p and
+//                                    parked(t): → running, hand v over, start a task for the
+//                                    flow; else the mailbox keeps v (refuse when a value for
+//                                    t waits there already): a paused run makes no step
 //   last handle gone    ended        —
 //                       other        +a; when a flow waits (paused, for input, for a delay,
 //                                    or parked): as cancel
@@ -84,6 +86,8 @@
 //   delay begins        any but      the flow sleeps in its task until d: keep d in its
 //   (flow, s, d)        ended        delay; then as last handle gone if a
 //   delay ends (flow)   any          forget the flow's delay
+//   delay passed        any          p: the flow's delay is due (it stands there, waiting
+//   (flow)                           paused, until resume); else forget the flow's delay
 //   pause wait          held         the gate holds: the flow waits
 //                       running      at a boundary: waits if p (then as last handle gone
 //                                    if a); at the gate: goes at once
@@ -209,6 +213,9 @@ struct LiveRunStateMachine<Payloads: LiveRunPayloads>: Sendable {
     var state: Int32
     /// When it ends.
     var until: WallClockTime
+    /// Whether the deadline passed while the run was paused: the flow stands at the delay
+    /// until ``resume()`` (a paused run makes no step), and a snapshot finds it there.
+    var isDue = false
   }
 
   /// The top-level flow's life.
@@ -296,10 +303,13 @@ struct LiveRunStateMachine<Payloads: LiveRunPayloads>: Sendable {
     /// Nothing: the run was not paused, or has ended.
     case none
     /// Lower every control's paused flag (before the lock is released, as
-    /// ``PauseAction/raisePauseFlags``), then resume `waking`, the flows that waited.
-    case lowerPauseFlags(waking: [PauseWaiter])
+    /// ``PauseAction/raisePauseFlags``), then resume `waking`, the flows that waited, and
+    /// each of `delivering` with its value, sent to its waiting state while the run was
+    /// paused.
+    case lowerPauseFlags(waking: [PauseWaiter], delivering: [(InputWaiter, any Sendable)])
     /// Lower every control's paused flag, then start a task for the top-level flow, parked
-    /// at a delay whose deadline passed while the run was paused.
+    /// at a delay whose deadline passed while the run was paused, or at a waiting state
+    /// sent a value meanwhile.
     case lowerPauseFlagsAndStart(StartTask)
   }
 
@@ -433,9 +443,11 @@ struct LiveRunStateMachine<Payloads: LiveRunPayloads>: Sendable {
     case .ended: return .none
     case .held:
       phase = .running
-    case .parked:
+    case .parked(let state):
       guard marks.contains(.paused) else { return .none }
-      if isDelayDue {
+      // The deadline of its delay passed, or a value for its waiting state came, while the
+      // run was paused: the flow goes on (and takes the value from the mailbox).
+      if isDelayDue || mailbox[state] != nil {
         marks.remove(.paused)
         return .lowerPauseFlagsAndStart(unpark())
       }
@@ -445,7 +457,17 @@ struct LiveRunStateMachine<Payloads: LiveRunPayloads>: Sendable {
     marks.remove(.paused)
     for wait in held.pauseWaiters.keys { waits[wait] = .woken }
     defer { held.pauseWaiters = [:] }
-    return .lowerPauseFlags(waking: Array(held.pauseWaiters.values))
+    // The values sent to waiting flows while the run was paused go to them now.
+    var delivering: [(InputWaiter, any Sendable)] = []
+    if !mailbox.isEmpty {
+      for (state, waiting) in held.inputWaiters {
+        guard let value = mailbox.removeValue(forKey: state) else { continue }
+        held.inputWaiters[state] = nil
+        waits[waiting.wait] = .going
+        delivering.append((waiting.waiter, value))
+      }
+    }
+    return .lowerPauseFlags(waking: Array(held.pauseWaiters.values), delivering: delivering)
   }
 
   /// ``RunHandle/cancel()``.
@@ -467,13 +489,17 @@ struct LiveRunStateMachine<Payloads: LiveRunPayloads>: Sendable {
     case .ended: return .refuse
     case .held, .running, .unwinding, .parked: break
     }
-    if let waiting = held.inputWaiters.removeValue(forKey: state) {
-      waits[waiting.wait] = .going
-      return .deliver(waiting.waiter)
-    }
-    if case .parked(let parkedAt) = phase, parkedAt == state {
-      handedOver = (state, value)
-      return .startTask(unpark())
+    // A paused run makes no step: a flow waiting at the state takes the value at
+    // ``resume()``, from the mailbox, where a snapshot taken meanwhile finds it.
+    if !marks.contains(.paused) {
+      if let waiting = held.inputWaiters.removeValue(forKey: state) {
+        waits[waiting.wait] = .going
+        return .deliver(waiting.waiter)
+      }
+      if case .parked(let parkedAt) = phase, parkedAt == state {
+        handedOver = (state, value)
+        return .startTask(unpark())
+      }
     }
     guard mailbox[state] == nil else { return .refuse }
     mailbox[state] = value
@@ -658,6 +684,18 @@ struct LiveRunStateMachine<Payloads: LiveRunPayloads>: Sendable {
   /// Flow `flow`'s delay ended.
   mutating func endDelay(flow: Int32) {
     delays[flow] = nil
+  }
+
+  /// The deadline of flow `flow`'s delay passed in its task: `nil` when the flow goes on
+  /// (its delay ended); the delay's state when the run is paused, where the flow then
+  /// stands, its delay due, until ``resume()`` lets it go (a paused run makes no step).
+  mutating func deadlinePassed(flow: Int32) -> Int32? {
+    guard marks.contains(.paused), let delay = delays[flow] else {
+      delays[flow] = nil
+      return nil
+    }
+    delays[flow]?.isDue = true
+    return delay.state
   }
 
   // MARK: - Positions

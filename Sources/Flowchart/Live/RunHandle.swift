@@ -46,8 +46,10 @@ public struct RunHandle<Context: Sendable>: Sendable {
   /// exit is taken, and the next state is not entered until ``resume()``. In a dispatch,
   /// every branch pauses at its own next boundary.
   ///
-  /// Each flow reports ``RunEvent/Kind/paused`` when it stops. Pausing a paused run, or
-  /// one that has ended, does nothing.
+  /// Each flow reports ``RunEvent/Kind/paused`` when it stops. A paused run makes no step:
+  /// a value sent to a waiting state is kept until ``resume()``, and a delay whose deadline
+  /// passes holds its flow there until then. Pausing a paused run, or one that has ended,
+  /// does nothing.
   public func pause() {
     run.pause()
   }
@@ -80,8 +82,10 @@ public struct RunHandle<Context: Sendable>: Sendable {
   /// Sends `value` to the waiting state (a ``Wait``) named `stateName`.
   ///
   /// A flow waiting at the state takes it at once; otherwise the run keeps it until it
-  /// reaches the state. The first value sent wins until the state takes it: a later one is
-  /// dropped, and the call returns `false` (as it does once the run has ended).
+  /// reaches the state. A paused run keeps it too: the flow waiting there takes it once the
+  /// run is resumed (a paused run makes no step). The first value sent wins until the state
+  /// takes it: a later one is dropped, and the call returns `false` (as it does once the run
+  /// has ended).
   ///
   /// - Returns: Whether the value was delivered or kept (`false` also when the run ended
   ///   during the call).

@@ -266,17 +266,24 @@ struct LiveParkingTests {
     #expect(recorder.all == ["waiting", "failed: cancelled"])
   }
 
-  @Test func aRunPausedWhileParkedTakesTheValueThenPausesAtTheNextState() async throws {
+  @Test func aRunPausedWhileParkedKeepsTheValueUntilResumed() async throws {
     let chart = try chart()
     let handle = chart.start(with: Tally(), isPaused: true)
     var events = await handle.resumeUntilWaiting().rest
+    while parking(of: handle) == "unwinding" { await Task.yield() }
     handle.pause()
     #expect(handle.isPaused)
-    try handle.send(2, to: "Answer")
-    let paused = await events.next { $0.isPaused }
-    #expect(paused?.stateName == "Big?")
-    #expect(handle.positions == [chart.state(named: "Big?")])
+    // A paused run makes no step: the value is kept, and the flow stays parked.
+    #expect(try handle.send(2, to: "Answer"))
+    #expect(parking(of: handle) == "parked")
+    #expect(handle.positions == [chart.state(named: "Answer")])
     handle.resume()
+    // Resumed, the flow takes the value, then goes on.
+    let decided = await events.next {
+      if case .stateDecided = $0.kind { return true }
+      return false
+    }
+    #expect(decided?.stateName == "Answer")
     let result = try await handle.result
     #expect(result.context.note == "small")
   }

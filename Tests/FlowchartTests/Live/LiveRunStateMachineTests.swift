@@ -21,10 +21,13 @@ typealias Machine = LiveRunStateMachine<MachineTokens>
 /// The state a row starts from, made by events from a new machine.
 enum StartingState: String, CaseIterable, Codable, Sendable {
   case held, heldAtGate, running, runningPaused, runningPausedWaiting, runningWaitingForInput
-  case runningWithMail, runningCancelled, runningAbandoned
+  case runningPausedWaitingForInput, runningPausedWaitingWithMail, runningWithMail,
+    runningCancelled, runningAbandoned
   case unwinding, unwindingWithMail, unwindingAbandoned, parked, parkedPaused
+  case parkedPausedWithMail
   case endedFailed, endedSucceeded
-  case runningInDelay, unwindingAtDelay, parkedAtDelay, parkedAtDelayPaused, parkedAtDelayDue
+  case runningInDelay, runningPausedAtDueDelay, unwindingAtDelay, parkedAtDelay
+  case parkedAtDelayPaused, parkedAtDelayDue
 
   /// The waiting state the flow parks at; 9 is another waiting state.
   static let waitingState: Int32 = 7
@@ -43,9 +46,12 @@ enum StartingState: String, CaseIterable, Codable, Sendable {
       }
       return machine
     case .running, .runningPaused, .runningPausedWaiting, .runningWaitingForInput,
-      .runningWithMail, .runningCancelled, .runningAbandoned, .unwinding, .unwindingWithMail,
-      .unwindingAbandoned, .parked, .parkedPaused, .endedFailed, .endedSucceeded,
-      .runningInDelay, .unwindingAtDelay, .parkedAtDelay, .parkedAtDelayPaused,
+      .runningPausedWaitingForInput, .runningPausedWaitingWithMail, .runningWithMail,
+      .runningCancelled, .runningAbandoned, .unwinding, .unwindingWithMail,
+      .unwindingAbandoned, .parked, .parkedPaused, .parkedPausedWithMail, .endedFailed,
+      .endedSucceeded,
+      .runningInDelay, .runningPausedAtDueDelay, .unwindingAtDelay, .parkedAtDelay,
+      .parkedAtDelayPaused,
       .parkedAtDelayDue:
       machine = Machine(isPaused: false)
       _ = machine.adopt("task 0", number: 0)
@@ -59,6 +65,10 @@ enum StartingState: String, CaseIterable, Codable, Sendable {
       _ = machine.suspend(machine.beginWait(), waiter: "paused", before: 3, flow: 0)
     case .runningWaitingForInput:
       _ = machine.suspend(machine.beginWait(), at: 9, waiter: "input")
+    case .runningPausedWaitingForInput, .runningPausedWaitingWithMail:
+      _ = machine.suspend(machine.beginWait(), at: 9, waiter: "input")
+      _ = machine.pause()
+      if self == .runningPausedWaitingWithMail { _ = machine.send("mail", to: 9) }
     case .runningWithMail: _ = machine.send("mail", to: Self.waitingState)
     case .runningCancelled: _ = machine.cancel()
     case .runningAbandoned: _ = machine.abandon()
@@ -69,14 +79,19 @@ enum StartingState: String, CaseIterable, Codable, Sendable {
     case .unwindingAbandoned:
       _ = machine.park(at: Self.waitingState)
       _ = machine.abandon()
-    case .parked, .parkedPaused:
+    case .parked, .parkedPaused, .parkedPausedWithMail:
       _ = machine.park(at: Self.waitingState)
       _ = machine.settle("flow")
-      if self == .parkedPaused { _ = machine.pause() }
+      if self != .parked { _ = machine.pause() }
+      if self == .parkedPausedWithMail { _ = machine.send("mail", to: Self.waitingState) }
     case .endedFailed: machine.end(succeeded: false)
     case .endedSucceeded: machine.end(succeeded: true)
     case .runningInDelay:
       _ = machine.beginDelay(flow: 1, at: Self.delayState, until: Self.deadline)
+    case .runningPausedAtDueDelay:
+      _ = machine.beginDelay(flow: 1, at: Self.delayState, until: Self.deadline)
+      _ = machine.pause()
+      _ = machine.deadlinePassed(flow: 1)
     case .unwindingAtDelay:
       _ = machine.park(at: Self.delayState, until: Self.deadline)
     case .parkedAtDelay, .parkedAtDelayPaused, .parkedAtDelayDue:
@@ -99,7 +114,7 @@ enum Event: String, CaseIterable, Codable, Sendable {
   case park, settle
   case pauseWaitAtBoundary, pauseWaitAtGate, waitForInput
   case end, retry
-  case parkAtDelay, keepWaker, deadlinePassed, delayBegins, delayEnds
+  case parkAtDelay, keepWaker, deadlinePassed, delayBegins, delayEnds, delayPassed
 
   /// Applies the event to `machine`; returns the action, in words.
   func apply(to machine: inout Machine) -> String {
@@ -148,6 +163,8 @@ enum Event: String, CaseIterable, Codable, Sendable {
     case .delayEnds:
       machine.endDelay(flow: 1)
       return "—"
+    case .delayPassed:
+      return machine.deadlinePassed(flow: 1).map { "stands at \($0)" } ?? "goes on"
     case .pauseWaitAtBoundary:
       return describe(machine.suspend(machine.beginWait(), waiter: "w", before: 3, flow: 0))
     case .pauseWaitAtGate:
@@ -188,7 +205,7 @@ enum Event: String, CaseIterable, Codable, Sendable {
     case .waitForInput, .end: return !isRunning
     case .pause, .resume, .cancel, .sendToWaitingState, .sendToOtherState, .lastHandleGone,
       .adoptCurrentTask, .adoptStaleTask, .retry, .keepWaker, .deadlinePassed, .delayBegins,
-      .delayEnds:
+      .delayEnds, .delayPassed:
       return false
     }
   }
@@ -213,7 +230,7 @@ private func describe(_ machine: Machine) -> String {
   }
   if let handed = machine.handedOver { words.append("handed over at \(handed.state)") }
   for (flow, delay) in machine.delays.sorted(by: { $0.key < $1.key }) {
-    words.append("flow \(flow) at delay \(delay.state)")
+    words.append("flow \(flow) at delay \(delay.state)\(delay.isDue ? " due" : "")")
   }
   if machine.isDelayDue { words.append("due") }
   return words.joined(separator: " ")
@@ -234,8 +251,10 @@ private func describe(_ action: Machine.PauseAction) -> String {
 private func describe(_ action: Machine.ResumeAction) -> String {
   switch action {
   case .none: "—"
-  case .lowerPauseFlags(let waking):
-    waking.isEmpty ? "lower flags" : "lower flags, wake \(waking.sorted().joined(separator: ","))"
+  case .lowerPauseFlags(let waking, let delivering):
+    "lower flags"
+      + (waking.isEmpty ? "" : ", wake \(waking.sorted().joined(separator: ","))")
+      + delivering.map { ", deliver \($0.1) to \($0.0)" }.joined()
   case .lowerPauseFlagsAndStart(let start): "lower flags, \(describe(start))"
   }
 }
@@ -307,6 +326,7 @@ private let expected: [StartingState: String] = [
   deadlinePassed: held p | —
   delayBegins: held p flow 1 at delay 8 | —
   delayEnds: held p | —
+  delayPassed: held p | goes on
   """,
   .heldAtGate: """
   start: running p | —
@@ -330,6 +350,7 @@ private let expected: [StartingState: String] = [
   deadlinePassed: held p | —
   delayBegins: held p flow 1 at delay 8 | —
   delayEnds: held p | —
+  delayPassed: held p | goes on
   """,
   .running: """
   start: running | —
@@ -353,6 +374,7 @@ private let expected: [StartingState: String] = [
   deadlinePassed: running | —
   delayBegins: running flow 1 at delay 8 | —
   delayEnds: running | —
+  delayPassed: running | goes on
   """,
   .runningPaused: """
   start: running p | —
@@ -376,6 +398,7 @@ private let expected: [StartingState: String] = [
   deadlinePassed: running p | —
   delayBegins: running p flow 1 at delay 8 | —
   delayEnds: running p | —
+  delayPassed: running p | goes on
   """,
   .runningPausedWaiting: """
   start: running p | —
@@ -399,6 +422,7 @@ private let expected: [StartingState: String] = [
   deadlinePassed: running p | —
   delayBegins: running p flow 1 at delay 8 | —
   delayEnds: running p | —
+  delayPassed: running p | goes on
   """,
   .runningWaitingForInput: """
   start: running | —
@@ -422,6 +446,55 @@ private let expected: [StartingState: String] = [
   deadlinePassed: running | —
   delayBegins: running flow 1 at delay 8 | —
   delayEnds: running | —
+  delayPassed: running | goes on
+  """,
+  .runningPausedWaitingForInput: """
+  start: running p | —
+  pause: running p | —
+  resume: running | lower flags
+  cancel: running p c | cancel task 0
+  sendToWaitingState: running p mail 7 | keep
+  sendToOtherState: running p mail 9 | keep
+  lastHandleGone: running p c a | cancel task 0
+  adoptCurrentTask: running p | —
+  adoptStaleTask: running p | —
+  park: unwinding(7) p | parks
+  settle: trap
+  pauseWaitAtBoundary: running p | waits
+  pauseWaitAtGate: running p | resume w now
+  waitForInput: running p | waits
+  end: ended(failed) | —
+  retry: running p | not ended
+  parkAtDelay: unwinding(8) p flow 0 at delay 8 | parks
+  keepWaker: running p | cancel new waker
+  deadlinePassed: running p | —
+  delayBegins: running p flow 1 at delay 8 | —
+  delayEnds: running p | —
+  delayPassed: running p | goes on
+  """,
+  .runningPausedWaitingWithMail: """
+  start: running p mail 9 | —
+  pause: running p mail 9 | —
+  resume: running | lower flags, deliver mail to input
+  cancel: running p c mail 9 | cancel task 0
+  sendToWaitingState: running p mail 7,9 | keep
+  sendToOtherState: running p mail 9 | refuse
+  lastHandleGone: running p c a mail 9 | cancel task 0
+  adoptCurrentTask: running p mail 9 | —
+  adoptStaleTask: running p mail 9 | —
+  park: unwinding(7) p mail 9 | parks
+  settle: trap
+  pauseWaitAtBoundary: running p mail 9 | waits
+  pauseWaitAtGate: running p mail 9 | resume w now
+  waitForInput: running p mail 9 | waits
+  end: ended(failed) mail 9 | —
+  retry: running p mail 9 | not ended
+  parkAtDelay: unwinding(8) p mail 9 flow 0 at delay 8 | parks
+  keepWaker: running p mail 9 | cancel new waker
+  deadlinePassed: running p mail 9 | —
+  delayBegins: running p mail 9 flow 1 at delay 8 | —
+  delayEnds: running p mail 9 | —
+  delayPassed: running p mail 9 | goes on
   """,
   .runningWithMail: """
   start: running mail 7 | —
@@ -445,6 +518,7 @@ private let expected: [StartingState: String] = [
   deadlinePassed: running mail 7 | —
   delayBegins: running mail 7 flow 1 at delay 8 | —
   delayEnds: running mail 7 | —
+  delayPassed: running mail 7 | goes on
   """,
   .runningCancelled: """
   start: running c | —
@@ -468,6 +542,7 @@ private let expected: [StartingState: String] = [
   deadlinePassed: running c | —
   delayBegins: running c flow 1 at delay 8 | —
   delayEnds: running c | —
+  delayPassed: running c | goes on
   """,
   .runningAbandoned: """
   start: running a | —
@@ -491,6 +566,7 @@ private let expected: [StartingState: String] = [
   deadlinePassed: running a | —
   delayBegins: running c a flow 1 at delay 8 | cancel task 0
   delayEnds: running a | —
+  delayPassed: running a | goes on
   """,
   .unwinding: """
   start: trap
@@ -514,6 +590,7 @@ private let expected: [StartingState: String] = [
   deadlinePassed: unwinding(7) | —
   delayBegins: unwinding(7) flow 1 at delay 8 | —
   delayEnds: unwinding(7) | —
+  delayPassed: unwinding(7) | goes on
   """,
   .unwindingWithMail: """
   start: trap
@@ -537,6 +614,7 @@ private let expected: [StartingState: String] = [
   deadlinePassed: unwinding(7) mail 7 | —
   delayBegins: unwinding(7) mail 7 flow 1 at delay 8 | —
   delayEnds: unwinding(7) mail 7 | —
+  delayPassed: unwinding(7) mail 7 | goes on
   """,
   .unwindingAbandoned: """
   start: trap
@@ -560,6 +638,7 @@ private let expected: [StartingState: String] = [
   deadlinePassed: unwinding(7) a | —
   delayBegins: unwinding(7) c a flow 1 at delay 8 | cancel task 0
   delayEnds: unwinding(7) a | —
+  delayPassed: unwinding(7) a | goes on
   """,
   .parked: """
   start: trap
@@ -583,13 +662,14 @@ private let expected: [StartingState: String] = [
   deadlinePassed: parked(7) | —
   delayBegins: parked(7) flow 1 at delay 8 | —
   delayEnds: parked(7) | —
+  delayPassed: parked(7) | goes on
   """,
   .parkedPaused: """
   start: trap
   pause: parked(7) p | —
   resume: parked(7) | lower flags
   cancel: running p c | start task 1 for flow, cancelled
-  sendToWaitingState: running p handed over at 7 | start task 1 for flow
+  sendToWaitingState: parked(7) p mail 7 | keep
   sendToOtherState: parked(7) p mail 9 | keep
   lastHandleGone: running p c a | start task 1 for flow, cancelled
   adoptCurrentTask: parked(7) p | —
@@ -606,6 +686,31 @@ private let expected: [StartingState: String] = [
   deadlinePassed: parked(7) p | —
   delayBegins: parked(7) p flow 1 at delay 8 | —
   delayEnds: parked(7) p | —
+  delayPassed: parked(7) p | goes on
+  """,
+  .parkedPausedWithMail: """
+  start: trap
+  pause: parked(7) p mail 7 | —
+  resume: running mail 7 | lower flags, start task 1 for flow
+  cancel: running p c mail 7 | start task 1 for flow, cancelled
+  sendToWaitingState: parked(7) p mail 7 | refuse
+  sendToOtherState: parked(7) p mail 7,9 | keep
+  lastHandleGone: running p c a mail 7 | start task 1 for flow, cancelled
+  adoptCurrentTask: parked(7) p mail 7 | —
+  adoptStaleTask: parked(7) p mail 7 | —
+  park: trap
+  settle: trap
+  pauseWaitAtBoundary: trap
+  pauseWaitAtGate: trap
+  waitForInput: trap
+  end: trap
+  retry: parked(7) p mail 7 | not ended
+  parkAtDelay: trap
+  keepWaker: parked(7) p mail 7 | cancel new waker
+  deadlinePassed: parked(7) p mail 7 | —
+  delayBegins: parked(7) p mail 7 flow 1 at delay 8 | —
+  delayEnds: parked(7) p mail 7 | —
+  delayPassed: parked(7) p mail 7 | goes on
   """,
   .endedFailed: """
   start: trap
@@ -629,6 +734,7 @@ private let expected: [StartingState: String] = [
   deadlinePassed: ended(failed) | —
   delayBegins: ended(failed) | —
   delayEnds: ended(failed) | —
+  delayPassed: ended(failed) | goes on
   """,
   .endedSucceeded: """
   start: trap
@@ -652,6 +758,7 @@ private let expected: [StartingState: String] = [
   deadlinePassed: ended(succeeded) | —
   delayBegins: ended(succeeded) | —
   delayEnds: ended(succeeded) | —
+  delayPassed: ended(succeeded) | goes on
   """,
   .runningInDelay: """
   start: running flow 1 at delay 8 | —
@@ -675,6 +782,31 @@ private let expected: [StartingState: String] = [
   deadlinePassed: running flow 1 at delay 8 | —
   delayBegins: running flow 1 at delay 8 | —
   delayEnds: running | —
+  delayPassed: running | goes on
+  """,
+  .runningPausedAtDueDelay: """
+  start: running p flow 1 at delay 8 due | —
+  pause: running p flow 1 at delay 8 due | —
+  resume: running flow 1 at delay 8 due | lower flags
+  cancel: running p c flow 1 at delay 8 due | cancel task 0
+  sendToWaitingState: running p mail 7 flow 1 at delay 8 due | keep
+  sendToOtherState: running p mail 9 flow 1 at delay 8 due | keep
+  lastHandleGone: running p c a flow 1 at delay 8 due | cancel task 0
+  adoptCurrentTask: running p flow 1 at delay 8 due | —
+  adoptStaleTask: running p flow 1 at delay 8 due | —
+  park: unwinding(7) p flow 1 at delay 8 due | parks
+  settle: trap
+  pauseWaitAtBoundary: running p flow 1 at delay 8 due | waits
+  pauseWaitAtGate: running p flow 1 at delay 8 due | resume w now
+  waitForInput: running p flow 1 at delay 8 due | waits
+  end: ended(failed) | —
+  retry: running p flow 1 at delay 8 due | not ended
+  parkAtDelay: unwinding(8) p flow 0 at delay 8 flow 1 at delay 8 due | parks
+  keepWaker: running p flow 1 at delay 8 due | cancel new waker
+  deadlinePassed: running p flow 1 at delay 8 due | —
+  delayBegins: running p flow 1 at delay 8 | —
+  delayEnds: running p | —
+  delayPassed: running p flow 1 at delay 8 due | stands at 8
   """,
   .unwindingAtDelay: """
   start: trap
@@ -698,6 +830,7 @@ private let expected: [StartingState: String] = [
   deadlinePassed: unwinding(8) flow 0 at delay 8 | —
   delayBegins: unwinding(8) flow 0 at delay 8 flow 1 at delay 8 | —
   delayEnds: unwinding(8) flow 0 at delay 8 | —
+  delayPassed: unwinding(8) flow 0 at delay 8 | goes on
   """,
   .parkedAtDelay: """
   start: trap
@@ -721,6 +854,7 @@ private let expected: [StartingState: String] = [
   deadlinePassed: running | start task 1 for flow
   delayBegins: parked(8) flow 0 at delay 8 flow 1 at delay 8 | —
   delayEnds: parked(8) flow 0 at delay 8 | —
+  delayPassed: parked(8) flow 0 at delay 8 | goes on
   """,
   .parkedAtDelayPaused: """
   start: trap
@@ -744,6 +878,7 @@ private let expected: [StartingState: String] = [
   deadlinePassed: parked(8) p flow 0 at delay 8 due | —
   delayBegins: parked(8) p flow 0 at delay 8 flow 1 at delay 8 | —
   delayEnds: parked(8) p flow 0 at delay 8 | —
+  delayPassed: parked(8) p flow 0 at delay 8 | goes on
   """,
   .parkedAtDelayDue: """
   start: trap
@@ -767,6 +902,7 @@ private let expected: [StartingState: String] = [
   deadlinePassed: parked(8) p flow 0 at delay 8 due | —
   delayBegins: parked(8) p flow 0 at delay 8 flow 1 at delay 8 due | —
   delayEnds: parked(8) p flow 0 at delay 8 due | —
+  delayPassed: parked(8) p flow 0 at delay 8 due | goes on
   """,
 ]
 
@@ -784,6 +920,7 @@ private let expected: [StartingState: String] = [
       row.append("\(event.rawValue): \(describe(machine)) | \(action)")
     }
     #expect(row.joined(separator: "\n") == expected[state])
+
   }
 
   /// One state of each phase, for the events that cannot happen there.
@@ -812,7 +949,7 @@ private let expected: [StartingState: String] = [
     #expect(machine.waits == [woken: .paused, cancelled: .paused])
     let cancelledWaiter = machine.cancelPauseWait(cancelled)
     #expect(cancelledWaiter == "cancelled")
-    if case .lowerPauseFlags(let waking) = machine.resume() {
+    if case .lowerPauseFlags(let waking, _) = machine.resume() {
       #expect(waking == ["woken"])
     } else {
       Issue.record("a paused run's resume lowers the flags")
