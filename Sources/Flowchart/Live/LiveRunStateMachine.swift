@@ -70,8 +70,8 @@
 //     until: d)                      waiting for input (or, at a delay, until d: keep d in
 //                                    the flow's delay); else the flow goes on
 //                       other        trap
-//   settle(flow)        unwinding(s) a ⇒ +c; a value for s or c: → running, the flow goes
-//                                    on in its task (cancelled if c); else → parked(s),
+//   settle(flow)        unwinding(s) a ⇒ +c; a value for s and not p, or c: → running, the
+//                                    flow goes on in its task (cancelled if c); else → parked(s),
 //                                    keep the flow, drop the task; at a delay, start its
 //                                    waker (numbered by the task number)
 //                       other        trap
@@ -575,7 +575,8 @@ struct LiveRunStateMachine<Payloads: LiveRunPayloads>: Sendable {
     case .unwinding(let state):
       if marks.contains(.abandoned) { marks.insert(.cancelRequested) }
       let isCancelled = marks.contains(.cancelRequested)
-      guard mailbox[state] == nil, !isCancelled else {
+      // A paused run makes no step: a value that came meanwhile waits for `resume`.
+      guard mailbox[state] == nil || marks.contains(.paused), !isCancelled else {
         // A value or a cancellation came while the flow unwound.
         phase = .running
         return .goOn(cancellingCurrentTask: isCancelled)

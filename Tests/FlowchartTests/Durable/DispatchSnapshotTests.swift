@@ -38,7 +38,7 @@ func dispatchChart(packed: Shared<Int> = Shared(0)) throws -> Flowchart<Ledger> 
 }
 
 /// Waits until the run reports a flow waiting for input.
-private func waitsForInput(_ events: inout RunEventStream.Iterator) async {
+func waitsForInput(_ events: inout RunEventStream.Iterator) async {
   while let event = await events.next() {
     if case .waitingForInput = event.kind { return }
   }

@@ -62,11 +62,16 @@ private func decisions(of handle: RunHandle<Ledger>) -> Task<[String], Never> {
   }
 }
 
-/// Reads `events` until a flow reports it waits for input.
-private func untilWaitingForInput(_ events: inout RunEventStream.Iterator) async {
-  while let event = await events.next() {
-    if case .waitingForInput = event.kind { return }
-  }
+/// Starts `chart`, pauses it once a flow waits for input, and sends 5 to "Answer", which
+/// the paused run keeps.
+private func pausedWithAnswerSent(_ chart: Flowchart<Ledger>) async throws -> RunHandle<Ledger> {
+  let handle = chart.start(with: Ledger(), isPaused: true)
+  var events = handle.events(bufferingNewest: .max).makeAsyncIterator()
+  handle.resume()
+  await waitsForInput(&events)
+  handle.pause()
+  #expect(try handle.send(5, to: "Answer"))
+  return handle
 }
 
 @Suite(.timeLimit(.minutes(5)))
@@ -126,12 +131,7 @@ struct PausedRunStandsTests {
   }
 
   @Test func aValueSentToABranchWaitingInAPausedRunIsTakenOnlyOnceResumed() async throws {
-    let handle = try dispatchChart().start(with: Ledger(), isPaused: true)
-    var events = handle.events(bufferingNewest: .max).makeAsyncIterator()
-    handle.resume()
-    await untilWaitingForInput(&events)
-    handle.pause()
-    #expect(try handle.send(5, to: "Answer"))
+    let handle = try await pausedWithAnswerSent(try dispatchChart())
     // The branch still waits, the value kept for it: the snapshot holds both.
     let snapshot = try roundTrip(try await handle.snapshot())
     #expect(snapshot.status == .paused)
@@ -150,12 +150,7 @@ struct PausedRunStandsTests {
   }
 
   @Test func aValueSentToARunParkedPausedAtAWaitingStateIsTakenOnlyOnceResumed() async throws {
-    let handle = try answering().start(with: Ledger(), isPaused: true)
-    var events = handle.events(bufferingNewest: .max).makeAsyncIterator()
-    handle.resume()
-    await untilWaitingForInput(&events)
-    handle.pause()
-    #expect(try handle.send(5, to: "Answer"))
+    let handle = try await pausedWithAnswerSent(try answering())
     // Still parked at the state, the value kept (a flow that took it would have gone on
     // to "Ship", and stood there paused).
     let snapshot = try roundTrip(try await handle.snapshot())

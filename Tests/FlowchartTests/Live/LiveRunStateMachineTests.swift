@@ -23,7 +23,8 @@ enum StartingState: String, CaseIterable, Codable, Sendable {
   case held, heldAtGate, running, runningPaused, runningPausedWaiting, runningWaitingForInput
   case runningPausedWaitingForInput, runningPausedWaitingWithMail, runningWithMail,
     runningCancelled, runningAbandoned
-  case unwinding, unwindingWithMail, unwindingAbandoned, parked, parkedPaused
+  case unwinding, unwindingWithMail, unwindingPausedWithMail, unwindingAbandoned, parked
+  case parkedPaused
   case parkedPausedWithMail
   case endedFailed, endedSucceeded
   case runningInDelay, runningPausedAtDueDelay, unwindingAtDelay, parkedAtDelay
@@ -48,6 +49,7 @@ enum StartingState: String, CaseIterable, Codable, Sendable {
     case .running, .runningPaused, .runningPausedWaiting, .runningWaitingForInput,
       .runningPausedWaitingForInput, .runningPausedWaitingWithMail, .runningWithMail,
       .runningCancelled, .runningAbandoned, .unwinding, .unwindingWithMail,
+      .unwindingPausedWithMail,
       .unwindingAbandoned, .parked, .parkedPaused, .parkedPausedWithMail, .endedFailed,
       .endedSucceeded,
       .runningInDelay, .runningPausedAtDueDelay, .unwindingAtDelay, .parkedAtDelay,
@@ -73,8 +75,9 @@ enum StartingState: String, CaseIterable, Codable, Sendable {
     case .runningCancelled: _ = machine.cancel()
     case .runningAbandoned: _ = machine.abandon()
     case .unwinding: _ = machine.park(at: Self.waitingState)
-    case .unwindingWithMail:
+    case .unwindingWithMail, .unwindingPausedWithMail:
       _ = machine.park(at: Self.waitingState)
+      if self == .unwindingPausedWithMail { _ = machine.pause() }
       _ = machine.send("mail", to: Self.waitingState)
     case .unwindingAbandoned:
       _ = machine.park(at: Self.waitingState)
@@ -615,6 +618,30 @@ private let expected: [StartingState: String] = [
   delayBegins: unwinding(7) mail 7 flow 1 at delay 8 | —
   delayEnds: unwinding(7) mail 7 | —
   delayPassed: unwinding(7) mail 7 | goes on
+  """,
+  .unwindingPausedWithMail: """
+  start: trap
+  pause: unwinding(7) p mail 7 | —
+  resume: unwinding(7) mail 7 | lower flags
+  cancel: unwinding(7) p c mail 7 | cancel task 0
+  sendToWaitingState: unwinding(7) p mail 7 | refuse
+  sendToOtherState: unwinding(7) p mail 7,9 | keep
+  lastHandleGone: unwinding(7) p a mail 7 | —
+  adoptCurrentTask: unwinding(7) p mail 7 | —
+  adoptStaleTask: unwinding(7) p mail 7 | —
+  park: trap
+  settle: parked(7) p mail 7 | parked
+  pauseWaitAtBoundary: trap
+  pauseWaitAtGate: trap
+  waitForInput: trap
+  end: trap
+  retry: unwinding(7) p mail 7 | not ended
+  parkAtDelay: trap
+  keepWaker: unwinding(7) p mail 7 | cancel new waker
+  deadlinePassed: unwinding(7) p mail 7 | —
+  delayBegins: unwinding(7) p mail 7 flow 1 at delay 8 | —
+  delayEnds: unwinding(7) p mail 7 | —
+  delayPassed: unwinding(7) p mail 7 | goes on
   """,
   .unwindingAbandoned: """
   start: trap
