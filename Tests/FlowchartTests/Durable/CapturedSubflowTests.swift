@@ -623,10 +623,7 @@ struct StoredCapturedSubflowTests {
   @Test func aStoredSnapshotInsideATimedSubflowResumesWithItsAttemptAndDeadlines()
     async throws
   {
-    let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-      .appendingPathComponent("Fixtures").appendingPathComponent(
-        "inside-timed-subflow-at-delay.json")
-    if ProcessInfo.processInfo.environment["FLOWCHART_WRITE_SNAPSHOT_FIXTURES"] == "1" {
+    let snapshot = try await storedSnapshot("inside-timed-subflow-at-delay", of: Ledger.self) {
       let clock = TestClock()
       let run = try storedTimedSubflowChart().start(
         with: Ledger(total: 0, notes: ["kept"]), id: RunID("stored-run-6")!, chart: "stored",
@@ -640,13 +637,9 @@ struct StoredCapturedSubflowTests {
       clock.advance(by: .seconds(60))
       try await clock.waitForSleepers(2)
       clock.advance(by: .seconds(1_200))
-      let snapshot = try await run.snapshot()
-      run.cancel()
-      let encoder = JSONEncoder()
-      encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-      try encoder.encode(snapshot).write(to: file)
+      defer { run.cancel() }
+      return try await run.snapshot()
     }
-    let snapshot = try JSONDecoder().decode(RunSnapshot<Ledger>.self, from: Data(contentsOf: file))
     let began = TestClock().wallClockStart.advanced(by: .seconds(60))
     #expect(snapshot.formatVersion == 2)
     #expect(snapshot.position == "Pay")

@@ -276,25 +276,17 @@ struct DispatchSnapshotTests {
 /// "Split" with its first branch waiting for input at "Answer" and its second finished.
 @Suite(.timeLimit(.minutes(5)))
 struct StoredDispatchSnapshotTests {
-  static let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .appendingPathComponent("Fixtures/dispatch-waiting.json")
-
   @Test func aStoredSnapshotOfADispatchDecodesAndResumes() async throws {
-    if ProcessInfo.processInfo.environment["FLOWCHART_WRITE_SNAPSHOT_FIXTURES"] == "1" {
+    let snapshot = try await storedSnapshot("dispatch-waiting", of: Ledger.self) {
       let run = try dispatchChart().start(
         with: Ledger(total: 0, notes: ["kept"]), id: RunID("stored-run-4")!, chart: "stored",
         clock: TestClock(), isPaused: true)
       var events = run.events(bufferingNewest: .max).makeAsyncIterator()
       run.resume()
       await waitsForInput(&events)
-      let snapshot = try await run.snapshot()
-      run.cancel()
-      let encoder = JSONEncoder()
-      encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-      try encoder.encode(snapshot).write(to: Self.file)
+      defer { run.cancel() }
+      return try await run.snapshot()
     }
-    let snapshot = try JSONDecoder().decode(
-      RunSnapshot<Ledger>.self, from: Data(contentsOf: Self.file))
     #expect(snapshot.formatVersion == 2)
     #expect(snapshot.id == RunID("stored-run-4"))
     #expect(snapshot.status == .waitingForInput(state: "Answer"))

@@ -13,26 +13,6 @@ import Testing
 //
 //     FLOWCHART_WRITE_SNAPSHOT_FIXTURES=1 swift test --filter StoredFormat3SnapshotTests
 
-private let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-  .appendingPathComponent("Fixtures")
-
-private var writesFixtures: Bool {
-  ProcessInfo.processInfo.environment["FLOWCHART_WRITE_SNAPSHOT_FIXTURES"] == "1"
-}
-
-/// Writes `snapshot` as fixture `name`, as the other fixtures are written.
-private func write<Context: Codable & Sendable>(_ snapshot: RunSnapshot<Context>, as name: String)
-  throws
-{
-  let encoder = JSONEncoder()
-  encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-  try encoder.encode(snapshot).write(to: fixtures.appendingPathComponent("\(name).json"))
-}
-
-private func fixture(_ name: String) throws -> Data {
-  try Data(contentsOf: fixtures.appendingPathComponent("\(name).json"))
-}
-
 /// The JSON object of `snapshot`, encoded.
 private func object<Context: Codable & Sendable>(_ snapshot: RunSnapshot<Context>) throws
   -> [String: Any]
@@ -60,17 +40,17 @@ private func storedChart() throws -> Flowchart<Ledger> {
 struct StoredFormat3SnapshotTests {
   /// `format-3-waiting-for-input.json`: a run waiting for input at "Answer".
   @Test func aStoredSnapshotWaitingForInputDecodesAndResumes() async throws {
-    if writesFixtures {
+    if writesSnapshotFixtures {
       let run = try storedChart().start(
         with: Ledger(total: 0, notes: ["kept"]), id: RunID("stored-run-6")!, chart: "stored",
         clock: TestClock(), isPaused: true)
       var events = run.events().makeAsyncIterator()
       run.resume()
       await waitForInput(run, events: &events)
-      try write(try await run.snapshot(), as: "format-3-waiting-for-input")
+      try writeSnapshotFixture(try await run.snapshot(), as: "format-3-waiting-for-input")
       run.cancel()
     }
-    let data = try fixture("format-3-waiting-for-input")
+    let data = try snapshotFixture("format-3-waiting-for-input")
     let snapshot = try JSONDecoder().decode(RunSnapshot<Ledger>.self, from: data)
     #expect(snapshot.formatVersion == 3)
     #expect(snapshot.id == RunID("stored-run-6"))
@@ -99,7 +79,7 @@ struct StoredFormat3SnapshotTests {
   /// 2 not started (the run of `inside-map-at-delay.json`, in format 3).
   @Test func aStoredSnapshotInsideAMapResumesItsElements() async throws {
     let items = Basket(items: [Ledger(total: 10), Ledger(total: 20), Ledger(total: 30)])
-    if writesFixtures {
+    if writesSnapshotFixtures {
       let clock = TestClock()
       let run = try storedMapChart().start(
         with: items, id: RunID("stored-run-7")!, chart: "stored", clock: clock)
@@ -107,11 +87,11 @@ struct StoredFormat3SnapshotTests {
       clock.advance(by: .seconds(3_600))
       try await clock.waitForSleepers(1)
       clock.advance(by: .seconds(1_200))
-      try write(try await run.snapshot(), as: "format-3-inside-map-at-delay")
+      try writeSnapshotFixture(try await run.snapshot(), as: "format-3-inside-map-at-delay")
       run.cancel()
     }
     let snapshot = try JSONDecoder().decode(
-      RunSnapshot<Basket>.self, from: fixture("format-3-inside-map-at-delay"))
+      RunSnapshot<Basket>.self, from: snapshotFixture("format-3-inside-map-at-delay"))
     let deadline = TestClock().wallClockStart.advanced(by: .seconds(7_200))
     #expect(snapshot.formatVersion == 3)
     #expect(snapshot.status == .running)
@@ -143,18 +123,18 @@ struct StoredFormat3SnapshotTests {
   /// for input at "Answer" and its second finished (the run of `dispatch-waiting.json`, in
   /// format 3).
   @Test func aStoredSnapshotOfADispatchDecodesAndResumes() async throws {
-    if writesFixtures {
+    if writesSnapshotFixtures {
       let run = try dispatchChart().start(
         with: Ledger(total: 0, notes: ["kept"]), id: RunID("stored-run-8")!, chart: "stored",
         clock: TestClock(), isPaused: true)
       var events = run.events(bufferingNewest: .max).makeAsyncIterator()
       run.resume()
       await waitForInput(run, events: &events)
-      try write(try await run.snapshot(), as: "format-3-dispatch-waiting")
+      try writeSnapshotFixture(try await run.snapshot(), as: "format-3-dispatch-waiting")
       run.cancel()
     }
     let snapshot = try JSONDecoder().decode(
-      RunSnapshot<Ledger>.self, from: fixture("format-3-dispatch-waiting"))
+      RunSnapshot<Ledger>.self, from: snapshotFixture("format-3-dispatch-waiting"))
     #expect(snapshot.formatVersion == 3)
     #expect(snapshot.status == .waitingForInput(state: "Answer"))
     #expect(snapshot.position == "Split")
@@ -177,8 +157,8 @@ struct StoredFormat3SnapshotTests {
   ])
   func aStoredSnapshotEncodesBackToItsOwnJSON(_ name: String) throws {
     let stored = try #require(
-      try JSONSerialization.jsonObject(with: fixture(name)) as? NSDictionary)
-    let snapshot = try JSONDecoder().decode(RunSnapshot<Ledger>.self, from: fixture(name))
+      try JSONSerialization.jsonObject(with: snapshotFixture(name)) as? NSDictionary)
+    let snapshot = try JSONDecoder().decode(RunSnapshot<Ledger>.self, from: snapshotFixture(name))
     #expect(try object(snapshot) as NSDictionary == stored)
   }
 }
@@ -259,7 +239,7 @@ struct Format3EncodingTests {
   }
 
   @Test func aSnapshotReadFromFormat1IsWrittenInFormat1Again() throws {
-    let data = try Data(contentsOf: fixtures.appendingPathComponent("waiting-for-input.json"))
+    let data = try snapshotFixture("waiting-for-input")
     let snapshot = try JSONDecoder().decode(RunSnapshot<Ledger>.self, from: data)
     #expect(snapshot.formatVersion == 1)
     let json = try object(snapshot)

@@ -7,16 +7,10 @@ import Testing
 // Corrupted and hostile snapshots: each either decodes and resumes, or fails with an error
 // that says what is wrong; none traps.
 
-private let fixtureFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-  .appendingPathComponent("Fixtures")
-
-private func fixture(_ name: String) throws -> Data {
-  try Data(contentsOf: fixtureFolder.appendingPathComponent("\(name).json"))
-}
-
 /// The fixture `name` with `change` applied to its JSON object.
 private func edited(_ name: String, _ change: (inout [String: Any]) -> Void) throws -> Data {
-  var object = try #require(try JSONSerialization.jsonObject(with: fixture(name)) as? [String: Any])
+  var object = try #require(
+    try JSONSerialization.jsonObject(with: snapshotFixture(name)) as? [String: Any])
   change(&object)
   return try JSONSerialization.data(withJSONObject: object)
 }
@@ -645,8 +639,8 @@ private func fuzz<Context: Codable & Sendable>(
   _ names: [String], as context: Context.Type, count: Int, seed: UInt64,
   resume: (Int, RunSnapshot<Context>) async -> Bool
 ) async throws -> (decoded: Int, resumed: Int) {
-  let sources = try names.map { try JSONSerialization.jsonObject(with: fixture($0)) }
-  let raw = try names.map(fixture)
+  let sources = try names.map { try JSONSerialization.jsonObject(with: snapshotFixture($0)) }
+  let raw = try names.map(snapshotFixture)
   var generator = SeededGenerator(seed: seed)
   var decoded = 0
   var resumed = 0

@@ -434,22 +434,16 @@ struct StoredInnerDispatchSnapshotTests {
   /// hour. To write it again:
   /// `FLOWCHART_WRITE_SNAPSHOT_FIXTURES=1 swift test --filter StoredInnerDispatchSnapshotTests`.
   @Test func aStoredSnapshotInsideASubflowsDispatchResumesWaitingOnlyTheRest() async throws {
-    let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-      .appendingPathComponent("Fixtures").appendingPathComponent("inside-subflow-dispatch.json")
-    if ProcessInfo.processInfo.environment["FLOWCHART_WRITE_SNAPSHOT_FIXTURES"] == "1" {
+    let snapshot = try await storedSnapshot("inside-subflow-dispatch", of: Ledger.self) {
       let clock = TestClock()
       let run = try storedInnerDispatchChart().start(
         with: Ledger(total: 0, notes: ["kept"]), id: RunID("stored-run-6")!, chart: "stored",
         clock: clock)
       try await clock.waitForSleepers(1)
       clock.advance(by: .seconds(1_200))
-      let snapshot = try await run.snapshot()
-      run.cancel()
-      let encoder = JSONEncoder()
-      encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-      try encoder.encode(snapshot).write(to: file)
+      defer { run.cancel() }
+      return try await run.snapshot()
     }
-    let snapshot = try JSONDecoder().decode(RunSnapshot<Ledger>.self, from: Data(contentsOf: file))
     let deadline = TestClock().wallClockStart.advanced(by: .seconds(3_600))
     #expect(snapshot.formatVersion == 2)
     #expect(snapshot.status == .running)

@@ -323,10 +323,8 @@ struct StoredMapSnapshotTests {
   /// minutes into its hour, element 2 not started. To write it again:
   /// `FLOWCHART_WRITE_SNAPSHOT_FIXTURES=1 swift test --filter StoredMapSnapshotTests`.
   @Test func aStoredSnapshotInsideAMapResumesItsElements() async throws {
-    let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-      .appendingPathComponent("Fixtures").appendingPathComponent("inside-map-at-delay.json")
     let items = Basket(items: [Ledger(total: 10), Ledger(total: 20), Ledger(total: 30)])
-    if ProcessInfo.processInfo.environment["FLOWCHART_WRITE_SNAPSHOT_FIXTURES"] == "1" {
+    let snapshot = try await storedSnapshot("inside-map-at-delay", of: Basket.self) {
       let clock = TestClock()
       let run = try storedMapChart().start(
         with: items, id: RunID("stored-run-5")!, chart: "stored", clock: clock)
@@ -334,13 +332,9 @@ struct StoredMapSnapshotTests {
       clock.advance(by: .seconds(3_600))
       try await clock.waitForSleepers(1)
       clock.advance(by: .seconds(1_200))
-      let snapshot = try await run.snapshot()
-      run.cancel()
-      let encoder = JSONEncoder()
-      encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-      try encoder.encode(snapshot).write(to: file)
+      defer { run.cancel() }
+      return try await run.snapshot()
     }
-    let snapshot = try JSONDecoder().decode(RunSnapshot<Basket>.self, from: Data(contentsOf: file))
     let deadline = TestClock().wallClockStart.advanced(by: .seconds(7_200))
     #expect(snapshot.formatVersion == 2)
     #expect(snapshot.status == .running)

@@ -405,22 +405,16 @@ struct StoredNestedSnapshotTests {
   /// subflow "Pay", whose inner run waits at its delay, 20 minutes into its hour. To write it
   /// again: `FLOWCHART_WRITE_SNAPSHOT_FIXTURES=1 swift test --filter StoredNestedSnapshotTests`.
   @Test func aStoredSnapshotInsideASubflowResumesWaitingOnlyTheRest() async throws {
-    let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-      .appendingPathComponent("Fixtures").appendingPathComponent("inside-subflow-at-delay.json")
-    if ProcessInfo.processInfo.environment["FLOWCHART_WRITE_SNAPSHOT_FIXTURES"] == "1" {
+    let snapshot = try await storedSnapshot("inside-subflow-at-delay", of: Ledger.self) {
       let clock = TestClock()
       let run = try storedSubflowChart().start(
         with: Ledger(total: 0, notes: ["kept"]), id: RunID("stored-run-4")!, chart: "stored",
         clock: clock)
       try await clock.waitForSleepers(1)
       clock.advance(by: .seconds(1_200))
-      let snapshot = try await run.snapshot()
-      run.cancel()
-      let encoder = JSONEncoder()
-      encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-      try encoder.encode(snapshot).write(to: file)
+      defer { run.cancel() }
+      return try await run.snapshot()
     }
-    let snapshot = try JSONDecoder().decode(RunSnapshot<Ledger>.self, from: Data(contentsOf: file))
     let deadline = TestClock().wallClockStart.advanced(by: .seconds(3_600))
     #expect(snapshot.formatVersion == 2)
     #expect(snapshot.status == .running)

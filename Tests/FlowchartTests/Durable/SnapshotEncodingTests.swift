@@ -9,9 +9,6 @@ import Testing
 // a chart of the snapshot's own fingerprint skips comparing the shapes; a logged run can write
 // its log to a sink from where it was resumed.
 
-private let fixtureFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-  .appendingPathComponent("Fixtures")
-
 /// The chart of the stored runs (as `StoredSnapshotTests` declares it).
 private func storedChart() throws -> Flowchart<Ledger> {
   try Flowchart<Ledger> {
@@ -31,7 +28,7 @@ private func storedChart() throws -> Flowchart<Ledger> {
 private func fixtureObject(
   _ name: String, _ change: (inout [String: Any]) -> Void = { _ in }
 ) throws -> [String: Any] {
-  let data = try Data(contentsOf: fixtureFolder.appendingPathComponent("\(name).json"))
+  let data = try snapshotFixture(name)
   var object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
   change(&object)
   return object

@@ -15,9 +15,6 @@ import Testing
 // holds for the format-2 files of `StoredDispatchSnapshotTests`, `StoredNestedSnapshotTests`
 // and `StoredMapSnapshotTests`.
 
-private let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-  .appendingPathComponent("Fixtures")
-
 /// The chart of the stored runs: a wait, a decision, and a state that may fail.
 private func storedChart(failing: Bool) throws -> Flowchart<Ledger> {
   try Flowchart<Ledger> {
@@ -106,13 +103,7 @@ struct StoredSnapshotTests {
   @Test(arguments: allFixtures.map(\.name))
   func aStoredSnapshotDecodesAndResumesToItsResult(_ name: String) async throws {
     let fixture = try #require(allFixtures.first { $0.name == name })
-    let file = fixtures.appendingPathComponent("\(name).json")
-    if ProcessInfo.processInfo.environment["FLOWCHART_WRITE_SNAPSHOT_FIXTURES"] == "1" {
-      let encoder = JSONEncoder()
-      encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-      try encoder.encode(try await fixture.make()).write(to: file)
-    }
-    let snapshot = try JSONDecoder().decode(RunSnapshot<Ledger>.self, from: Data(contentsOf: file))
+    let snapshot = try await storedSnapshot("\(name)", of: Ledger.self) { try await fixture.make() }
     #expect(snapshot.formatVersion == 1)
     #expect(snapshot.id == RunID("stored-run-1"))
     #expect(snapshot.chart == "stored")
@@ -140,21 +131,16 @@ struct StoredDelaySnapshotTests {
   /// `parked-at-delay.json`: a run parked at a delay, 20 minutes into its hour, whose
   /// deadline is 2026-01-01T01:00:00Z.
   @Test func aStoredSnapshotAtADelayResumesWaitingOnlyTheRest() async throws {
-    let file = fixtures.appendingPathComponent("parked-at-delay.json")
-    if ProcessInfo.processInfo.environment["FLOWCHART_WRITE_SNAPSHOT_FIXTURES"] == "1" {
+    let snapshot = try await storedSnapshot("parked-at-delay", of: Ledger.self) {
       let clock = TestClock()
       let run = try storedDelayChart().start(
         with: Ledger(total: 0, notes: ["kept"]), id: RunID("stored-run-2")!, chart: "stored",
         clock: clock)
       try await clock.waitForSleepers(1)
       clock.advance(by: .seconds(1_200))
-      let snapshot = try await run.snapshot()
-      run.cancel()
-      let encoder = JSONEncoder()
-      encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-      try encoder.encode(snapshot).write(to: file)
+      defer { run.cancel() }
+      return try await run.snapshot()
     }
-    let snapshot = try JSONDecoder().decode(RunSnapshot<Ledger>.self, from: Data(contentsOf: file))
     let deadline = TestClock().wallClockStart.advanced(by: .seconds(3_600))
     #expect(snapshot.status == .waitingUntil(deadline, state: "Cool off"))
     #expect(snapshot.pathKeys == ["Charge", "Cool off"])
@@ -196,20 +182,15 @@ struct StoredRetrySnapshotTests {
   /// `between-attempts.json`: a run in the backoff after the first attempt of "Upload"
   /// failed; attempt 2 runs next, at 2026-01-01T00:10:00Z.
   @Test func aStoredSnapshotBetweenAttemptsResumesWithTheNextAttempt() async throws {
-    let file = fixtures.appendingPathComponent("between-attempts.json")
-    if ProcessInfo.processInfo.environment["FLOWCHART_WRITE_SNAPSHOT_FIXTURES"] == "1" {
+    let snapshot = try await storedSnapshot("between-attempts", of: Ledger.self) {
       let clock = TestClock()
       let run = try storedRetryChart(Shared([])).start(
         with: Ledger(total: 0, notes: ["kept"]), id: RunID("stored-run-3")!, chart: "stored",
         clock: clock)
       try await clock.waitForSleepers(1)
-      let snapshot = try await run.snapshot()
-      run.cancel()
-      let encoder = JSONEncoder()
-      encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-      try encoder.encode(snapshot).write(to: file)
+      defer { run.cancel() }
+      return try await run.snapshot()
     }
-    let snapshot = try JSONDecoder().decode(RunSnapshot<Ledger>.self, from: Data(contentsOf: file))
     let deadline = TestClock().wallClockStart.advanced(by: .seconds(600))
     #expect(snapshot.status == .running)
     #expect(snapshot.position == "Upload")
