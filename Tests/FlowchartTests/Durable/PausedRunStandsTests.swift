@@ -49,6 +49,19 @@ private func coolingSubflow() throws -> Flowchart<Ledger> {
   }
 }
 
+/// `coolingSubflow`'s subflow with a timeout of half an hour.
+// swift-format-ignore
+private func timedCoolingSubflow() throws -> Flowchart<Ledger> {
+  let inner = try Flowchart<Ledger> {
+    Delay("Cool off", for: hour)
+    Action("Charge", isFinal: true) { $0.notes.append("charged") }
+  }
+  return try Flowchart<Ledger> {
+    Subflow("Pay", running: inner, context: .whole).timeout(hour / 2)
+    Action("Ship", isFinal: true) { $0.notes.append("shipped") }
+  }
+}
+
 /// The names of the states the run decides at, in order, once its events end. Make it
 /// before the run is resumed from its start.
 private func decisions(of handle: RunHandle<Ledger>) -> Task<[String], Never> {
@@ -189,5 +202,24 @@ struct PausedRunStandsTests {
     let resumed = try coolingSubflow().start(
       resuming: snapshot, clock: TestClock(wallClockStart: deadline))
     #expect(try await resumed.result.context.notes == ["charged", "shipped"])
+  }
+
+  @Test func aTimeoutKeepsRunningWhileTheRunIsPaused() async throws {
+    // A state in progress finishes while the run is paused, and a subflow is in progress
+    // while its inner run stands: its timeout fails it (as the documentation says).
+    let clock = TestClock()
+    let handle = try timedCoolingSubflow().start(with: Ledger(), clock: clock, isPaused: true)
+    handle.resume()
+    try await clock.waitForSleepers(2)
+    handle.pause()
+    clock.advance(by: hour)
+    do {
+      _ = try await handle.result
+      Issue.record("the subflow's timeout fails the run")
+    } catch {
+      #expect(error.kind == .timedOut)
+      #expect(error.stateName == "Pay")
+    }
+    #expect(handle.isPaused == false)
   }
 }
