@@ -59,6 +59,15 @@ private final class Script: Sendable {
     }
   }
 
+  /// Lets go of the run: it holds the script (its states' code), so the script must not
+  /// hold it once the test is done with it.
+  func detach() {
+    state.withLock {
+      $0.handle = nil
+      $0.stopper = nil
+    }
+  }
+
   /// A state's code ran: records it, and pauses the run after the chosen state, then stops
   /// it (a paused run reports `paused` only from a flow that comes to a boundary: flows
   /// waiting for input stand still, and take what is sent meanwhile only once resumed).
@@ -603,7 +612,7 @@ private final class Sleeps: Sendable {
   /// How many sleeps there were (those on a deadline the clock had not reached).
   var count: Int { state.withLock { $0.count } }
 
-  func onHold(_ action: @escaping @Sendable () -> Void) { state.withLock { $0.onHold = action } }
+  func onHold(_ action: (@Sendable () -> Void)?) { state.withLock { $0.onHold = action } }
 
   /// A flow is about to sleep on `clock` until `deadline`: moves the clock there, or holds
   /// the sleep and returns what to call.
@@ -812,6 +821,12 @@ struct ResumeEquivalenceTests {
       let stopper = Stopper()
       script.attach(first, stopper: stopper)
       firstSleeps.onHold { stopper.stop(first) }
+      // The run holds the script (its states' code) and the sleeps (its clock), which hold
+      // its handle: let go of it once this interruption is done, or every run stays in memory.
+      defer {
+        script.detach()
+        firstSleeps.onHold(nil)
+      }
       var decisions = FlowDecisions()
       var firstWaits = 0
       let snapshot: RunSnapshot<Ledger>
