@@ -666,26 +666,32 @@ private func drive(
   decisions: inout FlowDecisions, waits: inout Int
 ) async -> Stop {
   var events = handle.events(bufferingNewest: .max).makeAsyncIterator()
-  handle.resume()
-  while let event = await events.next() {
-    decisions.read(event)
-    if let stopper, stopper.isStopping { continue }
-    switch event.kind {
-    case .paused:
-      stopper?.stop(handle)
-    case .waitingForInput:
-      waits += 1
-      if let stopper, waits == parkAt {
-        stopper.stop(handle)
-        continue
+  // A test cancelled (past its time limit) cancels the run it drives, whose events then end,
+  // instead of waiting for a run that waits for the test.
+  return await withTaskCancellationHandler {
+    handle.resume()
+    while let event = await events.next() {
+      decisions.read(event)
+      if let stopper, stopper.isStopping { continue }
+      switch event.kind {
+      case .paused:
+        stopper?.stop(handle)
+      case .waitingForInput:
+        waits += 1
+        if let stopper, waits == parkAt {
+          stopper.stop(handle)
+          continue
+        }
+        // A branch that failed under `.all` ends the run, maybe before this event is read:
+        // the value then has nowhere to go, and the run's failure is what the test compares.
+        _ = try? handle.send(value(for: event.stateName), to: event.stateName)
+      default: break
       }
-      // A branch that failed under `.all` ends the run, maybe before this event is read: the
-      // value then has nowhere to go, and the run's failure is what the test compares.
-      _ = try? handle.send(value(for: event.stateName), to: event.stateName)
-    default: break
     }
+    return await stopper?.stopped ?? .ended
+  } onCancel: {
+    handle.cancel()
   }
-  return await stopper?.stopped ?? .ended
 }
 
 /// How the run `handle` ended.
@@ -717,6 +723,7 @@ struct ResumeEquivalenceTests {
   @Test func aResumedRunContinuesAsTheRunLeftAloneAtEveryBoundary() async throws {
     var captured: [String: Int] = [:]
     for seed in Self.seeds {
+      try Task.checkCancellation()
       try await check(seed: seed, captured: &captured)
     }
     // Over many seeds, every kind of point is snapshotted and resumed, in the top-level flow
@@ -795,6 +802,8 @@ struct ResumeEquivalenceTests {
     var waits = 0
     _ = await drive(handle, decisions: &expectedDecisions, waits: &waits)
     let expected = await outcome(of: handle)
+    // A cancelled test's runs were cancelled: nothing to compare.
+    try Task.checkCancellation()
     let executed = alone.executed
     // A run that fails inside a dispatch, or at a map whose elements run concurrently,
     // cancels the other branches or elements wherever they stand: what they ran and decided
@@ -813,6 +822,7 @@ struct ResumeEquivalenceTests {
       + (0..<waits).map { (nil, $0 + 1, nil) }
       + (0..<sleeps.count).map { (nil, nil, $0 + 1) }
     for interruption in interruptions {
+      try Task.checkCancellation()
       let script = Script(pauseAfter: interruption.pauseAfter)
       let chart = try randomChart(seed: seed, script: script).chart
       let firstSleeps = Sleeps(holdAt: interruption.holdAt)
@@ -875,6 +885,7 @@ struct ResumeEquivalenceTests {
       var resumedWaits = 0
       _ = await drive(resumed, decisions: &decisions, waits: &resumedWaits)
       let result = await outcome(of: resumed)
+      try Task.checkCancellation()
       switch (expected, result) {
       case (.success(let expected), .success(let result)):
         // Each state's code ran once, in one run or the other (concurrent branches and
