@@ -42,8 +42,9 @@
 ///
 /// In a live run, a snapshot taken while the flow stands in an asynchronous map of `Codable`
 /// elements holds the map's runs (the outputs of the elements done, where each running
-/// element stands, which have not started) and resumes them; see <doc:DurableRuns> for the
-/// maps it waits for instead.
+/// element stands, which have not started, and the failures it tolerated, which `collect`
+/// receives after a resume with a ``RestoredError`` as their underlying error) and resumes
+/// them; see <doc:DurableRuns> for the maps it waits for instead.
 ///
 /// A `maxConcurrency` below 1 or a negative `toleratedFailures` is a
 /// ``DefinitionError/Kind/invalidMapOption`` at the map's line, as the same values are for a
@@ -448,6 +449,12 @@ struct MapCollector<Element: Sendable> {
       throw MapElementFailure(index: index, elementCount: outputs.count, error: error)
     }
     failures.append(MapResults.Failure(index: index, error: error))
+    settled += 1
+  }
+
+  /// Records a failure tolerated before the run was captured (see `MapResume`).
+  mutating func add(tolerated failure: MapResults<Element>.Failure) {
+    failures.append(failure)
     settled += 1
   }
 
