@@ -331,6 +331,9 @@ final class MapRun<Context: Sendable, Element: Sendable>: NestedChart {
         case .success(let output):
           done.outputs.append((index, output))
         case .failure(let error):
+          // Cut short by the map's own cancellation: no failure of the element, which the
+          // map would tolerate and collect; the map ends cancelled (elements unsettled).
+          if error.kind == .cancelled, control.isCancelled { return done }
           let failed = claims.failures.wrappingAdd(1, ordering: .relaxed).oldValue
           guard failed < toleratedFailures, !isScriptProblem(error) else {
             done.stop = MapElementFailure(index: index, elementCount: input.count, error: error)

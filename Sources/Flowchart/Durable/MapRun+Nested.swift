@@ -298,6 +298,12 @@ extension MapRun: ResumableMap {
       }
       host.root.unregister(control)
       if let error = outcome {
+        // Cut short by the map's own cancellation (its run is cancelled): no failure of the
+        // element, which the map would tolerate and collect; the map ends cancelled.
+        if error.kind == .cancelled, Task.isCancelled {
+          host.failed(index, error: error, tolerated: false)
+          return done
+        }
         let failed = claims.failures.wrappingAdd(1, ordering: .relaxed).oldValue
         let tolerated = failed < toleratedFailures && !isScriptProblem(error)
         host.failed(index, error: error, tolerated: tolerated)
