@@ -238,3 +238,37 @@ struct ToleratedMapFailureSnapshotTests {
       ])
   }
 }
+
+@Suite(.timeLimit(.minutes(5)))
+struct CancelledTolerantMapTests {
+  /// A run cancelled while its tolerant map's only element waits: the element's cancellation
+  /// is not a failure the map tolerates, so `collect` never runs and the run ends cancelled
+  /// (live and plain runs alike).
+  @Test(arguments: [true, false])
+  func anElementCutShortByTheRunsCancellationIsNotATolerantFailure(_ live: Bool) async throws {
+    let collected = CollectedFailures()
+    let chart = try tolerantMapChart(collected: collected)
+    let basket = Basket(items: [Ledger(total: 20)])
+    let clock = TestClock()
+    let error: RunError
+    if live {
+      let handle = chart.start(with: basket, clock: clock)
+      try await clock.waitForSleepers(1)
+      handle.cancel()
+      error = try await #require(throws: RunError.self) { try await handle.result }
+    } else {
+      let task = Task { try await chart.run(with: basket, clock: clock) }
+      try await clock.waitForSleepers(1)
+      task.cancel()
+      guard case .failure(let thrown) = await task.result, let thrown = thrown as? RunError
+      else {
+        Issue.record("The cancelled run did not fail with a RunError.")
+        return
+      }
+      error = thrown
+    }
+    #expect(error.kind == .cancelled)
+    #expect(error.stateName == "Charge each")
+    #expect(collected.all.isEmpty)
+  }
+}
