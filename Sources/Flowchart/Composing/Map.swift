@@ -42,8 +42,9 @@
 ///
 /// In a live run, a snapshot taken while the flow stands in an asynchronous map of `Codable`
 /// elements holds the map's runs (the outputs of the elements done, where each running
-/// element stands, which have not started) and resumes them; see <doc:DurableRuns> for the
-/// maps it waits for instead.
+/// element stands, which have not started, and the failures it tolerated, which `collect`
+/// receives after a resume with a ``RestoredError`` as their underlying error) and resumes
+/// them; see <doc:DurableRuns> for the maps it waits for instead.
 ///
 /// A `maxConcurrency` below 1 or a negative `toleratedFailures` is a
 /// ``DefinitionError/Kind/invalidMapOption`` at the map's line, as the same values are for a
@@ -330,6 +331,9 @@ final class MapRun<Context: Sendable, Element: Sendable>: NestedChart {
         case .success(let output):
           done.outputs.append((index, output))
         case .failure(let error):
+          // Cut short by the map's own cancellation: no failure of the element, which the
+          // map would tolerate and collect; the map ends cancelled (elements unsettled).
+          if error.kind == .cancelled, control.isCancelled { return done }
           let failed = claims.failures.wrappingAdd(1, ordering: .relaxed).oldValue
           guard failed < toleratedFailures, !isScriptProblem(error) else {
             done.stop = MapElementFailure(index: index, elementCount: input.count, error: error)
@@ -448,6 +452,12 @@ struct MapCollector<Element: Sendable> {
       throw MapElementFailure(index: index, elementCount: outputs.count, error: error)
     }
     failures.append(MapResults.Failure(index: index, error: error))
+    settled += 1
+  }
+
+  /// Records a failure tolerated before the run was captured (see `MapResume`).
+  mutating func add(tolerated failure: MapResults<Element>.Failure) {
+    failures.append(failure)
     settled += 1
   }
 

@@ -10,11 +10,14 @@
 // that inner run, as a subflow is), and with or without modifiers (the host brings the
 // attempt and its timeout's deadline, `SubflowAttempt`), the map runs its elements as
 // `NestedRun`s under a `MapHost`, which the run's barrier asks whether it stands: it does
-// when no element failed (a tolerated failure is not captured: the snapshot waits for the
-// map to end, see `MapHost.standing`) and every running element's inner run stands. It then
-// holds the outputs of the elements done, the inner runs of those running, and, implicitly,
-// which have not started (an element held before its first state is one). Any other map
-// runs as before: one state of its flow, which a snapshot waits for.
+// when every running element's inner run stands and no failure beyond the tolerance is
+// stopping the map. It then holds the outputs of the elements done, the inner runs of those
+// running, the failures the map tolerated (each as plain data, a `MapFailureRecord`: the
+// error a state threw is of any type, so it crosses a snapshot as its type name and
+// description, and comes back as a `RestoredError`), and, implicitly, which have not
+// started (an element held before its first state is one). On resume the map's collector
+// starts with the tolerated failures, which count toward the tolerance. Any other map runs
+// as before: one state of its flow, which a snapshot waits for.
 
 /// A map whose runs a snapshot can hold: resolves the runs a snapshot holds on the map's
 /// element chart.
@@ -26,8 +29,9 @@ protocol ResumableMap: AnyObject, Sendable {
   >
 }
 
-/// A map's runs in a live run: the outputs of the elements done, and the inner run of each
-/// element running, which the run's barrier asks whether they stand.
+/// A map's runs in a live run: the outputs of the elements done, the failures it tolerated,
+/// and the inner run of each element running, which the run's barrier asks whether they
+/// stand.
 final class MapHost<Element: Sendable>: StandingSubflow {
   private struct Kept {
     var done: [Int: Element]
@@ -35,7 +39,11 @@ final class MapHost<Element: Sendable>: StandingSubflow {
     /// The elements still to start, in the order they start.
     var pending: [Int]
     var next = 0
-    var failures = 0
+    /// The failures the map tolerated, as a snapshot holds them.
+    var failed: [MapFailureRecord]
+    /// Whether a failure the map does not tolerate stops it, or one could not be captured
+    /// (its state is not in the element chart): the map does not stand then.
+    var stopped = false
   }
 
   let root: any SnapshotRoot
@@ -48,14 +56,15 @@ final class MapHost<Element: Sendable>: StandingSubflow {
 
   init(
     root: any SnapshotRoot, place: (flow: Int32, state: Int32), graph: Graph<Element>,
-    count: Int, done: [Int: Element], pending: [Int], entered: SubflowAttempt = .first
+    count: Int, done: [Int: Element], pending: [Int], failed: [MapFailureRecord] = [],
+    entered: SubflowAttempt = .first
   ) {
     self.root = root
     self.place = place
     self.graph = graph
     self.count = count
     self.entered = entered
-    kept = Lock(Kept(done: done, pending: pending))
+    kept = Lock(Kept(done: done, pending: pending, failed: failed))
   }
 
   /// The next element to start, with its inner run; `nil` when none is left.
@@ -71,18 +80,30 @@ final class MapHost<Element: Sendable>: StandingSubflow {
     return claimed
   }
 
-  /// Element `index`'s run ended with `output` (`nil` when it failed).
-  func ended(_ index: Int, output: Element?) {
+  /// Element `index`'s run ended with `output`.
+  func ended(_ index: Int, output: Element) {
     kept.withLock { kept in
       kept.running[index] = nil
-      if let output { kept.done[index] = output } else { kept.failures += 1 }
+      kept.done[index] = output
+    }
+    root.snapshotMayStand()
+  }
+
+  /// Element `index`'s run failed with `error`, which the map tolerated or not.
+  func failed(_ index: Int, error: RunError, tolerated: Bool) {
+    // Made outside the lock: the record's strings are the error's.
+    let record =
+      tolerated ? MapFailureRecord(index: index, error: error, structure: graph.structure) : nil
+    kept.withLock { kept in
+      kept.running[index] = nil
+      if let record { kept.failed.append(record) } else { kept.stopped = true }
     }
     root.snapshotMayStand()
   }
 
   func standing() -> (any CapturedSubflowRun)? {
     kept.withLock { kept -> (any CapturedSubflowRun)? in
-      guard kept.failures == 0 else { return nil }
+      guard !kept.stopped else { return nil }
       // Every element ended: the map collects its outputs and its flow goes on, to the next
       // boundary where the snapshot takes it (as a dispatch whose branches all finished
       // joins first); held here, the flow would still decide at the map after the snapshot.
@@ -100,18 +121,20 @@ final class MapHost<Element: Sendable>: StandingSubflow {
       return CapturedMap(
         fingerprint: graph.structure.fingerprint, count: count,
         done: kept.done.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
-        running: running.sorted { $0.index < $1.index }, entered: entered)
+        running: running.sorted { $0.index < $1.index },
+        failed: kept.failed.sorted { $0.index < $1.index }, entered: entered)
     }
   }
 }
 
 /// A map's runs captured: the outputs of the elements done, the inner runs of those
-/// running.
+/// running, the failures it tolerated.
 struct CapturedMap<Element: Sendable>: CapturedSubflowRun {
   let fingerprint: String
   let count: Int
   let done: [(index: Int, output: Element)]
   let running: [(index: Int, run: CapturedInnerRun<Element>)]
+  let failed: [MapFailureRecord]
   let entered: SubflowAttempt
 
   func snapshot() -> NestedSnapshot? { nil }
@@ -124,28 +147,31 @@ struct CapturedMap<Element: Sendable>: CapturedSubflowRun {
     }
     return MapSnapshot(
       fingerprint: fingerprint, elements: count, done: done.map { ($0.index, .live($0.output)) },
-      running: runs, entered: entered)
+      running: runs, failed: failed, entered: entered)
   }
 }
 
-/// A map's runs resolved from a snapshot: the outputs of the elements done, and where each
-/// running element's run goes on from.
+/// A map's runs resolved from a snapshot: the outputs of the elements done, the failures
+/// the map tolerated, and where each running element's run goes on from.
 final class MapResume<Element: Sendable>: CapturedSubflowRun {
   /// The runs as the snapshot held them.
   let source: MapSnapshot
   let done: [Int: Element]
   let running: [Int: NestedResume<Element>]
+  /// The tolerated failures, restored, in input order.
+  let failures: [MapResults<Element>.Failure]
   /// The map state's key.
   let key: String
 
   init(
     source: MapSnapshot, done: [Int: Element], running: [Int: NestedResume<Element>],
-    key: String
+    failures: [MapResults<Element>.Failure], key: String
   ) {
     self.source = source
     self.key = key
     self.done = done
     self.running = running
+    self.failures = failures
   }
 
   func snapshot() -> NestedSnapshot? { nil }
@@ -193,18 +219,23 @@ extension MapRun: ResumableMap {
     }
     let done = resumed?.done ?? [:]
     let running = resumed?.running ?? [:]
+    let failures = resumed?.failures ?? []
+    let failed = Set(failures.map(\.index))
     let pending =
       running.keys.sorted()
-      + input.indices.filter { done[$0] == nil && running[$0] == nil }
+      + input.indices.filter { done[$0] == nil && running[$0] == nil && !failed.contains($0) }
     let mapHost = MapHost(
       root: host.parent.root, place: host.parent.rootPlace ?? (host.flow, host.state),
       graph: chart.graph, count: input.count, done: done, pending: pending,
-      entered: host.entered)
+      failed: resumed?.source.failed ?? [], entered: host.entered)
     host.parent.adopt(mapHost, flow: host.flow, position: host.position)
     defer { host.parent.release(mapHost, flow: host.flow) }
     var results = MapCollector<Element>(count: input.count, toleratedFailures: toleratedFailures)
     for (index, output) in done { results.add(output, at: index) }
+    // The failures tolerated before the snapshot count toward the tolerance, as they did.
+    for failure in failures { results.add(tolerated: failure) }
     let claims = MapClaims()
+    _ = claims.failures.wrappingAdd(failures.count, ordering: .relaxed)
     try await withThrowingTaskGroup(of: MapWork<Element>.self) { group in
       for _ in 0..<min(maxConcurrency, pending.count) {
         group.addTask {
@@ -267,9 +298,16 @@ extension MapRun: ResumableMap {
       }
       host.root.unregister(control)
       if let error = outcome {
-        host.ended(index, output: nil)
+        // Cut short by the map's own cancellation (its run is cancelled): no failure of the
+        // element, which the map would tolerate and collect; the map ends cancelled.
+        if error.kind == .cancelled, Task.isCancelled {
+          host.failed(index, error: error, tolerated: false)
+          return done
+        }
         let failed = claims.failures.wrappingAdd(1, ordering: .relaxed).oldValue
-        guard failed < toleratedFailures, !isScriptProblem(error) else {
+        let tolerated = failed < toleratedFailures && !isScriptProblem(error)
+        host.failed(index, error: error, tolerated: tolerated)
+        guard tolerated else {
           done.stop = MapElementFailure(index: index, elementCount: input.count, error: error)
           return done
         }
@@ -341,6 +379,23 @@ extension MapRun: ResumableMap {
       }
     }
     guard misfits.isEmpty else { return .failure(ResumeError(summary: "", misfits: misfits)) }
-    return .success(MapResume(source: map, done: done, running: running, key: key))
+    guard map.failed.count <= toleratedFailures else {
+      return failure(
+        "Map \(DisplayText.quoted(name: key)), where \(who) stands, had tolerated \(map.failed.count) failed elements, and now tolerates \(toleratedFailures): resume on a chart whose map tolerates at least \(map.failed.count)."
+      )
+    }
+    var failures: [MapResults<Element>.Failure] = []
+    for record in map.failed {
+      switch record.runError(on: chart.graph.structure) {
+      case .success(let error):
+        failures.append(MapResults.Failure(index: record.index, error: error))
+      case .failure(let missing):
+        return failure(
+          "Element \(record.index) of map \(DisplayText.quoted(name: key)) failed at or after \(DisplayText.quoted(name: missing.key)), which no longer exists in the element chart: resume on a chart whose map's chart still has it.",
+          at: missing.key)
+      }
+    }
+    return .success(
+      MapResume(source: map, done: done, running: running, failures: failures, key: key))
   }
 }

@@ -337,6 +337,8 @@ enum SnapshotCodingKey: String, CodingKey {
   case stateAttempt, timeout
   /// The dispatch branches' flows (format 3; `branch` is then `[parent, index]`).
   case branches
+  /// A map's tolerated failures (the `failed` array of a `map` object) and their keys.
+  case failed, kind, stateName, pathNames, error, type, description
 }
 
 extension SnapshotPosition: CustomStringConvertible {

@@ -198,3 +198,12 @@ public struct RunError: Error, CustomStringConvertible {
 /// user's code threw, `…: it threw <error>.`, which is how it tells every other error. The
 /// description is a clause: lowercase first, no closing period.
 package protocol SelfExplainingError: Error, CustomStringConvertible {}
+
+extension RunError.Kind {
+  /// The kind whose ``description`` is `description`, as a snapshot writes it; `nil` for a
+  /// description no kind has, and for ``parked``, which never ends a run.
+  init?(described description: String) {
+    guard let code = Code(rawValue: description), code != .parked else { return nil }
+    self.init(code: code)
+  }
+}

@@ -321,7 +321,7 @@ struct HostileMapSnapshotTests {
     }
     #expect(
       decodingError(data, as: Basket.self)
-        == "Not a usable run snapshot: the runs of map 'Charge each' in flow 0 list element 1 twice; an element is done or running, once."
+        == "Not a usable run snapshot: the runs of map 'Charge each' in flow 0 list element 1 twice; an element is done, running or failed, once."
     )
   }
 
@@ -332,6 +332,84 @@ struct HostileMapSnapshotTests {
     #expect(
       decodingError(data, as: Basket.self)
         == "Not a usable run snapshot: flow 0 holds a map's runs, but does not stand in a map.")
+  }
+
+  // MARK: - A map's tolerated failures
+
+  /// `format-3-inside-map-with-failure.json` with `change` applied to its map's failure.
+  private func editedFailure(_ change: @escaping (inout [String: Any]) -> Void) throws -> Data {
+    try edited("format-3-inside-map-with-failure") { object in
+      var map = object["map"] as! [String: Any]
+      var failed = map["failed"] as! [[String: Any]]
+      change(&failed[0])
+      map["failed"] = failed
+      object["map"] = map
+    }
+  }
+
+  @Test func aFailedElementOutOfRangeIsRefused() throws {
+    let data = try editedFailure { $0["index"] = 3 }
+    #expect(
+      decodingError(data, as: Basket.self)
+        == "Not a usable run snapshot: the runs of map 'Charge each' in flow 0 list element 3, outside the map's 3 elements (0 to 2)."
+    )
+  }
+
+  @Test func aFailedElementThatAlsoRunsIsRefused() throws {
+    let data = try editedFailure { $0["index"] = 1 }
+    #expect(
+      decodingError(data, as: Basket.self)
+        == "Not a usable run snapshot: the runs of map 'Charge each' in flow 0 list element 1 twice; an element is done, running or failed, once."
+    )
+  }
+
+  @Test(arguments: ["exploded", "parked", "Thrown Error"])
+  func aFailureOfAnUnknownKindIsRefused(_ kind: String) throws {
+    let data = try editedFailure { $0["kind"] = kind }
+    #expect(
+      decodingError(data, as: Basket.self)
+        == "Not a usable run snapshot: the runs of map 'Charge each' in flow 0 list element 0 as failed with the kind '\(kind)', which no run error has (a kind is written as its description, such as 'thrown error')."
+    )
+  }
+
+  @Test func aFailureWhosePathHasMoreNamesThanStatesIsRefused() throws {
+    let data = try editedFailure { $0["pathNames"] = ["Charge", "Cool off"] }
+    #expect(
+      decodingError(data, as: Basket.self)
+        == "Not a usable run snapshot: the runs of map 'Charge each' in flow 0 list element 0 as failed with a path of 1 states and 2 names; a failure's path has as many names as states, at most \(RunResult<Int>.pathCapacity)."
+    )
+  }
+
+  @Test func aFailureAtAStateTheElementChartLacksIsRefusedOnResume() throws {
+    let data = try editedFailure { $0["at"] = "Refund" }
+    let snapshot = try JSONDecoder().decode(RunSnapshot<Basket>.self, from: data)
+    let error = try #require(throws: ResumeError.self) {
+      _ = try tolerantMapChart().start(resuming: snapshot, clock: TestClock())
+    }
+    #expect(error.misfits.map(\.position) == ["Charge each > Refund"])
+    #expect(
+      error.misfits.map(\.reason) == [
+        "Element 0 of map 'Charge each' failed at or after 'Refund', which no longer exists in the element chart: resume on a chart whose map's chart still has it."
+      ])
+  }
+
+  /// Mutated snapshots of a run standing in a map that tolerated a failure
+  /// (`FLOWCHART_SNAPSHOT_FUZZ` sets another count than 2,500): each decodes and resumes to
+  /// an end, or throws.
+  @Test func mutatedSnapshotsWithAToleratedFailureDecodeAndResumeOrThrow() async throws {
+    let count =
+      ProcessInfo.processInfo.environment["FLOWCHART_SNAPSHOT_FUZZ"].flatMap { Int($0) } ?? 2_500
+    let chart = try tolerantMapChart()
+    let (decoded, resumed) = try await fuzz(
+      ["format-3-inside-map-with-failure"], as: Basket.self, count: count, seed: 29
+    ) { _, snapshot in
+      let clock = TestClock(wallClockStart: WallClockTime(nanosecondsSince1970: .max))
+      guard let handle = try? chart.start(resuming: snapshot, clock: clock) else { return false }
+      _ = try? await handle.result
+      return true
+    }
+    #expect(decoded > 0)
+    #expect(resumed > 0)
   }
 
   // MARK: - A subflow's attempt and timeout, an inner run in a map

@@ -85,14 +85,6 @@ private final class Script: Sendable {
   }
 }
 
-/// Whether the random charts also hold maps that tolerate a failure of an element, which a
-/// snapshot cannot capture once one is tolerated (the failure's error is of any type: see
-/// "Taking a snapshot" in DurableRuns.md): off, since a snapshot held at a sleep inside such
-/// a map (which it waits for) never completes, and the test would hang until its time
-/// limit. Everything else a snapshot captures inside subflows and maps (retried subflows,
-/// dispatches in an inner chart, maps in an inner run) is generated.
-private let generatesToleratedMapFailures = false
-
 /// A chart made from a seed, with what a test needs to know of it.
 private struct RandomChart {
   let chart: Flowchart<Ledger>
@@ -467,8 +459,8 @@ private func randomChart(seed: UInt64, script: Script) throws -> RandomChart {
     // scheduler has them, unless they run one at a time: such a failure must fail the run.
     let elementsMayFail = mayFail && (maxConcurrency == 1 || failsRun)
     if elementsMayFail, maxConcurrency > 1 { racingFailures.insert(name) }
-    let tolerated =
-      generatesToleratedMapFailures && elementsMayFail && Bool.random(using: &generator) ? 1 : 0
+    // A map may tolerate a failure of an element: a snapshot holds it as plain data.
+    let tolerated = elementsMayFail && Bool.random(using: &generator) ? 1 : 0
     let inner = try innerChart(nesting: nesting, ending: .any, mayFail: elementsMayFail)
     return Map(
       name, isFinal: isLast,
@@ -478,6 +470,11 @@ private func randomChart(seed: UInt64, script: Script) throws -> RandomChart {
       ledger.total = results.outputs.reduce(ledger.total) { $0 &* 31 &+ $1.total }
       ledger.notes += results.outputs.flatMap(\.notes)
       ledger.notes.append("\(name) collected \(results.indices) of \(results.elementCount)")
+      // A failure tolerated before a snapshot comes back with the same kind and message.
+      for failure in results.failures {
+        ledger.notes.append(
+          "\(name) tolerated \(failure.index): \(failure.error.kind) \(failure.error.description)")
+      }
     }.declaration
   }
 
