@@ -36,28 +36,20 @@ private func answering() throws -> Flowchart<Ledger> {
   }
 }
 
-/// A subflow whose inner run waits for an hour, then charges; then the run ships.
+/// A subflow whose inner run waits for an hour, then charges (within `timeout`, when
+/// given); then the run ships.
 // swift-format-ignore
-private func coolingSubflow() throws -> Flowchart<Ledger> {
+private func coolingSubflow(timeout: Duration? = nil) throws -> Flowchart<Ledger> {
   let inner = try Flowchart<Ledger> {
     Delay("Cool off", for: hour)
     Action("Charge", isFinal: true) { $0.notes.append("charged") }
   }
   return try Flowchart<Ledger> {
-    Subflow("Pay", running: inner, context: .whole)
-    Action("Ship", isFinal: true) { $0.notes.append("shipped") }
-  }
-}
-
-/// `coolingSubflow`'s subflow with a timeout of half an hour.
-// swift-format-ignore
-private func timedCoolingSubflow() throws -> Flowchart<Ledger> {
-  let inner = try Flowchart<Ledger> {
-    Delay("Cool off", for: hour)
-    Action("Charge", isFinal: true) { $0.notes.append("charged") }
-  }
-  return try Flowchart<Ledger> {
-    Subflow("Pay", running: inner, context: .whole).timeout(hour / 2)
+    if let timeout {
+      Subflow("Pay", running: inner, context: .whole).timeout(timeout)
+    } else {
+      Subflow("Pay", running: inner, context: .whole)
+    }
     Action("Ship", isFinal: true) { $0.notes.append("shipped") }
   }
 }
@@ -208,7 +200,8 @@ struct PausedRunStandsTests {
     // A state in progress finishes while the run is paused, and a subflow is in progress
     // while its inner run stands: its timeout fails it (as the documentation says).
     let clock = TestClock()
-    let handle = try timedCoolingSubflow().start(with: Ledger(), clock: clock, isPaused: true)
+    let handle = try coolingSubflow(timeout: hour / 2).start(
+      with: Ledger(), clock: clock, isPaused: true)
     handle.resume()
     try await clock.waitForSleepers(2)
     handle.pause()
