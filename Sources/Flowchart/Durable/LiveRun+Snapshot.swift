@@ -52,7 +52,8 @@ struct SnapshotRequests {
   /// (`CapturedFlow` values, with the context from before the state), by flow.
   var waiting: [Int32: any Sendable] = [:]
   /// How each flow that waits paused, having left its position, takes it back (under the
-  /// lock, as ``RunHandle/resume()`` wakes it), by pause wait.
+  /// lock, once it runs again, or before a snapshot reads the positions: see
+  /// ``LiveRunState/takeBackWokenPositions()``), by pause wait.
   var pauseWaits: [Int: PositionTakeBack] = [:]
   /// The flows held at a boundary until the barrier completes, by flow.
   var holders: [Int32: CheckedContinuation<Void, Never>] = [:]
@@ -89,13 +90,24 @@ extension LiveRunState {
     snapshots.waiting[flow] = nil
   }
 
-  /// ``RunHandle/resume()`` woke every flow that waits paused: they take back their
-  /// positions.
-  mutating func tookBackPausedPositions() {
+  /// Takes back the positions left by the flows whose pause waits ended: called first by
+  /// every section that reads the flows' positions for a snapshot.
+  ///
+  /// A flow that ``RunHandle/resume()`` wakes takes back the position it left in the lock
+  /// section that lets it go on (see `LiveRun.wait`), on its own thread, once it runs:
+  /// `resume()` only marks its wait woken. Taking every position back in `resume()`'s lock
+  /// section instead (removing each from its tables, on memory the flow's thread wrote)
+  /// was about 400 of the 700 ns that `resume()` spent under the lock before it woke the
+  /// flow (BENCHMARKS.md, "Pause → resume"). Between the two, the position is stale: so a
+  /// snapshot takes it back here first, and never finds a woken flow standing where it no
+  /// longer stands.
+  mutating func takeBackWokenPositions() {
     guard !snapshots.pauseWaits.isEmpty else { return }
-    let waits = snapshots.pauseWaits
-    snapshots.pauseWaits = [:]
-    for takingBack in waits.values { takingBack(&self) }
+    let ended = snapshots.pauseWaits.filter { machine.waits[$0.key] != .paused }
+    for (wait, takingBack) in ended {
+      snapshots.pauseWaits[wait] = nil
+      takingBack(&self)
+    }
   }
 }
 
@@ -360,6 +372,7 @@ extension LiveRun {
   /// The run captured (a ``CapturedRun``), or why it cannot be (a ``SnapshotError``), when
   /// every flow stands now; `nil` while one moves or the run ends.
   private func standingValue(in locked: inout LiveRunState) -> (any Sendable)? {
+    locked.takeBackWokenPositions()
     switch locked.machine.phase {
     case .ended, .unwinding: return nil
     case .held:

@@ -241,8 +241,8 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
       switch locked.machine.resume() {
       case .none: return ([], [], nil, nil)
       case .lowerPauseFlags(let waking, let delivering):
-        // The flows woken go on: they take back their positions now, not once they run.
-        locked.tookBackPausedPositions()
+        // The flows woken take back the positions they left once they run (or a snapshot
+        // takes them back first: see `LiveRunState.takeBackWokenPositions()`).
         // A snapshot still waiting for the flows holds them at their next boundary.
         locked.setPaused(!locked.snapshots.waiters.isEmpty)
         // The first resume of a run held at its start makes its first task.
@@ -546,10 +546,11 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
   /// standing at a delay whose deadline passed, which reported it waits until then); a `nil`
   /// boundary is the start gate of a run started paused, and reports nothing. A cancelled task stops waiting at once, and
   /// reports no resumption. With `takingBack`, the flow takes back the position it left
-  /// with the run for a snapshot (see `LiveRun+Snapshot.swift`) in the same lock section
-  /// in which it is let go on: when it finds the run not paused, or when ``resume()`` wakes
-  /// it (or, cancelled, once it stops waiting). A snapshot never finds it standing at a
-  /// boundary it goes on from.
+  /// with the run for a snapshot (see `LiveRun+Snapshot.swift`): in the lock section in
+  /// which it finds the run not paused, or, once ``resume()`` woke it (or, cancelled, it
+  /// stopped waiting), in the first lock section it takes, unless a snapshot took it back
+  /// before (`LiveRunState.takeBackWokenPositions()`). A snapshot never finds it standing
+  /// at a boundary it goes on from.
   private func wait(
     before boundary: Int32?, flow: Int32, takingBack: PositionTakeBack? = nil,
     isReported: Bool = true
@@ -581,7 +582,7 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
       state.withLock { $0.machine.cancelPauseWait(wait) }?.resume()
     }
     let reported = state.withLock { locked -> ReportedEvent in
-      // Taken back already unless the wait was cancelled.
+      // Taken back here, unless a snapshot took it back first.
       if let takingBack = locked.takePauseWait(wait) {
         takingBack(&locked)
       }

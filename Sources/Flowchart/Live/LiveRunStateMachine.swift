@@ -456,7 +456,10 @@ struct LiveRunStateMachine<Payloads: LiveRunPayloads>: Sendable {
     }
     marks.remove(.paused)
     for wait in held.pauseWaiters.keys { waits[wait] = .woken }
-    defer { held.pauseWaiters = [:] }
+    let waking = Array(held.pauseWaiters.values)
+    // Kept for the next pause: a run pauses and resumes again and again, and a dictionary
+    // made empty anew would be allocated again at the next pause.
+    held.pauseWaiters.removeAll(keepingCapacity: true)
     // The values sent to waiting flows while the run was paused go to them now.
     var delivering: [(InputWaiter, any Sendable)] = []
     if !mailbox.isEmpty {
@@ -467,7 +470,7 @@ struct LiveRunStateMachine<Payloads: LiveRunPayloads>: Sendable {
         delivering.append((waiting.waiter, value))
       }
     }
-    return .lowerPauseFlags(waking: Array(held.pauseWaiters.values), delivering: delivering)
+    return .lowerPauseFlags(waking: waking, delivering: delivering)
   }
 
   /// ``RunHandle/cancel()``.
