@@ -205,6 +205,19 @@ final class StateDeclaration: @unchecked Sendable {
     return unsafeDowncast(storedCode.unsafelyUnwrapped, to: Extras.self).box
   }
 
+  /// The address of the state's box (see ``codeBox``), unretained, or `nil` when it has
+  /// none: what a node points at. Read without retaining the box, which the compiler
+  /// would otherwise retain and release once a state; the declaration keeps the box alive.
+  var codeAddress: UnsafeRawPointer? {
+    // An `any AnyObject & Sendable` is one word, the object's address (`Sendable` is a
+    // marker protocol, with no witness table), and `nil` is zero: the same bits as an
+    // optional raw pointer.
+    guard flags.contains(.extras) else { return unsafeBitCast(storedCode, to: UnsafeRawPointer?.self) }
+    return unsafeBitCast(
+      unsafeDowncast(storedCode.unsafelyUnwrapped, to: Extras.self).box,
+      to: UnsafeRawPointer?.self)
+  }
+
   /// What the state keeps for the graph's users beyond its code, if anything: a subflow's
   /// chart, which the tree printer can draw nested. Never read by the compiler or the run
   /// loop.
