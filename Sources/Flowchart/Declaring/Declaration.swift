@@ -17,7 +17,7 @@ public struct Declaration<Context: Sendable>: Sendable {
   @inlinable
   static func state(
     _ name: String, isFinal: Bool, fileID: String, line: Int, kind: StateKind,
-    body: DeclaredBody, code: DeclaredCode = .none,
+    body: consuming DeclaredBody, code: consuming DeclaredCode = .none,
     attachment: (any AnyObject & Sendable)? = nil
   ) -> Declaration {
     Declaration(
@@ -418,13 +418,16 @@ enum DeclaredBody: Sendable {
 @usableFromInline
 struct DeclaredCode: Sendable {
   /// The box, or `nil` when ``kind`` is ``CodeKind/pass``.
-  let box: (any AnyObject & Sendable)?
-  let kind: CodeKind
+  @usableFromInline let box: (any AnyObject & Sendable)?
+  @usableFromInline let kind: CodeKind
 
   /// Code of `kind` in `box`.
   ///
+  /// Inlinable, so that a declaration's initializer hands its new box on to the
+  /// declaration without retaining and releasing it (issue 26).
+  ///
   /// - Precondition: `box` is the box type `kind` names, over the chart's context.
-  @usableFromInline
+  @inlinable
   init(_ kind: CodeKind, _ box: any AnyObject & Sendable) {
     self.kind = kind
     self.box = box
