@@ -212,7 +212,9 @@ final class StateDeclaration: @unchecked Sendable {
     // An `any AnyObject & Sendable` is one word, the object's address (`Sendable` is a
     // marker protocol, with no witness table), and `nil` is zero: the same bits as an
     // optional raw pointer.
-    guard flags.contains(.extras) else { return unsafeBitCast(storedCode, to: UnsafeRawPointer?.self) }
+    guard flags.contains(.extras) else {
+      return unsafeBitCast(storedCode, to: UnsafeRawPointer?.self)
+    }
     return unsafeBitCast(
       unsafeDowncast(storedCode.unsafelyUnwrapped, to: Extras.self).box,
       to: UnsafeRawPointer?.self)
