@@ -65,6 +65,7 @@ enum CodeKind: UInt8, Sendable {
   /// but has no code to await.)
   /// A modified node says nothing of its code here: its ``ModifiedCode`` holds the state's
   /// own node.
+  @inline(__always)
   var isAsynchronous: Bool { suspends && self != .dispatch && self != .modified }
 
   /// How the node of a state with this code lays out its exits.

@@ -35,7 +35,11 @@ extension Compiler {
       }
       return count
     }
-    visit(from: roots + excusedRoots)
+    if fixed.isEmpty {
+      visit(from: reachForward(from: roots + excusedRoots, &reached))
+    } else {
+      visit(from: roots + excusedRoots)
+    }
     guard reached.contains(false) else { return }
 
     // Report each unreachable region once, at the state that leads into it.
@@ -55,6 +59,32 @@ extension Compiler {
       if excusedFlows.contains(states[index].flow) { continue }
       findings.append(.unreachable(facts(ofState: index), followers: others))
     }
+  }
+
+  /// Marks the states `roots` lead to as reached in one pass in ID order, as long as every
+  /// arrow it follows leads forward (to a later state), as every arrow of a chart without
+  /// loops does: cheaper than ``checkReachability(roots:)``'s walk with its stack of
+  /// pending states (issue 26). At the first arrow back it stops, and returns the states
+  /// it marked but has not followed yet, unmarked, for that walk to start from: every
+  /// state before them that it marked, it has followed.
+  private func reachForward(from roots: [Int32], _ reached: inout [Bool]) -> [Int32] {
+    for root in roots { reached[Int(root)] = true }
+    for index in states.indices where reached[index] {
+      for position in exitRange(of: index) {
+        let target = exits[position].target
+        if target == Node.none { continue }
+        guard Int(target) > index else {
+          var pending: [Int32] = []
+          for later in index..<states.count where reached[later] {
+            reached[later] = false
+            pending.append(Int32(later))
+          }
+          return pending
+        }
+        reached[Int(target)] = true
+      }
+    }
+    return []
   }
 
   /// Reports each loop that no path leads out of to a final state, once, at its first

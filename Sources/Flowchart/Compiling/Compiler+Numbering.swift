@@ -199,14 +199,11 @@ extension Compiler {
   private mutating func record(
     _ state: StateDeclaration, id: Int32, flow: Int32, firstExit: Int32
   ) {
+    // The declaration owns its box, and the chart keeps its declarations alive.
     var node = Node(
       kind: state.codeKind, isFinal: state.isFinal, next: Node.none, alternative: Node.none,
-      code: nil)
+      code: state.codeAddress)
     node.waitsForInput = state.kind == .waiting || state.kind == .delay
-    if let box = state.codeBox {
-      // The declaration owns its box, and the chart keeps its declarations alive.
-      node.code = UnsafeRawPointer(Unmanaged.passUnretained(box).toOpaque())
-    }
     // A keyed decision's and a dispatch's code is made in pass 4, once their exits are
     // resolved; until then the node's kind says which loop runs it.
     switch state.body {

@@ -197,13 +197,13 @@ extension Compiler {
 /// What is wrong with `name`, if anything, and whether it is ASCII. Reads bytes, and only
 /// looks at scalars, which is slower, when the name is not ASCII.
 func checkName(_ name: String) -> (issue: Compiler.NameIssue?, isASCII: Bool) {
-  var name = name
   // The common case in two simple scans, which the optimizer vectorizes: printable ASCII,
-  // and not only spaces.
-  let isPlain = name.withUTF8 { bytes in
+  // and not only spaces. Read in place: the `var` copy `withUTF8` needs retained the name.
+  let isPlain = name.utf8.withContiguousStorageIfAvailable { bytes in
     bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F } && bytes.contains { $0 != 0x20 }
   }
-  if isPlain { return (nil, true) }
+  if isPlain == true { return (nil, true) }
+  var name = name
   // Line feed, vertical tab, form feed, carriage return.
   let lineBreaks: ClosedRange<UInt8> = 0x0A...0x0D
   let (isASCII, hasLineBreak, hasControl, isBlank) = name.withUTF8 { bytes in

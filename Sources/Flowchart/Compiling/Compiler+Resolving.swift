@@ -83,20 +83,27 @@ extension Compiler {
       // Kelvin sign): read every name.
       lengths |= isASCII ? 1 << UInt64(min(name.utf8.count, 63)) : .max
     }
-    // Constants for the filters below: a `var` they captured would be boxed, and every read
-    // of it, once a state, checked for exclusive access at run time (issue 26).
-    let referencedLengths = lengths
-    let referencedNames = referenced
-    let candidates = states.indices.lazy
-      .filter {
-        let state = self.states[$0]
-        return !state.isASCII
-          || referencedLengths & (1 << UInt64(min(Int(state.nameLength), 63))) != 0
-      }
-      .map { (name: self.records[$0].name, state: Int32($0)) }
-      .filter { referencedNames.contains($0.name) }
-    return NameTable(entries: candidates)
+    // A few referenced names (the usual case: a shared final state, an entry point or two)
+    // are compared with each candidate one by one, which costs less than hashing it: in a
+    // chart whose names have the length of a referenced one, hashing them was a tenth of
+    // compiling (issue 26). Candidates are taken in ID order either way.
+    let names = referenced.count <= Self.namesComparedOneByOne ? Array(referenced) : nil
+    var entries: [(name: String, state: Int32)] = []
+    for index in states.indices {
+      let state = states[index]
+      guard !state.isASCII || lengths & (1 << UInt64(min(Int(state.nameLength), 63))) != 0
+      else { continue }
+      let name = records[index].name
+      if let names, !names.contains(name) { continue }
+      if names == nil, !referenced.contains(name) { continue }
+      entries.append((name, Int32(index)))
+    }
+    return NameTable(entries: entries)
   }
+
+  /// The most referenced names ``nameTable()`` compares with each candidate rather than
+  /// look up in a set.
+  private static var namesComparedOneByOne: Int { 4 }
 
   /// The state the `index`-th walked `GoTo` leads to, or ``Node/none``: resolved on first
   /// use, so that bad names are reported in the order arrows use them, and once per `GoTo`

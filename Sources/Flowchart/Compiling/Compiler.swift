@@ -263,6 +263,10 @@ struct Compiler {
   }
 
   /// Where the exits of the state `index` are in ``exits``.
+  ///
+  /// Always inlined: called out of line from a mutating pass, it made that pass copy the
+  /// whole compiler (272 bytes) once a state to call it (issue 26).
+  @inline(__always)
   func exitRange(of index: Int) -> Range<Int> {
     let end = index + 1 < states.count ? states[index + 1].firstExit : Int32(exits.count)
     return Int(states[index].firstExit)..<Int(end)

@@ -17,7 +17,7 @@ public struct Declaration<Context: Sendable>: Sendable {
   @inlinable
   static func state(
     _ name: String, isFinal: Bool, fileID: String, line: Int, kind: StateKind,
-    body: DeclaredBody, code: DeclaredCode = .none,
+    body: consuming DeclaredBody, code: consuming DeclaredCode = .none,
     attachment: (any AnyObject & Sendable)? = nil
   ) -> Declaration {
     Declaration(
@@ -203,6 +203,21 @@ final class StateDeclaration: @unchecked Sendable {
   var codeBox: (any AnyObject & Sendable)? {
     guard flags.contains(.extras) else { return storedCode }
     return unsafeDowncast(storedCode.unsafelyUnwrapped, to: Extras.self).box
+  }
+
+  /// The address of the state's box (see ``codeBox``), unretained, or `nil` when it has
+  /// none: what a node points at. Read without retaining the box, which the compiler
+  /// would otherwise retain and release once a state; the declaration keeps the box alive.
+  var codeAddress: UnsafeRawPointer? {
+    // An `any AnyObject & Sendable` is one word, the object's address (`Sendable` is a
+    // marker protocol, with no witness table), and `nil` is zero: the same bits as an
+    // optional raw pointer.
+    guard flags.contains(.extras) else {
+      return unsafeBitCast(storedCode, to: UnsafeRawPointer?.self)
+    }
+    return unsafeBitCast(
+      unsafeDowncast(storedCode.unsafelyUnwrapped, to: Extras.self).box,
+      to: UnsafeRawPointer?.self)
   }
 
   /// What the state keeps for the graph's users beyond its code, if anything: a subflow's
@@ -405,13 +420,16 @@ enum DeclaredBody: Sendable {
 @usableFromInline
 struct DeclaredCode: Sendable {
   /// The box, or `nil` when ``kind`` is ``CodeKind/pass``.
-  let box: (any AnyObject & Sendable)?
-  let kind: CodeKind
+  @usableFromInline let box: (any AnyObject & Sendable)?
+  @usableFromInline let kind: CodeKind
 
   /// Code of `kind` in `box`.
   ///
+  /// Inlinable, so that a declaration's initializer hands its new box on to the
+  /// declaration without retaining and releasing it (issue 26).
+  ///
   /// - Precondition: `box` is the box type `kind` names, over the chart's context.
-  @usableFromInline
+  @inlinable
   init(_ kind: CodeKind, _ box: any AnyObject & Sendable) {
     self.kind = kind
     self.box = box

@@ -26,7 +26,7 @@ public enum FlowBuilder<Context: Sendable>: ListBuilder {
   /// ``MultipleCondition``, a ``Dispatch``, or any other ``FlowComponent``.
   @inlinable
   public static func buildExpression<Component: FlowComponent>(
-    _ component: Component
+    _ component: consuming Component
   ) -> PartialBlock where Component.Context == Context {
     PartialBlock(.one(component.declaration))
   }

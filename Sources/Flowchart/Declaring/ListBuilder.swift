@@ -50,11 +50,19 @@ public struct PartialList<Element: Sendable>: Sendable {
     case .empty:
       self = other
     case .one(let first):
-      var elements: [Element] = []
-      elements.reserveCapacity(1 + other.count)
-      elements.append(first)
-      other.add(to: &elements)
-      storage = .many(elements)
+      guard case .one(let second) = other.storage else {
+        var elements: [Element] = []
+        elements.reserveCapacity(1 + other.count)
+        elements.append(first)
+        other.add(to: &elements)
+        storage = .many(elements)
+        return
+      }
+      // Two statements, the most common block of more than one (a condition and the state
+      // after it): the array made at its size in one step, as a literal is, rather than
+      // reserved empty and appended to (issue 26: that took about 700 instructions a block,
+      // most of them growing the empty array).
+      storage = .many([first, second])
     case .many(var elements):
       // Emptied first, so that `elements` is the array's only reference and grows in place.
       storage = .empty

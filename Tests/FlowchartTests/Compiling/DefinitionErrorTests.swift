@@ -785,6 +785,35 @@ struct DefinitionErrorTests {
       saying: ["nor can the 2 states it leads to"])
   }
 
+  /// Reachability goes forward in ID order until the first arrow back (`Again?`'s `yes`),
+  /// then follows the states it marked and did not follow yet (`Far`, which only `Start`
+  /// leads to) with a walk: `Beyond Far` is reached through them, and `Orphan` is still
+  /// reported, once, at its head.
+  @Test func statesMarkedBeforeAnArrowBackAreFollowed() {
+    let line = #line + 16
+    let error = definitionError {
+      try Flowchart<Switches> {
+        Condition("Start") {
+          $0.isOn
+        } yes: {
+          GoTo("Far")
+        }
+        Condition("Again?") {
+          $0.isOn
+        } yes: {
+          GoTo("Start")
+        }
+        Action("Done", isFinal: true)
+        Action("Far")
+        Action("Beyond Far", isFinal: true)
+        Action("Orphan")
+        Action("Orphan's follower", isFinal: true)
+      }
+    }
+    expectOnlyProblem(
+      error, .unreachable, name: "Orphan", line: line, saying: ["nor can the 1 state it leads to"])
+  }
+
   @Test func unreachableStateListedAsEntryPointCompiles() throws {
     let chart = try Flowchart<Switches>(entryPoints: ["Orphan"]) {
       Action("Start")
