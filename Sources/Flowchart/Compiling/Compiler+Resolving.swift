@@ -94,8 +94,7 @@ extension Compiler {
       guard !state.isASCII || lengths & (1 << UInt64(min(Int(state.nameLength), 63))) != 0
       else { continue }
       let name = records[index].name
-      if let names, !names.contains(name) { continue }
-      if names == nil, !referenced.contains(name) { continue }
+      guard names?.contains(name) ?? referenced.contains(name) else { continue }
       entries.append((name, Int32(index)))
     }
     return NameTable(entries: entries)

@@ -702,8 +702,8 @@ private func outcome(of handle: RunHandle<Ledger>) async -> Result<RunResult<Led
 
 /// The suite's time limit: 10 minutes for `swift test`'s 1,000 seeds (45 to 60 seconds in
 /// debug), and a minute more for every 1,000 seeds asked for, so that the documented
-/// 100,000-seed command (40 to 45 minutes in release on a 2-core machine, 43 beside other
-/// builds) is not cut short on a busy machine.
+/// 100,000-seed command (43 minutes in release on a 2-core machine that was building other
+/// code too) is not cut short on a busy machine.
 private let resumeEquivalenceMinutes =
   10
   + (ProcessInfo.processInfo.environment["FLOWCHART_RANDOM_SEEDS"].flatMap { Int($0) } ?? 0)
