@@ -126,8 +126,8 @@ extension Interpreter {
           }
         }
         var running = 0
-        /// Starts the branches that may start now; returns a merge's error, if one threw.
-        func startReady() -> (any Error)? {
+        while true {
+          // Start the branches that may start now.
           while running < plan.maxConcurrency,
             let index = schedule.nextReady(prerequisites, finished: finished)
           {
@@ -137,7 +137,9 @@ extension Interpreter {
                 try plan.mergePrerequisites(
                   of: index, finished: finished, original: original, into: &branchContext)
               } catch {
-                return error
+                control.cancel()
+                group.cancelAll()
+                return .mergeFailed(error)
               }
             }
             let start = plan.branchStarts[index]
@@ -157,14 +159,7 @@ extension Interpreter {
                 control: control, ends: ends)
             }
           }
-          return nil
-        }
-        if let mergeError = startReady() {
-          control.cancel()
-          group.cancelAll()
-          return DispatchOutcome<Context>.mergeFailed(mergeError)
-        }
-        while let outcome = await group.next() {
+          guard let outcome = await group.next() else { break }
           running -= 1
           switch outcome.result {
           case .success(let branch):
@@ -197,11 +192,6 @@ extension Interpreter {
               group.cancelAll()
               return .branchFailed(error)
             }
-          }
-          if let mergeError = startReady() {
-            control.cancel()
-            group.cancelAll()
-            return .mergeFailed(mergeError)
           }
         }
         return .joined(finished, tally)

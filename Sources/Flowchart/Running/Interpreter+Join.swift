@@ -7,7 +7,10 @@ extension Interpreter {
   /// order: their paths count toward the dispatching flow's, then `merge` folds each
   /// branch's context in, then the report, if any, is told how every branch ended. The
   /// same for both kinds of run.
-  @usableFromInline
+  ///
+  /// Inlinable, so that it is specialized for the chart's context: the finished branches'
+  /// paths and contexts are then moved and merged without a value witness call apiece.
+  @inlinable
   func join(
     _ branches: [FinishedBranch<Context>?], _ tally: JoinTally, at state: Int32,
     original: Context, into context: inout Context, path: inout PathRecorder
