@@ -110,7 +110,10 @@ extension Interpreter {
         return await runBranchesInWorkers(
           plan, original: original, control: control, parent: parent)
       }
-      return await withTaskGroup(of: BranchOutcome<Context>.self) { group in
+      // A throwing group, though no branch's task throws (each reports its failure in its
+      // outcome): `addTask` hands a throwing group's child function to the task as it is,
+      // where a non-throwing group's wraps it in a thunk, one more allocation a branch.
+      return await withThrowingTaskGroup(of: BranchOutcome<Context>.self) { group in
         let count = plan.branchStarts.count
         var finished = [FinishedBranch<Context>?](repeating: nil, count: count)
         var tally = JoinTally()
@@ -159,7 +162,10 @@ extension Interpreter {
                 control: control, ends: ends)
             }
           }
-          guard let outcome = await group.next() else { break }
+          guard let next = await group.nextResult() else { break }
+          guard case .success(let outcome) = next else {
+            preconditionFailure("a branch's task reports its failure in its outcome, never throws")
+          }
           running -= 1
           switch outcome.result {
           case .success(let branch):
