@@ -2,11 +2,9 @@
 // the run), how a reader takes its batch of records and waits for more, and how a
 // subscription ends once. The records and the ring they wait in are in `EventChannel.swift`.
 
-/// What a subscriber's stream reads from: a live run, which keeps the records under its
-/// lock and knows how to make events of them.
-protocol EventSource: AnyObject, Sendable {
-  /// Runs `body` on the run's event log, under the run's lock.
-  func withEventLog<Result>(_ body: (inout EventLog) -> Result) -> Result
+/// What names an event's kind, state and branch: the chart's graph, which every event of a
+/// run holds (through ``EventDetails``) so that it reads them when asked, long after.
+protocol EventNaming: AnyObject, Sendable {
   /// The kind of event a record stands for; `payload` is the kind itself for a record
   /// tagged ``EventTag/payload``.
   func kind(of record: EventRecord, payload: RunEvent.Kind?) -> RunEvent.Kind
@@ -15,6 +13,13 @@ protocol EventSource: AnyObject, Sendable {
   /// The name of branch `branch` (from zero) of the dispatch `dispatch`, or `nil` when it
   /// has none.
   func branchName(ofDispatch dispatch: Int32, branch: Int) -> String?
+}
+
+/// What a subscriber's stream reads from: a live run, which keeps the records under its
+/// lock and knows how to make events of them.
+protocol EventSource: EventNaming {
+  /// Runs `body` on the run's event log, under the run's lock.
+  func withEventLog<Result>(_ body: (inout EventLog) -> Result) -> Result
 }
 
 extension EventSource {

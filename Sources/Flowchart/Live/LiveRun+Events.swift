@@ -286,39 +286,19 @@ extension LiveRun {
   }
 
   /// The event `record` stands for; `payload` is its kind when it is tagged
-  /// ``EventTag/payload``.
+  /// ``EventTag/payload``. An event without a payload shares the run's ``eventDetails``:
+  /// no allocation.
   func event(from record: EventRecord, payload: RunEvent.Kind?) -> RunEvent {
-    RunEvent(record: record, details: EventDetails(source: self, payload: payload))
+    if payload == nil, let eventDetails { return RunEvent(record: record, details: eventDetails) }
+    return RunEvent(record: record, details: EventDetails(source: graph, payload: payload))
   }
 
   func kind(of record: EventRecord, payload: RunEvent.Kind?) -> RunEvent.Kind {
-    switch record.tag {
-    case .runStarted: .runStarted
-    case .entered: .stateEntered
-    case .decidedDone: .stateDecided(.done)
-    case .decidedYes: .stateDecided(.yes)
-    case .decidedNo: .stateDecided(.no)
-    case .decidedExit:
-      .stateDecided(
-        .key(
-          graph.storedExits(of: Int(record.state)).first { $0.target == record.value }
-            .map { $0.label.label(keyLabels: graph.keyLabels).description } ?? ""))
-    case .dispatchStarted: .dispatchStarted
-    case .branchStarted: .branchStarted(Int(record.value))
-    case .branchEnded: .branchEnded(Int(record.value))
-    case .dispatchJoined: .dispatchJoined
-    case .waitingForInput: .waitingForInput
-    case .paused: .paused
-    case .resumed: .resumed
-    case .branchSkipped: .branchSkipped(Int(record.value))
-    case .branchCancelled: .branchCancelled(Int(record.value))
-    // A record tagged `payload` is always kept with its kind.
-    case .payload: payload ?? .runStarted
-    }
+    graph.kind(of: record, payload: payload)
   }
 
   func stateName(of state: Int32) -> String {
-    graph.records.indices.contains(Int(state)) ? graph.records[Int(state)].name : ""
+    graph.stateName(of: state)
   }
 
   func withEventLog<Result>(_ body: (inout EventLog) -> Result) -> Result {
