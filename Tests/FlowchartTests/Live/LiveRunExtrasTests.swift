@@ -9,6 +9,15 @@ import Testing
 
 @Suite(.timeLimit(.minutes(5)))
 struct LiveRunExtrasTests {
+  /// Keeps every event an observer gets.
+  private final class EventKeeper: Sendable {
+    private let events = Lock<[RunEvent]>([])
+    var observer: RunObserver {
+      RunObserver(didReport: { event in self.events.withLock { $0.append(event) } })
+    }
+    var all: [RunEvent] { events.withLock { $0 } }
+  }
+
   private func chart() throws -> Flowchart<Int> {
     try Flowchart<Int> {
       Action("Prepare") { $0 += 1 }
@@ -95,5 +104,56 @@ struct LiveRunExtrasTests {
         "Prepare: run started", "Prepare: entered", "Prepare: finished", "Answer: entered",
         "Answer: finished", "Done: entered", "Done: finished", "Done: run finished",
       ])
+  }
+
+  @Test func theEventsAnObserverGetsWithoutAPayloadShareTheRunsOneDetails() async throws {
+    let chart = try chart()
+    let events = EventKeeper()
+    let handle = chart.start(with: 0, isPaused: true, observer: events.observer)
+    let shared = try #require(handle.run.eventDetails)
+    // The details name the events from the graph, not from the run.
+    #expect(shared.source === chart.graph)
+    try handle.send(4, to: "Answer")
+    handle.resume()
+    #expect(try await handle.result.context == 50)
+    let reported = events.all
+    #expect(
+      reported.map(\.line) == [
+        "Prepare: run started", "Prepare: entered", "Prepare: finished", "Answer: entered",
+        "Answer: finished", "Done: entered", "Done: finished", "Done: run finished",
+      ])
+    // Every event but the last (`run finished` carries its decision) shares them.
+    #expect(reported.dropLast().allSatisfy { $0.details === shared })
+    #expect(reported.last?.details !== shared)
+    #expect(reported.last?.details.source === chart.graph)
+  }
+
+  @Test func aRunWithoutObserverOrLogMakesNoEventDetails() throws {
+    let handle = try chart().start(with: 0, isPaused: true)
+    #expect(handle.run.eventDetails == nil)
+    handle.cancel()
+  }
+
+  @Test func anObservedRunIsFreedOnceItEndsAndItsHandleIsGone() async throws {
+    let chart = try chart()
+    let kept = EventKeeper()
+    weak var run: LiveRun<Int>?
+    do {
+      let handle = chart.start(with: 0, isPaused: true, observer: kept.observer)
+      run = handle.run
+      try handle.send(4, to: "Answer")
+      handle.resume()
+      _ = try await handle.result
+    }
+    // The events the observer kept hold the graph, not the run: the run is freed (once its
+    // task, which may still be unwinding on another thread, lets it go), and they still
+    // name their states.
+    var waited = Duration.zero
+    while run != nil, waited < .seconds(10) {
+      try await Task.sleep(for: .milliseconds(1))
+      waited += .milliseconds(1)
+    }
+    #expect(run == nil)
+    #expect(kept.all.map(\.stateName).first == "Prepare")
   }
 }
