@@ -286,11 +286,14 @@ extension LiveRun {
   }
 
   /// The event `record` stands for; `payload` is its kind when it is tagged
-  /// ``EventTag/payload``. An event without a payload shares the run's ``eventDetails``:
-  /// no allocation.
+  /// ``EventTag/payload``. Named from the graph, not from the run: an event an observer
+  /// keeps does not keep the run alive.
+  ///
+  /// One ``EventDetails`` a run, shared by its events without a payload, would save an
+  /// allocation an event, but a suspended run would hold it all the while (about 100 bytes
+  /// a run, BENCHMARKS.md, “An observer's events”).
   func event(from record: EventRecord, payload: RunEvent.Kind?) -> RunEvent {
-    if payload == nil, let eventDetails { return RunEvent(record: record, details: eventDetails) }
-    return RunEvent(record: record, details: EventDetails(source: graph, payload: payload))
+    RunEvent(record: record, details: EventDetails(source: graph, payload: payload))
   }
 
   func kind(of record: EventRecord, payload: RunEvent.Kind?) -> RunEvent.Kind {

@@ -12,9 +12,9 @@ extension LiveRun {
   }
 }
 
-/// The graph names what its runs' events stand for: an event holds the graph (through
-/// ``EventDetails``), not the run, so that a run can keep one ``EventDetails`` for all its
-/// events without a payload without holding itself.
+/// The graph names what its runs' events stand for: an event an observer or a log gets
+/// holds the graph (through ``EventDetails``), not the run, so that keeping events does not
+/// keep their run alive.
 extension Graph: EventNaming {
   func kind(of record: EventRecord, payload: RunEvent.Kind?) -> RunEvent.Kind {
     switch record.tag {

@@ -105,10 +105,6 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
   let logging: LiveRunLogging<Context>?
   /// Whether the run makes each event as it reports it: it has an observer or a log.
   let isExpected: Bool
-  /// What every event without a payload that the run makes for its observer or its log
-  /// holds besides its record, when it makes such events: one object for them all, which
-  /// names them from the graph (not from the run, which it would then keep alive).
-  let eventDetails: EventDetails?
   /// Whether anything reads the run's events (``Interest``), and where the top-level flow
   /// records its events while only subscribers read them, in one word read without the
   /// lock. Its low bits are ``Interest``'s: while they are 0, the top-level flow's control
@@ -141,7 +137,6 @@ final class LiveRun<Context: Sendable>: RunMonitor, InputReceiving, MapReporting
     self.clock = clock
     logging = loggedContext.map { LiveRunLogging(context: $0, options: options) }
     isExpected = observer != nil || loggedContext != nil
-    eventDetails = isExpected ? EventDetails(source: graph) : nil
     interest = AtomicWord(isExpected ? Interest.expected : 0)
     state = Lock(State(machine: LiveRunStateMachine(isPaused: isPaused)))
   }

@@ -172,9 +172,8 @@ extension RunEvent.Kind: CustomStringConvertible {
 /// What a ``RunEvent`` holds besides its record: what names its state and makes its kind
 /// (the run's graph, or the run), and the kind itself when a record cannot hold it.
 ///
-/// One instance serves every event without a payload that a subscriber's stream makes, and
-/// another every such event a run hands its observer or its log (``LiveRun/eventDetails``),
-/// so that an event costs one retain, not an allocation and a copy of its kind and name.
+/// One instance serves every event without a payload that a subscriber's stream makes, so
+/// an event costs its reader one retain, not a copy of its kind and name.
 final class EventDetails: Sendable {
   let source: any EventNaming
   let payload: RunEvent.Kind?
