@@ -346,7 +346,7 @@ extension LiveRun: DelayReporting {
   var delays: [PendingDelay] {
     state.withLock { $0.machine.delays }.sorted { $0.key < $1.key }.map { flow, delay in
       PendingDelay(
-        state: StateID(delay.state), stateName: stateName(of: delay.state), flow: Int(flow),
+        state: StateID(delay.state), stateName: graph.stateName(of: delay.state), flow: Int(flow),
         until: delay.until)
     }
   }

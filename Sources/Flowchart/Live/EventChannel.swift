@@ -4,7 +4,7 @@
 
 /// One event as a live run records it for its subscribers: plain values, copied without
 /// reference counting. A ``RunEvent`` is the record and the run it came from: its kind and
-/// its state's name are made when read (see ``EventSource/kind(of:payload:)``).
+/// its state's name are made when read (see ``EventNaming/kind(of:payload:)``).
 struct EventRecord: BitwiseCopyable {
   /// When it happened, by the run's clock.
   var time: Duration

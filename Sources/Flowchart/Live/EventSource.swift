@@ -11,13 +11,18 @@ protocol EventNaming: AnyObject, Sendable {
   /// The name of the state `state`.
   func stateName(of state: Int32) -> String
   /// The name of branch `branch` (from zero) of the dispatch `dispatch`, or `nil` when it
-  /// has none.
-  func branchName(ofDispatch dispatch: Int32, branch: Int) -> String?
+  /// has none or there is no such branch: the number comes from a reader, so it is checked
+  /// (the graph's own `branchName(ofDispatch:branch:)` trusts its caller).
+  func checkedBranchName(ofDispatch dispatch: Int32, branch: Int) -> String?
 }
 
 /// What a subscriber's stream reads from: a live run, which keeps the records under its
-/// lock and knows how to make events of them.
-protocol EventSource: EventNaming {
+/// lock, and whose graph names the events made of them.
+protocol EventSource: AnyObject, Sendable {
+  /// What names the stream's events: the run's graph, not the run, so that an event a
+  /// subscriber keeps does not keep its run alive once the stream is gone.
+  var naming: any EventNaming { get }
+
   /// Runs `body` on the run's event log, under the run's lock.
   func withEventLog<Result>(_ body: (inout EventLog) -> Result) -> Result
 }

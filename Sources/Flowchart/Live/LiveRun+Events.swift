@@ -296,13 +296,7 @@ extension LiveRun {
     RunEvent(record: record, details: EventDetails(source: graph, payload: payload))
   }
 
-  func kind(of record: EventRecord, payload: RunEvent.Kind?) -> RunEvent.Kind {
-    graph.kind(of: record, payload: payload)
-  }
-
-  func stateName(of state: Int32) -> String {
-    graph.stateName(of: state)
-  }
+  var naming: any EventNaming { graph }
 
   func withEventLog<Result>(_ body: (inout EventLog) -> Result) -> Result {
     let (result, readers) = state.withLock { locked in

@@ -1,19 +1,14 @@
-/// What a live run's events, log and handle show of its chart besides its states' names: its
-/// branches' names, and the names of the states its flows are at. Read from the graph, when
-/// a reader asks: never on the run's way.
+/// The names of the states a live run's flows are at, for its handle. Read from the graph,
+/// when a reader asks: never on the run's way.
 extension LiveRun {
-  func branchName(ofDispatch dispatch: Int32, branch: Int) -> String? {
-    graph.branchName(ofDispatch: dispatch, branch: branch)
-  }
-
   /// The names of `states`, in order.
   func names(of states: [StateID]) -> [String] {
-    states.map { stateName(of: Int32($0.index)) }
+    states.map { graph.stateName(of: Int32($0.index)) }
   }
 }
 
-/// The graph names what its runs' events stand for: an event an observer or a log gets
-/// holds the graph (through ``EventDetails``), not the run, so that keeping events does not
+/// The graph names what its runs' events stand for: an event an observer, a log or a
+/// subscriber gets holds the graph (through ``EventDetails``), not the run, so that keeping events does not
 /// keep their run alive.
 extension Graph: EventNaming {
   func kind(of record: EventRecord, payload: RunEvent.Kind?) -> RunEvent.Kind {
@@ -46,7 +41,7 @@ extension Graph: EventNaming {
     records.indices.contains(Int(state)) ? records[Int(state)].name : ""
   }
 
-  func branchName(ofDispatch dispatch: Int32, branch: Int) -> String? {
+  func checkedBranchName(ofDispatch dispatch: Int32, branch: Int) -> String? {
     guard records.indices.contains(Int(dispatch)), branch >= 0, branch <= Int(Int32.max)
     else { return nil }
     return branchName(ofDispatch: dispatch, branch: Int32(branch))

@@ -120,7 +120,7 @@ public struct RunEvent: Sendable, CustomStringConvertible {
   /// `branch 'Stock'` when it has a name, `branch 2` otherwise.
   func branchText(_ index: Int) -> String {
     guard record.state >= 0,
-      let name = details.source.branchName(ofDispatch: record.state, branch: index)
+      let name = details.source.checkedBranchName(ofDispatch: record.state, branch: index)
     else { return "branch \(index + 1)" }
     return "branch \(DisplayText.quoted(name: name))"
   }

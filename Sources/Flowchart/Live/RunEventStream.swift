@@ -63,7 +63,7 @@ public struct RunEventStream: AsyncSequence, Sendable {
 
     init(stream: RunEventStream) {
       self.stream = stream
-      details = EventDetails(source: stream.source)
+      details = EventDetails(source: stream.source.naming)
     }
 
     /// The next event, once the run reports it; `nil` after the run's last event, or once
@@ -91,7 +91,7 @@ public struct RunEventStream: AsyncSequence, Sendable {
       payloadsRead += 1
       return RunEvent(
         record: record,
-        details: EventDetails(source: stream.source, payload: payloads[payloadsRead - 1]))
+        details: EventDetails(source: stream.source.naming, payload: payloads[payloadsRead - 1]))
     }
 
     /// Takes the next batch from the run, and returns its first event.

@@ -145,4 +145,29 @@ struct LiveRunExtrasTests {
     #expect(run == nil)
     #expect(kept.all.map(\.stateName).first == "Prepare")
   }
+
+  @Test func aSubscribedRunIsFreedOnceItEndsThoughItsReaderKeepsItsEvents() async throws {
+    let chart = try chart()
+    weak var run: LiveRun<Int>?
+    var kept: [RunEvent] = []
+    do {
+      let handle = chart.start(with: 0, isPaused: true)
+      run = handle.run
+      let events = handle.events(bufferingNewest: .max)
+      try handle.send(4, to: "Answer")
+      handle.resume()
+      _ = try await handle.result
+      for await event in events { kept.append(event) }
+    }
+    // The stream and the handle are gone; the events a subscriber kept hold the graph, not
+    // the run, whether they carry a payload (`run finished` carries its decision) or not.
+    var waited = Duration.zero
+    while run != nil, waited < .seconds(10) {
+      try await Task.sleep(for: .milliseconds(1))
+      waited += .milliseconds(1)
+    }
+    #expect(run == nil)
+    #expect(kept.allSatisfy { $0.details.source === chart.graph })
+    #expect(kept.map(\.line).last == "Done: run finished")
+  }
 }
