@@ -85,6 +85,12 @@ struct EventLog {
   /// the ring shrinks once it is four times as long, so that a reader that keeps up takes
   /// batches without the ring growing and shrinking at each.
   private var recentPeak = 0
+  /// ``total`` at the last take that needed more than a quarter of the ring: it shrinks only
+  /// once the run appended four times its length since. A reader that mostly keeps up still
+  /// falls behind now and then (its task waits for a thread while the run reports): the ring
+  /// keeps the size those lags need instead of shrinking between them and growing again at
+  /// each, a new ring initialized in full each time (BENCHMARKS.md, “The subscriber's ring”).
+  private var lastNeededAt: UInt64 = 0
   /// How many records the run appended, ever.
   private(set) var total: UInt64 = 0
   /// The subscribers, in the order they subscribed.
@@ -232,11 +238,14 @@ struct EventLog {
       oldestNeeded = min(oldestNeeded, max(reader.cursor, total >= limit ? total - limit : 0))
     }
     recentPeak = max(recentPeak / 2, held)
+    if held > ring.count / 4 { lastNeededAt = total }
     let oldestHeld = total - UInt64(held)
     if oldestNeeded > oldestHeld { dropOldest(Int(min(oldestNeeded - oldestHeld, UInt64(held)))) }
     if mostNeeded == 0 {
       release()
-    } else if ring.count > 64 && ring.count / 4 > recentPeak {
+    } else if ring.count > 64 && ring.count / 4 > recentPeak
+      && total &- lastNeededAt >= UInt64(ring.count) &* 4
+    {
       var slots = 64
       while slots < recentPeak * 2 { slots *= 2 }
       resize(to: slots)

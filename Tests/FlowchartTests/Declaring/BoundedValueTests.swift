@@ -256,16 +256,44 @@ struct BoundedValueTests {
     var log = EventLog()
     let reader = log.subscribe(limit: 1_000_000_000)
     for number in 0..<100_000 { _ = log.append(Self.record(number)) }
-    #expect(log.storage.slots >= 100_000)
+    let grown = log.storage.slots
+    #expect(grown >= 100_000)
     var batch: [EventRecord] = []
     var payloads: [RunEvent.Kind] = []
-    for round in 0..<40 {
+    // The reader keeps up, a record a take: the ring keeps its size until the run appended
+    // four times its length since the last take that needed more than a quarter of it (the
+    // first, of 100,001 records), then shrinks to what the takes need.
+    var eachTookOne = true
+    for round in 0...(4 * grown) {
       batch.removeAll()
       _ = log.append(Self.record(round))
       _ = log.take(for: reader, into: &batch, payloads: &payloads)
+      eachTookOne = eachTookOne && batch.count == (round == 0 ? 100_001 : 1)
+      if round == 4 * grown - 1 { #expect(log.storage.slots == grown) }
     }
-    #expect(batch.count == 1)
+    #expect(eachTookOne)
     #expect(log.storage.slots <= 64)
+  }
+
+  @Test func aReaderThatFallsBehindNowAndThenKeepsItsRing() {
+    var log = EventLog()
+    let reader = log.subscribe(limit: 1_000_000_000)
+    var batch: [EventRecord] = []
+    var payloads: [RunEvent.Kind] = []
+    var grown = 0
+    // Bursts of 5,000 records the reader takes at once, each followed by 100 small takes.
+    for burst in 0..<20 {
+      for number in 0..<5_000 { _ = log.append(Self.record(number)) }
+      if burst == 0 { grown = log.storage.slots }
+      #expect(log.storage.slots == grown)
+      _ = log.take(for: reader, into: &batch, payloads: &payloads)
+      for number in 0..<100 {
+        _ = log.append(Self.record(number))
+        _ = log.take(for: reader, into: &batch, payloads: &payloads)
+      }
+    }
+    #expect(grown == 8_192)
+    #expect(batch.count == 20 * 5_100)
   }
 
   @Test func anIdleReaderHoldsOnlyItsLimitAndAStoppedOneNothing() {
