@@ -61,10 +61,11 @@ enum EventTag: UInt8, BitwiseCopyable {
 /// The records are a ring that holds only what some reader may still take: from the
 /// oldest record a reader has not taken (or, for a reader further behind than its limit,
 /// the newest `limit`) to the newest. It grows (doubling) as records wait and shrinks once
-/// they are taken, so its memory follows the events held, not the limits: a limit of
-/// `Int.max` costs nothing until events wait, and a reader that keeps up keeps the ring
-/// small. Each reader has a cursor: the number of the first record it has not taken, among
-/// all the run appended.
+/// they are taken and the run appended four times its length with no take needing more than
+/// a quarter of it, so its memory follows the events held and the readers' recent lags, not
+/// the limits: a limit of `Int.max` costs nothing until events wait, and a reader that keeps
+/// up keeps the ring small. Each reader has a cursor: the number of the first record it has
+/// not taken, among all the run appended.
 struct EventLog {
   /// The ring: ``held`` records from slot ``head`` on, wrapping; its length is 0 or a power
   /// of two.

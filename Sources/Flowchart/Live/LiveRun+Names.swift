@@ -8,8 +8,8 @@ extension LiveRun {
 }
 
 /// The graph names what its runs' events stand for: an event an observer, a log or a
-/// subscriber gets holds the graph (through ``EventDetails``), not the run, so that keeping events does not
-/// keep their run alive.
+/// subscriber gets holds the graph (through ``EventDetails``), not the run, so that keeping
+/// events does not keep their run alive.
 extension Graph: EventNaming {
   func kind(of record: EventRecord, payload: RunEvent.Kind?) -> RunEvent.Kind {
     switch record.tag {
