@@ -170,7 +170,8 @@ extension RunEvent.Kind: CustomStringConvertible {
 }
 
 /// What a ``RunEvent`` holds besides its record: what names its state and makes its kind
-/// (the run's graph, or the run), and the kind itself when a record cannot hold it.
+/// (the run's graph, never the run, so that a kept event does not keep its run alive), and
+/// the kind itself when a record cannot hold it.
 ///
 /// One instance serves every event without a payload that a subscriber's stream makes, so
 /// an event costs its reader one retain, not a copy of its kind and name.

@@ -26,6 +26,16 @@ struct LiveRunExtrasTests {
     }
   }
 
+  /// Waits until `isTrue` is false, for 10 s at most: a run's task, which may still be
+  /// unwinding on another thread once its result is in, lets the run go a moment later.
+  private func waitWhile(_ isTrue: () -> Bool) async throws {
+    var waited = Duration.zero
+    while isTrue(), waited < .seconds(10) {
+      try await Task.sleep(for: .milliseconds(1))
+      waited += .milliseconds(1)
+    }
+  }
+
   /// Starts a run at once, with an observer, and returns its handle once it waits at
   /// "Answer" (its task ended: the run is parked).
   private func startUntilWaiting(_ chart: Flowchart<Int>) async -> RunHandle<Int> {
@@ -137,11 +147,7 @@ struct LiveRunExtrasTests {
     // The events the observer kept hold the graph, not the run: the run is freed (once its
     // task, which may still be unwinding on another thread, lets it go), and they still
     // name their states.
-    var waited = Duration.zero
-    while run != nil, waited < .seconds(10) {
-      try await Task.sleep(for: .milliseconds(1))
-      waited += .milliseconds(1)
-    }
+    try await waitWhile { run != nil }
     #expect(run == nil)
     #expect(kept.all.map(\.stateName).first == "Prepare")
   }
@@ -161,11 +167,7 @@ struct LiveRunExtrasTests {
     }
     // The stream and the handle are gone; the events a subscriber kept hold the graph, not
     // the run, whether they carry a payload (`run finished` carries its decision) or not.
-    var waited = Duration.zero
-    while run != nil, waited < .seconds(10) {
-      try await Task.sleep(for: .milliseconds(1))
-      waited += .milliseconds(1)
-    }
+    try await waitWhile { run != nil }
     #expect(run == nil)
     #expect(kept.allSatisfy { $0.details.source === chart.graph })
     #expect(kept.map(\.line).last == "Done: run finished")
