@@ -262,6 +262,11 @@ struct InnerDispatchSnapshotTests {
 
   /// For each state of the branches of a subflow's dispatch, the run paused after it,
   /// snapshotted, and resumed (through JSON) ends as the uninterrupted run.
+  ///
+  /// Where the pause lands after a branch's final state depends on whether the other branches
+  /// have ended yet, which is the scheduler's choice: the dispatch may have joined. After a
+  /// state that is not its branch's last, the branch cannot go on, so the pause lands inside
+  /// the dispatch whatever the scheduler does; the first branch always has such a state.
   @Test(arguments: 0..<12)
   func resumingAtEveryBoundaryInsideASubflowsDispatchEndsAsTheUninterruptedRun(_ seed: UInt64)
     async throws
@@ -269,14 +274,16 @@ struct InnerDispatchSnapshotTests {
     var generator = SeededGenerator(seed: 22_000 + seed)
     let pauser = Pauser()
     var names: [String] = []
+    var notLastInTheirBranch: Set<String> = []
     var branches: [Branch<Ledger>] = []
     for branch in 1...Int.random(in: 2...3, using: &generator) {
       var declarations: [Declaration<Ledger>] = []
-      let count = Int.random(in: 1...3, using: &generator)
+      let count = Int.random(in: (branch == 1 ? 2 : 1)...3, using: &generator)
       for index in 1...count {
         let name = "B\(branch).\(index)"
         let amount = Int.random(in: 1...9, using: &generator)
         names.append(name)
+        if index < count { notLastInTheirBranch.insert(name) }
         declarations.append(
           Action(name, isFinal: index == count) { (ledger: inout Ledger) async in
             ledger.total &+= amount
@@ -296,7 +303,6 @@ struct InnerDispatchSnapshotTests {
     }
     let chart = try innerDispatchShop(inner)
     let expected = try await chart.run(with: Ledger())
-    var insideDispatch = 0
     for name in ["Start"] + names {
       let handle = chart.start(with: Ledger(), isPaused: true)
       var events = handle.events().makeAsyncIterator()
@@ -306,7 +312,10 @@ struct InnerDispatchSnapshotTests {
       let snapshot = try roundTrip(try await handle.snapshot())
       handle.cancel()
       #expect(snapshot.status == .paused, "paused after \(name)")
-      if snapshot.flows[0].nested?.position == .dispatching("Split") { insideDispatch += 1 }
+      if notLastInTheirBranch.contains(name) {
+        #expect(
+          snapshot.flows[0].nested?.position == .dispatching("Split"), "paused after \(name)")
+      }
       let resumed = try chart.start(resuming: snapshot)
       switch await outcome(of: resumed) {
       case .success(let result):
@@ -317,7 +326,6 @@ struct InnerDispatchSnapshotTests {
         Issue.record("paused after \(name): \(error)")
       }
     }
-    #expect(insideDispatch > 0)
   }
 
   @Test func pausingARunPausesTheBranchesOfASubflowsDispatch() async throws {
