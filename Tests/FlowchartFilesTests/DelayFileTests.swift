@@ -4,6 +4,7 @@ import Testing
 
 /// Delays written in chart files: `{"delay": …, "seconds": …}` or `"until"` a path of the
 /// data holding an RFC 3339 time, in both syntaxes; written back; and their mistakes.
+@Suite(.timeLimit(.minutes(5)))
 struct DelayFileTests {
   private static let json = """
     {"flowchart": [
@@ -65,8 +66,10 @@ struct DelayFileTests {
     #expect(result.context[path: "expired"] == .bool(true))
     // A time to come: a live run waits until it, and says so.
     let future: ChartValue = .object(["expiry": .string("2100-01-01T00:00:00Z")])
-    let handle = chart.start(with: future)
+    // Started paused, so that the subscription is made before the run can wait.
+    let handle = chart.start(with: future, isPaused: true)
     var events = handle.events().makeAsyncIterator()
+    handle.resume()
     while let event = await events.next() {
       if case .waitingUntil(let time) = event.kind {
         #expect(time == WallClockTime(rfc3339: "2100-01-01T00:00:00Z"))

@@ -178,8 +178,10 @@ struct TaskFrameworkDocumentTests {
         }
       }
     }
-    let handle = chart.start(with: Request())
+    // Started paused, so that the subscription is made before the run can wait.
+    let handle = chart.start(with: Request(), isPaused: true)
     var events = handle.events().makeAsyncIterator()
+    handle.resume()
     let waiting = await events.next {
       if case .waitingForInput = $0.kind { true } else { false }
     }

@@ -28,7 +28,7 @@ func dispatchChart(packed: Shared<Int> = Shared(0)) throws -> Flowchart<Ledger> 
       }
       Branch {
         Action("Pack", isFinal: true) { ledger in
-          packed.set(packed.value + 1)
+          packed.update { $0 += 1 }
           ledger.notes.append("packed")
         }
       }
@@ -44,6 +44,34 @@ func waitsForInput(_ events: inout RunEventStream.Iterator) async {
   }
 }
 
+/// Waits until the run has reported an event that matches each of `expected`, in any order.
+/// A dispatch's branches run concurrently: one branch waiting for input says nothing of
+/// whether another has run yet, so a test that expects both waits for both.
+func waitsForEvents(
+  _ events: inout RunEventStream.Iterator, _ expected: [(RunEvent) -> Bool]
+) async {
+  var pending = expected
+  while !pending.isEmpty, let event = await events.next() {
+    if let matched = pending.firstIndex(where: { $0(event) }) { pending.remove(at: matched) }
+  }
+}
+
+/// An event of a flow waiting for input.
+func isWaitingForInput(_ event: RunEvent) -> Bool {
+  if case .waitingForInput = event.kind { true } else { false }
+}
+
+/// The event of the end of branch `branch` (its position from zero) of `dispatch`.
+func endsBranch(_ branch: Int, of dispatch: String) -> (RunEvent) -> Bool {
+  { event in
+    if case .branchEnded(let index) = event.kind {
+      index == branch && event.stateName == dispatch
+    } else {
+      false
+    }
+  }
+}
+
 @Suite(.timeLimit(.minutes(5)))
 struct DispatchSnapshotTests {
   @Test func aBranchWaitingForInputAndAFinishedOneAreCapturedAndResumed() async throws {
@@ -52,7 +80,7 @@ struct DispatchSnapshotTests {
     let handle = chart.start(with: Ledger(), isPaused: true)
     var events = handle.events(bufferingNewest: .max).makeAsyncIterator()
     handle.resume()
-    await waitsForInput(&events)
+    await waitsForEvents(&events, [isWaitingForInput, endsBranch(1, of: "Split")])
     let snapshot = try roundTrip(try await handle.snapshot())
     #expect(snapshot.formatVersion == 3)
     #expect(snapshot.status == .waitingForInput(state: "Answer"))
@@ -82,7 +110,7 @@ struct DispatchSnapshotTests {
     let handle = chart.start(with: Ledger(), isPaused: true)
     var events = handle.events(bufferingNewest: .max).makeAsyncIterator()
     handle.resume()
-    await waitsForInput(&events)
+    await waitsForEvents(&events, [isWaitingForInput, endsBranch(1, of: "Split")])
     let first = try roundTrip(try await handle.snapshot())
     handle.cancel()
     let resumed = try chart.start(resuming: first, isPaused: true)
@@ -114,8 +142,11 @@ struct DispatchSnapshotTests {
       }
     }
     let clock = TestClock()
-    let handle = chart.start(with: Ledger(), clock: clock)
+    let handle = chart.start(with: Ledger(), clock: clock, isPaused: true)
+    var events = handle.events(bufferingNewest: .max).makeAsyncIterator()
+    handle.resume()
     try await clock.waitForSleepers(1)
+    await waitsForEvents(&events, [endsBranch(1, of: "Split")])
     clock.advance(by: .seconds(1_200))
     let snapshot = try roundTrip(try await handle.snapshot())
     handle.cancel()
@@ -197,7 +228,9 @@ struct DispatchSnapshotTests {
     let handle = chart.start(with: Ledger(), isPaused: true)
     var events = handle.events(bufferingNewest: .max).makeAsyncIterator()
     handle.resume()
-    await waitsForInput(&events)
+    await waitsForEvents(
+      &events,
+      [isWaitingForInput, endsBranch(1, of: "Inner"), endsBranch(1, of: "Outer")])
     let snapshot = try roundTrip(try await handle.snapshot())
     #expect(snapshot.position == "Outer")
     #expect(
@@ -259,7 +292,12 @@ struct DispatchSnapshotTests {
     let handle = chart.start(with: Ledger(), isPaused: true)
     var events = handle.events(bufferingNewest: .max).makeAsyncIterator()
     handle.resume()
-    await waitsForInput(&events)
+    await waitsForEvents(
+      &events,
+      [
+        isWaitingForInput,
+        { if case .stateFailed = $0.kind { $0.stateName == "Break" } else { false } },
+      ])
     let error = await #expect(throws: SnapshotError.self) { try await handle.snapshot() }
     #expect(
       error?.reason

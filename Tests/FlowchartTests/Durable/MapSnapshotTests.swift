@@ -133,8 +133,11 @@ struct MapSnapshotTests {
     let chart = try basket(running: waitsAnHour(), maxConcurrency: 2)
     let plainClock = TestClock()
     async let plain = chart.run(with: Basket(), clock: plainClock)
-    for _ in 0..<3 {
-      try await plainClock.waitForSleepers(1)
+    // Two elements at a time: the clock moves on only once every running element sleeps,
+    // so that each sleeps its hour from the same time (one that started late would sleep
+    // past the last move).
+    for sleepers in [2, 2, 1] {
+      try await plainClock.waitForSleepers(sleepers)
       plainClock.advance(by: hour)
     }
     let expected = try await plain
@@ -154,8 +157,8 @@ struct MapSnapshotTests {
     // Resumed after the deadlines: elements 0 and 1 go on at once; 2 to 4 start and wait.
     let later = TestClock(wallClockStart: clock.wallClockStart.advanced(by: hour))
     let resumed = try chart.start(resuming: snapshot, chart: "basket", clock: later)
-    for _ in 0..<2 {
-      try await later.waitForSleepers(1)
+    for sleepers in [2, 1] {
+      try await later.waitForSleepers(sleepers)
       later.advance(by: hour)
     }
     let result = try await resumed.result
@@ -399,8 +402,8 @@ struct MapInDispatchSnapshotTests {
     #expect(branch.map?.running.map(\.index) == [0, 1])
     let later = TestClock(wallClockStart: clock.wallClockStart.advanced(by: hour))
     let resumed = try chart.start(resuming: snapshot, chart: "basket", clock: later)
-    for _ in 0..<2 {
-      try await later.waitForSleepers(1)
+    for sleepers in [2, 1] {
+      try await later.waitForSleepers(sleepers)
       later.advance(by: hour)
     }
     let result = try await resumed.result

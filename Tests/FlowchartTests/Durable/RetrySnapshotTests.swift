@@ -18,7 +18,7 @@ private func uploading(_ attempts: Shared<[Int]>) throws -> Flowchart<Ledger> {
     Action("Prepare") { $0.total += 1 }
     Action("Upload") { (ledger: inout Ledger) async throws in
       let attempt = RunInfo.current?.attempt ?? 0
-      attempts.set(attempts.value + [attempt])
+      attempts.update { $0 += [attempt] }
       if attempt < 3 { throw Declined() }
       ledger.notes.append("uploaded at attempt \(attempt)")
     }

@@ -8,7 +8,7 @@ struct RunInfoTests {
     let seen = Shared<[RunInfo?]>([])
     let chart = try Flowchart<Ledger> {
       Action("Flaky", isFinal: true) { (_: inout Ledger) async throws in
-        seen.set(seen.value + [RunInfo.current])
+        seen.update { $0 += [RunInfo.current] }
         if seen.value.count < 3 { throw Declined() }
       }
       .retry(2)

@@ -20,6 +20,9 @@ final class Shared<Value: Sendable>: Sendable {
   init(_ value: Value) { stored = Lock(value) }
   var value: Value { stored.withLock { $0 } }
   func set(_ value: Value) { stored.withLock { $0 = value } }
+  /// Changes the value in one lock section, so that concurrent changes are never lost (a
+  /// read of `value` then a `set` would lose one of two branches' changes).
+  func update(_ change: (inout Value) -> Void) { stored.withLock { change(&$0) } }
 }
 
 /// What a failing state throws.

@@ -35,10 +35,11 @@ struct LiveInputTests {
     }
     #expect(waiting?.stateName == "Photo available")
     #expect(handle.positions == [chart.state(named: "Photo available")])
-    #expect(try handle.send("first", to: "Photo available"))
+    // Sent while the run waits for the photo, so that it cannot take them yet: kept but not
+    // yet taken, a second value loses.
     #expect(try handle.send("meta", to: chart.state(named: "Metadata available")!))
-    // Kept but not yet taken: a second value loses.
     #expect(try handle.send("second", to: "Metadata available") == false)
+    #expect(try handle.send("first", to: "Photo available"))
     let result = try await handle.result
     #expect(result.context.photos == ["first"])
     #expect(result.context.metadata == "meta")

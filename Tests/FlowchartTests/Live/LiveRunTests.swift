@@ -414,9 +414,11 @@ struct LivePauseRoundTests {
       Condition("Again?") { _ in true } yes: { GoTo("Tick") } no: { Action("Never", isFinal: true) }
     }
     let handle = chart.start(with: 0, isPaused: true)
-    // Room for the events of an endless run between two reads: a stream's reader takes its
-    // events in batches, so it may trail the run by up to half its buffer.
-    var events = handle.events(bufferingNewest: 4096).makeAsyncIterator()
+    // Every event kept: the reader waits for each `resumed`, and a reader the machine leaves
+    // behind for a few milliseconds would find a bounded buffer had dropped it, as the
+    // endless run went on past it. The run is paused again right after each `resumed` is
+    // read, so what the buffer holds stays small.
+    var events = handle.events(bufferingNewest: .max).makeAsyncIterator()
     handle.resume()
     for _ in 0..<50 {
       handle.pause()

@@ -165,7 +165,8 @@ struct ModifierClockTests {
     let chart = try Flowchart<Job> {
       Action("Stubborn") { job in
         recorder.append("started")
-        await gate.wait()
+        // It returns only once the timeout cancelled it, and then as if it had not been.
+        await withTaskCancellationHandler { await gate.wait() } onCancel: { gate.open() }
         job.log.append("late")
         recorder.append("returned")
       }
@@ -179,7 +180,6 @@ struct ModifierClockTests {
     async let result = chart.run(with: Job(), clock: clock)
     try await clock.waitForSleepers(1)
     clock.advance(by: .seconds(5))
-    gate.open()
     let ended = try await result
     #expect(ended.finalStateName == "Timed out")
     // The late code's change is dropped, and the route is taken only once it returned.
