@@ -91,7 +91,7 @@ public struct RunEventStream: AsyncSequence, Sendable {
       payloadsRead += 1
       return RunEvent(
         record: record,
-        details: EventDetails(source: stream.source.naming, payload: payloads[payloadsRead - 1]))
+        details: EventDetails(source: details.source, payload: payloads[payloadsRead - 1]))
     }
 
     /// Takes the next batch from the run, and returns its first event.

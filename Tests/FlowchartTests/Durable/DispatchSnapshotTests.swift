@@ -39,9 +39,7 @@ func dispatchChart(packed: Shared<Int> = Shared(0)) throws -> Flowchart<Ledger> 
 
 /// Waits until the run reports a flow waiting for input.
 func waitsForInput(_ events: inout RunEventStream.Iterator) async {
-  while let event = await events.next() {
-    if case .waitingForInput = event.kind { return }
-  }
+  await waitsForEvents(&events, [isWaitingForInput])
 }
 
 /// Waits until the run has reported an event that matches each of `expected`, in any order.
